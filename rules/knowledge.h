@@ -1,0 +1,40 @@
+/* knowledge.h: tables of what functions do, each with its source. Rules and
+ * the offload gate share them. */
+#ifndef NOGVL_KNOWLEDGE_H
+#define NOGVL_KNOWLEDGE_H
+
+#include "model.h"
+
+/* How a call relates to Ruby's C API. */
+enum ruby_class {
+	RC_NONE = 0,   /* not Ruby API (libc, a library, the gem's own function) */
+	RC_PURE,       /* Ruby header helper on immediates only (INT2FIX, NIL_P, RTEST) */
+	RC_ALLOWED,    /* documented as safe without the GVL */
+	RC_ALLOC,      /* ruby_xmalloc family: works without the GVL on a Ruby thread */
+	RC_ACCESSOR,   /* reads or writes an object's internals (RSTRING_PTR ...) */
+	RC_CALL,       /* other Ruby API: needs the GVL */
+	RC_MAY_RAISE,  /* may raise (NUM2INT, StringValue, Check_Type, ALLOCV ...) */
+	RC_RAISES,     /* raises (rb_raise, rb_sys_fail ...) */
+};
+
+struct ruby_use {
+	int cls;              /* enum ruby_class */
+	const char *name;     /* what to call it in messages: the macro as written, or the callee */
+	const char *callee;   /* the underlying function, or the record for member accesses */
+	uint8_t member;       /* a member access on a Ruby object struct */
+	uint8_t representative; /* first event of its macro expansion with this class (report once) */
+};
+
+/* Classifies a callee by name and where it is declared. */
+int ruby_class_of_call(const struct call *c);
+/* Ruby's object structs ("struct RString" ...). */
+bool ruby_object_record(const char *record);
+/* Classifies event ev of mf, combining all events of the same macro
+ * expansion (so NUM2INT is one use, classed by its strongest part). */
+struct ruby_use ruby_use_of(const struct mfunc *mf, uint32_t ev);
+
+/* Functions that release the GVL or are Ruby's thread helpers (never calls
+ * the callback follows). */
+bool ruby_thread_api(const char *name);
+
+#endif

@@ -1,0 +1,43 @@
+/* rule_list.c: every rule, sorted by slug. Add a rule here when you add its file. */
+#include <stdarg.h>
+#include <string.h>
+
+#include <stdlib.h>
+
+#include "rules.h"
+
+extern const struct rule_desc rule_debug_no_gvl;
+extern const struct rule_desc rule_debug_release_site;
+extern const struct rule_desc rule_removed_api;
+extern const struct rule_desc rule_ruby_api_without_gvl;
+extern const struct rule_desc rule_value_access_without_gvl;
+extern const struct rule_desc rule_with_gvl_escape;
+
+const struct rule_desc *const rule_list[] = {
+	&rule_debug_no_gvl,
+	&rule_debug_release_site,
+	&rule_removed_api,
+	&rule_ruby_api_without_gvl,
+	&rule_value_access_without_gvl,
+	&rule_with_gvl_escape,
+};
+const unsigned rule_count = ARRAY_SIZE(rule_list);
+
+const struct rule_desc *rule_find(const char *slug)
+{
+	for (unsigned i = 0; i < rule_count; i++)
+		if (strcmp(rule_list[i]->slug, slug) == 0)
+			return rule_list[i];
+	return NULL;
+}
+
+struct finding *rule_report(struct rule_ctx *rc, const struct loc *loc, const char *function, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = xvasprintf(fmt, ap);
+	va_end(ap);
+	struct finding *f = finding_add(rc->out, rc->rule, rc->severity, loc, function, msg);
+	free(msg);
+	return f;
+}

@@ -1,0 +1,51 @@
+/* value-access-without-gvl: a Ruby object's internals read or written in a callback. */
+#include "knowledge.h"
+#include "rules.h"
+
+static void run(struct rule_ctx *rc)
+{
+	const struct model *m = rc->m;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		if (!model_reached(m, CTX_NOGVL, fi))
+			continue;
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard)
+				continue;
+			if (e->kind == EV_CALL && (e->u.call.indirect || model_func_by_usr(m, e->u.call.usr)))
+				continue;
+			struct ruby_use u = ruby_use_of(mf, ei);
+			if (!u.representative || u.cls != RC_ACCESSOR)
+				continue;
+			struct finding *f;
+			if (u.member && !e->macro)
+				f = rule_report(rc, &e->loc, mf->f->name,
+						"'%s' accesses a Ruby object's internals (%s) without the GVL; read what "
+						"the callback needs before releasing the GVL",
+						e->u.access.ref.field ? e->u.access.ref.field : "?", u.callee);
+			else
+				f = rule_report(rc, &e->loc, mf->f->name,
+						"'%s' reads a Ruby object's internals without the GVL; take the pointer or "
+						"length before releasing the GVL",
+						u.name);
+			finding_macro_note(f, e);
+			finding_chain(f, m, CTX_NOGVL, fi);
+		}
+	}
+}
+
+const struct rule_desc rule_value_access_without_gvl = {
+	.slug = "value-access-without-gvl",
+	.severity = SEV_ERROR,
+	.category = "GVL misuse",
+	.summary = "A Ruby object's internals (RSTRING_PTR, RARRAY_LEN, DATA_PTR, RBASIC ...) are used while the "
+		   "GVL is released.",
+	.rationale = "Without the GVL another thread can mutate, resize or free the object, and GC compaction can "
+		     "move an embedded string: a pointer or length read inside the callback may be stale or "
+		     "dangling (ruby/ruby PR #9997, ged/ruby-pg #738).",
+	.fix = "Compute pointers and lengths before releasing the GVL, store them in the callback's data struct, and "
+	       "keep the owning VALUE alive with RB_GC_GUARD after the call.",
+	.flags = 0,
+	.run = run,
+};

@@ -1,0 +1,162 @@
+/* with-gvl-escape: a function given to rb_thread_call_with_gvl can raise without
+ * rb_protect around it, or returns a VALUE through its void * result. */
+#include <string.h>
+
+#include "knowledge.h"
+#include <stdlib.h>
+
+#include "rules.h"
+
+/* Ruby API that runs arbitrary Ruby code and so can raise anything. Source:
+ * ruby/internal/eval.h, ruby/internal/iterator.h (Ruby 3.1 headers). */
+static const char *const runs_ruby[] = {
+	"rb_apply",
+	"rb_block_call",
+	"rb_call_super",
+	"rb_class_new_instance",
+	"rb_eval_string",
+	"rb_eval_string_protect",
+	"rb_funcall",
+	"rb_funcall_passing_block",
+	"rb_funcall_with_block",
+	"rb_funcallv",
+	"rb_funcallv_kw",
+	"rb_funcallv_public",
+	"rb_method_call",
+	"rb_obj_call_init",
+	"rb_proc_call",
+	"rb_proc_call_with_block",
+	"rb_require",
+	"rb_yield",
+	"rb_yield_splat",
+	"rb_yield_values",
+	"rb_yield_values2",
+};
+
+static bool can_raise(const struct ruby_use *u)
+{
+	if (u->cls == RC_RAISES || u->cls == RC_MAY_RAISE)
+		return true;
+	return u->cls == RC_CALL && u->callee && str_in_sorted(u->callee, runs_ruby, ARRAY_SIZE(runs_ruby));
+}
+
+/* First raising use reachable from fn with the GVL (not through rb_protect,
+ * whose body is not an edge). */
+static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, uint32_t *out_ev,
+		       struct ruby_use *out_u, int32_t *pred)
+{
+	size_t n = m->fns.n;
+	uint32_t *q = xmalloc((n + 1) * sizeof(uint32_t));
+	bool *seen = xcalloc(n + 1, 1);
+	size_t head = 0, tail = 0;
+	q[tail++] = root;
+	seen[root] = true;
+	pred[root] = -1;
+	bool found = false;
+	while (head < tail && !found) {
+		uint32_t f = q[head++];
+		const struct mfunc *mf = &m->fns.v[f];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind == EV_CALL && model_func_by_usr(m, e->u.call.usr))
+				continue;
+			struct ruby_use u = ruby_use_of(mf, ei);
+			if (u.representative && can_raise(&u)) {
+				*out_fn = f;
+				*out_ev = ei;
+				*out_u = u;
+				found = true;
+				break;
+			}
+		}
+		for (uint32_t k = mf->edge_begin; k < mf->edge_end && !found; k++) {
+			const struct edge *e = &m->edges.v[k];
+			if (e->to < 0 || seen[e->to])
+				continue;
+			seen[e->to] = true;
+			pred[e->to] = (int32_t)f;
+			q[tail++] = (uint32_t)e->to;
+		}
+	}
+	free(q);
+	free(seen);
+	return found;
+}
+
+static bool returns_value(const struct mfunc *mf, const struct event **at)
+{
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind != EV_RETURN)
+			continue;
+		const struct expr *r = &e->u.ret;
+		bool v = false;
+		if (r->kind == EX_CALL && r->call >= 0)
+			v = mf->f->events[r->call].u.call.returns_value;
+		else if (r->kind == EX_REF && (!r->ref.path || !*r->ref.path)) {
+			const struct var *var = mf_var(mf, r->ref.var);
+			v = var && (var->flags & VF_VALUE);
+		}
+		if (v) {
+			*at = e;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void run(struct rule_ctx *rc)
+{
+	const struct model *m = rc->m;
+	int32_t *pred = xmalloc((m->fns.n + 1) * sizeof(int32_t));
+	for (size_t i = 0; i < m->withgvl.n; i++) {
+		const struct withgvl_call *w = &m->withgvl.v[i];
+		const struct mfunc *caller = &m->fns.v[w->fn];
+		const struct event *call = &caller->f->events[w->ev];
+		for (uint32_t t = 0; t < w->target.ntargets; t++) {
+			uint32_t root = w->target.targets[t];
+			const struct mfunc *rf = &m->fns.v[root];
+			uint32_t ffn, fev;
+			struct ruby_use u;
+			if (find_raise(m, root, &ffn, &fev, &u, pred)) {
+				struct finding *f = rule_report(
+					rc, &call->loc, caller->f->name,
+					"'%s' is called with rb_thread_call_with_gvl and can raise ('%s'), but no "
+					"rb_protect catches it: the exception would longjmp across the blocking region",
+					rf->f->name, u.name);
+				const struct mfunc *at = &m->fns.v[ffn];
+				finding_note(f, &at->f->events[fev].loc, "'%s' can raise here, in '%s'", u.name,
+					     at->f->name);
+				for (int32_t c = (int32_t)ffn; c >= 0 && pred[c] >= 0; c = pred[c])
+					finding_note(f, &m->fns.v[pred[c]].f->loc, "'%s' is called from '%s'",
+						     m->fns.v[c].f->name, m->fns.v[pred[c]].f->name);
+			}
+			const struct event *ret = NULL;
+			if (returns_value(rf, &ret)) {
+				struct finding *f = rule_report(
+					rc, &call->loc, caller->f->name,
+					"'%s' returns a Ruby object through rb_thread_call_with_gvl's void * result; "
+					"nothing keeps it alive once the GVL is released again",
+					rf->f->name);
+				finding_note(f, &ret->loc, "the VALUE is returned here");
+			}
+		}
+	}
+	free(pred);
+}
+
+const struct rule_desc rule_with_gvl_escape = {
+	.slug = "with-gvl-escape",
+	.severity = SEV_ERROR,
+	.category = "GVL misuse",
+	.summary = "A function run with rb_thread_call_with_gvl can raise without rb_protect, or returns a VALUE "
+		   "through void *.",
+	.rationale = "ruby/thread.h: the function \"must not raise\" and \"must not return a Ruby object\". An "
+		     "exception escaping it longjmps out of the no-GVL callback and the blocking region; under a "
+		     "fiber-scheduler worker pool it also strands the waiting fiber. A VALUE returned through void * "
+		     "is not seen by the GC once the GVL is released again.",
+	.fix = "Wrap the Ruby work in rb_protect (or rb_rescue/rb_ensure) inside the function, return the state, "
+	       "and re-raise with rb_jump_tag after the blocking call returns. Return plain C data, not VALUEs.",
+	.flags = 0,
+	.run = run,
+};

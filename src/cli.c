@@ -1,0 +1,251 @@
+/* cli.c: option parsing (getopt_long). */
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+void options_init(struct options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->fail_level = SEV_WARNING;
+	o->ruby34_view = true;
+	o->color_mode = -1;
+}
+
+void options_free(struct options *o)
+{
+	vec_free(&o->paths);
+	vec_free(&o->ruby_includes);
+	vec_free(&o->extra_args);
+	vec_free(&o->enable);
+	vec_free(&o->disable);
+	arena_free(&o->arena);
+}
+
+void print_usage(FILE *out)
+{
+	fputs("usage: nogvl-lint [options] PATH...\n"
+	      "       nogvl-lint [options] -p BUILD_DIR [FILE...]\n"
+	      "\n"
+	      "Finds unsafe code around GVL releases (rb_nogvl, rb_thread_call_without_gvl, ...)\n"
+	      "in Ruby C extensions and callbacks that can take RB_NOGVL_OFFLOAD_SAFE.\n"
+	      "\n"
+	      "Inputs:\n"
+	      "  PATH...                   .c/.cc/.cpp files or directories (buildless mode)\n"
+	      "  -p, --build-dir DIR       read DIR/compile_commands.json\n"
+	      "      --compile-commands F  read the compile database F\n"
+	      "      --ruby-include DIR    Ruby header directory (repeatable; default: from ruby)\n"
+	      "  -D NAME[=V], -I DIR       extra defines and include directories\n"
+	      "      --extra-arg ARG       extra compiler argument (repeatable)\n"
+	      "      --include-vendor      also scan vendor/, tmp/ and pkg/ directories\n"
+	      "      --no-offload-view     analyse against the installed headers only (no\n"
+	      "                            RB_NOGVL_OFFLOAD_SAFE when they lack it)\n"
+	      "      --no-recover          no stub recovery for files that do not parse\n"
+	      "\n"
+	      "Analysis and output:\n"
+	      "  -j, --jobs N              parse N files in parallel (default: cores)\n"
+	      "      --enable SLUG[,SLUG]  enable rules (also the debug-* rules)\n"
+	      "      --disable SLUG[,SLUG] disable rules\n"
+	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
+	      "                            (default: warning)\n"
+	      "  -o, --output FILE         write findings to FILE\n"
+	      "      --color=WHEN          always|never|auto\n"
+	      "  -v, --verbose             more detail (repeat for more)\n"
+	      "\n"
+	      "Information:\n"
+	      "      --list-rules          list the rules\n"
+	      "      --explain SLUG        print a rule's documentation\n"
+	      "  -h, --help                this help\n"
+	      "      --version             version\n"
+	      "\n"
+	      "Exit status: 0 clean (notes allowed), 1 findings at or above the fail level,\n"
+	      "2 usage or configuration error, or nothing could be analysed.\n",
+	      out);
+}
+
+enum {
+	OPT_COMPDB = 1000,
+	OPT_RUBY_INCLUDE,
+	OPT_EXTRA_ARG,
+	OPT_ENABLE,
+	OPT_DISABLE,
+	OPT_FAIL_LEVEL,
+	OPT_LIST_RULES,
+	OPT_EXPLAIN,
+	OPT_VERSION,
+	OPT_NO_RECOVER,
+	OPT_NO_OFFLOAD_VIEW,
+	OPT_INCLUDE_VENDOR,
+	OPT_DUMP_FACTS,
+	OPT_COLOR,
+	OPT_FORMAT,
+};
+
+static void push_csv(struct options *o, bool enable, char *arg)
+{
+	char *save = NULL;
+	for (char *t = strtok_r(arg, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (enable)
+			vec_push(&o->enable, t);
+		else
+			vec_push(&o->disable, t);
+	}
+}
+
+int options_parse(struct options *o, int argc, char **argv, FILE *err)
+{
+	static const struct option longopts[] = {
+		{"build-dir", required_argument, NULL, 'p'},
+		{"compile-commands", required_argument, NULL, OPT_COMPDB},
+		{"ruby-include", required_argument, NULL, OPT_RUBY_INCLUDE},
+		{"extra-arg", required_argument, NULL, OPT_EXTRA_ARG},
+		{"enable", required_argument, NULL, OPT_ENABLE},
+		{"disable", required_argument, NULL, OPT_DISABLE},
+		{"fail-level", required_argument, NULL, OPT_FAIL_LEVEL},
+		{"jobs", required_argument, NULL, 'j'},
+		{"output", required_argument, NULL, 'o'},
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"list-rules", no_argument, NULL, OPT_LIST_RULES},
+		{"explain", required_argument, NULL, OPT_EXPLAIN},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, OPT_VERSION},
+		{"verbose", no_argument, NULL, 'v'},
+		{"no-recover", no_argument, NULL, OPT_NO_RECOVER},
+		{"no-offload-view", no_argument, NULL, OPT_NO_OFFLOAD_VIEW},
+		{"include-vendor", no_argument, NULL, OPT_INCLUDE_VENDOR},
+		{"dump-facts", no_argument, NULL, OPT_DUMP_FACTS},
+		{"color", optional_argument, NULL, OPT_COLOR},
+		{NULL, 0, NULL, 0},
+	};
+	optind = 0; /* reset (GNU: also re-initialises) */
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(argc, argv, ":p:j:o:D:I:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (path_is_dir(optarg)) {
+				char *j = path_join(optarg, "compile_commands.json");
+				o->compile_commands = arena_strdup(&o->arena, j);
+				free(j);
+			} else {
+				o->compile_commands = optarg;
+			}
+			break;
+		case OPT_COMPDB:
+			o->compile_commands = optarg;
+			break;
+		case OPT_RUBY_INCLUDE:
+			vec_push(&o->ruby_includes, optarg);
+			break;
+		case OPT_EXTRA_ARG:
+			vec_push(&o->extra_args, optarg);
+			break;
+		case 'D':
+		case 'I':
+			/* keep the flag with its value in one argument */
+			vec_push(&o->extra_args, arena_printf(&o->arena, "-%c%s", c, optarg));
+			break;
+		case OPT_ENABLE:
+			push_csv(o, true, optarg);
+			break;
+		case OPT_DISABLE:
+			push_csv(o, false, optarg);
+			break;
+		case OPT_FAIL_LEVEL: {
+			int s = severity_parse(optarg);
+			if (s < 0) {
+				fprintf(err, "nogvl-lint: error: --fail-level takes note, warning, error or none, not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o->fail_level = s;
+			break;
+		}
+		case 'j': {
+			char *end = NULL;
+			long n = strtol(optarg, &end, 10);
+			if (!end || *end || n < 1 || n > 1024) {
+				fprintf(err, "nogvl-lint: error: --jobs takes a number from 1 to 1024, not '%s'\n", optarg);
+				return 2;
+			}
+			o->jobs = (unsigned)n;
+			break;
+		}
+		case 'o':
+			o->output = optarg;
+			break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "text") == 0)
+				o->format = FMT_TEXT;
+			else if (strcmp(optarg, "json") == 0)
+				o->format = FMT_JSON;
+			else if (strcmp(optarg, "sarif") == 0)
+				o->format = FMT_SARIF;
+			else if (strcmp(optarg, "github") == 0)
+				o->format = FMT_GITHUB;
+			else if (strcmp(optarg, "html") == 0)
+				o->format = FMT_HTML;
+			else {
+				fprintf(err, "nogvl-lint: error: unknown --format '%s' (text, json, sarif, github, html)\n",
+					optarg);
+				return 2;
+			}
+			break;
+		case OPT_LIST_RULES:
+			o->list_rules = true;
+			break;
+		case OPT_EXPLAIN:
+			o->explain = optarg;
+			break;
+		case 'h':
+			o->help = true;
+			break;
+		case OPT_VERSION:
+			o->version = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case OPT_NO_RECOVER:
+			o->no_recover = true;
+			break;
+		case OPT_NO_OFFLOAD_VIEW:
+			o->ruby34_view = false;
+			break;
+		case OPT_INCLUDE_VENDOR:
+			o->include_vendor = true;
+			break;
+		case OPT_DUMP_FACTS:
+			o->dump_facts = true;
+			break;
+		case OPT_COLOR:
+			if (!optarg || strcmp(optarg, "always") == 0)
+				o->color_mode = 1;
+			else if (strcmp(optarg, "never") == 0)
+				o->color_mode = 0;
+			else if (strcmp(optarg, "auto") == 0)
+				o->color_mode = -1;
+			else {
+				fprintf(err, "nogvl-lint: error: --color takes always, never or auto\n");
+				return 2;
+			}
+			break;
+		case ':':
+			fprintf(err, "nogvl-lint: error: option '%s' needs a value (see --help)\n", argv[optind - 1]);
+			return 2;
+		case '?':
+		default:
+			if (optopt && optopt < 256)
+				fprintf(err, "nogvl-lint: error: unknown option '-%c' (see --help)\n", optopt);
+			else
+				fprintf(err, "nogvl-lint: error: unknown option '%s' (see --help)\n", argv[optind - 1]);
+			return 2;
+		}
+	}
+	for (int i = optind; i < argc; i++)
+		vec_push(&o->paths, argv[i]);
+	return 0;
+}

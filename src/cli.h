@@ -1,0 +1,50 @@
+/* cli.h: command-line options. */
+#ifndef NOGVL_CLI_H
+#define NOGVL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "util.h"
+
+enum output_format {
+	FMT_TEXT = 0,
+	FMT_JSON,
+	FMT_SARIF,
+	FMT_GITHUB,
+	FMT_HTML,
+};
+
+struct options {
+	VEC(const char *) paths;          /* positional: files or directories */
+	const char *compile_commands;     /* --compile-commands FILE or -p DIR/compile_commands.json */
+	VEC(const char *) ruby_includes;  /* --ruby-include DIR */
+	VEC(const char *) extra_args;     /* --extra-arg ARG, -D, -I */
+	VEC(const char *) enable;         /* --enable SLUG (also debug rules) */
+	VEC(const char *) disable;        /* --disable SLUG */
+	unsigned jobs;                    /* --jobs N; 0 = cores */
+	int verbose;                      /* -v count */
+	int format;                       /* enum output_format */
+	const char *output;               /* -o FILE */
+	int fail_level;                   /* enum severity */
+	bool list_rules, help, version;
+	const char *explain;              /* --explain SLUG */
+	bool no_recover;                  /* --no-recover: no stub recovery */
+	bool ruby34_view;                 /* analyse as Ruby 3.4+ (default on) */
+	bool include_vendor;              /* --include-vendor: do not skip vendor/ tmp/ pkg/ */
+	bool dump_facts;                  /* --dump-facts (debug) */
+	bool color;                       /* colour text output */
+	int color_mode;                   /* -1 auto, 0 never, 1 always */
+	struct arena arena;               /* strings made while parsing */
+};
+
+void options_init(struct options *o);
+void options_free(struct options *o);
+
+/* Parses argv. On error prints one line to err and returns 2; returns 0 on
+ * success. */
+int options_parse(struct options *o, int argc, char **argv, FILE *err);
+
+void print_usage(FILE *out);
+
+#endif

@@ -1,0 +1,328 @@
+/* compdb.c: compile database reading and flag filtering. */
+#include "compdb.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_COMPDB_BYTES (512u * 1024 * 1024)
+
+void compdb_free(struct compdb *db)
+{
+	for (size_t i = 0; i < db->entries.n; i++) {
+		free(db->entries.v[i].file);
+		free(db->entries.v[i].directory);
+		strlist_free(&db->entries.v[i].argv);
+	}
+	vec_free(&db->entries);
+	for (size_t i = 0; i < db->warnings.n; i++)
+		free(db->warnings.v[i]);
+	vec_free(&db->warnings);
+}
+
+int shell_split(const char *cmd, strlist *out)
+{
+	struct strbuf w = {0};
+	bool in_word = false;
+	const char *p = cmd;
+	while (*p) {
+		char c = *p;
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			if (in_word) {
+				vec_push(out, sb_detach(&w));
+				in_word = false;
+			}
+			p++;
+			continue;
+		}
+		in_word = true;
+		if (c == '\\') {
+			if (p[1]) {
+				sb_putc(&w, p[1]);
+				p += 2;
+			} else {
+				p++;
+			}
+			continue;
+		}
+		if (c == '\'') {
+			const char *e = strchr(p + 1, '\'');
+			if (!e) {
+				sb_free(&w);
+				return -1;
+			}
+			sb_add(&w, p + 1, (size_t)(e - p - 1));
+			if (!w.buf)
+				sb_puts(&w, "");
+			p = e + 1;
+			continue;
+		}
+		if (c == '"') {
+			p++;
+			while (*p && *p != '"') {
+				if (*p == '\\' && (p[1] == '"' || p[1] == '\\' || p[1] == '$' || p[1] == '`')) {
+					sb_putc(&w, p[1]);
+					p += 2;
+					continue;
+				}
+				sb_putc(&w, *p++);
+			}
+			if (*p != '"') {
+				sb_free(&w);
+				return -1;
+			}
+			if (!w.buf)
+				sb_puts(&w, "");
+			p++;
+			continue;
+		}
+		sb_putc(&w, c);
+		p++;
+	}
+	if (in_word)
+		vec_push(out, sb_detach(&w));
+	sb_free(&w);
+	return 0;
+}
+
+static char *abs_against(const char *p, const char *dir)
+{
+	char *j = path_join(dir, p);
+	char *n = path_normalize(j);
+	free(j);
+	return n;
+}
+
+static void warn(struct compdb *db, size_t index, const char *what)
+{
+	vec_push(&db->warnings, xasprintf("entry %zu: %s", index, what));
+}
+
+int compdb_parse(const char *text, size_t len, const char *base_dir, struct compdb *db, char **err)
+{
+	json_error_t je;
+	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &je);
+	if (!root) {
+		*err = xasprintf("not valid JSON at line %d, column %d: %s", je.line, je.column, je.text);
+		return -1;
+	}
+	if (!json_is_array(root)) {
+		json_decref(root);
+		*err = xstrdup("not a compile database: the top level must be a JSON array");
+		return -1;
+	}
+	size_t i;
+	json_t *ent;
+	json_array_foreach(root, i, ent)
+	{
+		if (!json_is_object(ent)) {
+			warn(db, i, "not an object; skipped");
+			continue;
+		}
+		json_t *jf = json_object_get(ent, "file");
+		json_t *jd = json_object_get(ent, "directory");
+		json_t *ja = json_object_get(ent, "arguments");
+		json_t *jc = json_object_get(ent, "command");
+		if (!json_is_string(jf)) {
+			warn(db, i, "no \"file\" string; skipped");
+			continue;
+		}
+		if (jd && !json_is_string(jd)) {
+			warn(db, i, "\"directory\" is not a string; skipped");
+			continue;
+		}
+		if (!ja && !jc) {
+			warn(db, i, "neither \"arguments\" nor \"command\"; skipped");
+			continue;
+		}
+		struct compdb_entry e = {0};
+		const char *dir = jd ? json_string_value(jd) : "";
+		if (!*dir)
+			e.directory = xstrdup(base_dir);
+		else if (dir[0] == '/')
+			e.directory = path_normalize(dir);
+		else
+			e.directory = abs_against(dir, base_dir);
+		e.file = abs_against(json_string_value(jf), e.directory);
+		bool ok = true;
+		if (ja) {
+			if (!json_is_array(ja)) {
+				ok = false;
+			} else {
+				size_t k;
+				json_t *a;
+				json_array_foreach(ja, k, a)
+				{
+					if (!json_is_string(a)) {
+						ok = false;
+						break;
+					}
+					vec_push(&e.argv, xstrdup(json_string_value(a)));
+				}
+			}
+			if (!ok)
+				warn(db, i, "\"arguments\" is not an array of strings; skipped");
+		} else if (!json_is_string(jc) || shell_split(json_string_value(jc), &e.argv) != 0) {
+			ok = false;
+			warn(db, i, "\"command\" is not a string or has an unterminated quote; skipped");
+		}
+		if (ok && !e.argv.n) {
+			ok = false;
+			warn(db, i, "empty command; skipped");
+		}
+		if (!ok) {
+			free(e.file);
+			free(e.directory);
+			strlist_free(&e.argv);
+			continue;
+		}
+		vec_push(&db->entries, e);
+	}
+	json_decref(root);
+	return 0;
+}
+
+int compdb_load(const char *path, struct compdb *db, char **err)
+{
+	size_t len = 0;
+	char *text = read_file(path, &len, MAX_COMPDB_BYTES);
+	if (!text) {
+		*err = xasprintf("cannot read compile database %s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *abs = path_absolute(path);
+	char *dir = path_dirname(abs);
+	char *perr = NULL;
+	int r = compdb_parse(text, len, dir, db, &perr);
+	if (r != 0) {
+		*err = xasprintf("%s: %s", path, perr);
+		free(perr);
+	}
+	free(abs);
+	free(dir);
+	free(text);
+	return r;
+}
+
+/* ---- flags ---- */
+
+bool flag_loads_plugin(const char *arg, const char *next)
+{
+	if (str_starts(arg, "-fplugin") || str_starts(arg, "-fpass-plugin") || str_starts(arg, "--plugin") ||
+	    str_starts(arg, "-plugin") || str_starts(arg, "-load") || str_starts(arg, "-Xclang=-load"))
+		return true;
+	if (strcmp(arg, "-Xclang") == 0 && next &&
+	    (str_starts(next, "-load") || str_starts(next, "-plugin") || str_starts(next, "-add-plugin") ||
+	     str_starts(next, "-fplugin") || str_starts(next, "-fpass-plugin")))
+		return true;
+	return false;
+}
+
+/* Options whose value is a separate argument and that we drop with it. */
+static const char *const drop_with_value[] = {
+	"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics", "-Xlinker", "-Xassembler",
+	"-Xpreprocessor", "-dependency-file", "-arch", "-install_name", "-L", "-l", "-T",
+};
+
+/* Options that take a path value we make absolute. */
+static const char *const path_valued[] = {
+	"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot",
+	"-F", "-iframework", "-include-pch",
+};
+
+/* Exact flags dropped (no analysis meaning, or rejected by clang). */
+static const char *const drop_exact[] = {
+	"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-MG", "-pipe", "-shared", "-static",
+	"-rdynamic", "-pie", "-no-pie", "-s", "-save-temps", "-fno-guess-branch-probability",
+	"-fno-tree-vrp", "-fno-strict-overflow", "-fconserve-stack", "-fno-var-tracking-assignments",
+	"-fno-defer-pop", "-Wno-maybe-uninitialized",
+};
+
+/* Prefixes of flags that only matter for linking/codegen or that clang rejects. */
+static const char *const drop_prefix[] = {
+	"-Wl,", "-Wa,", "-Wp,-MD", "-Wp,-MMD", "-flto", "-fprofile-", "-fsanitize", "-fcoverage",
+	"-ftest-coverage", "-fdebug-prefix-map", "-ffile-prefix-map", "-fmacro-prefix-map",
+	"-fstack-clash-protection", "-fcf-protection", "-specs=", "--param", "-fdiagnostics-color",
+	"-fvar-tracking", "-fno-semantic-interposition", "-fipa-", "-fno-ipa-", "-fstack-protector",
+	"-mfunction-return", "-mindirect-branch", "-fzero-call-used-regs", "-fharden",
+};
+
+static bool is_source_arg(const char *a)
+{
+	const char *ext = path_ext(a);
+	return a[0] != '-' && (strcmp(ext, ".c") == 0 || strcmp(ext, ".cc") == 0 || strcmp(ext, ".cpp") == 0 ||
+			       strcmp(ext, ".cxx") == 0 || strcmp(ext, ".C") == 0 || strcmp(ext, ".m") == 0);
+}
+
+int filter_flags(char *const *argv, size_t argc, const char *file, const char *directory, strlist *keep,
+		 strlist *dropped, char **err)
+{
+	for (size_t i = 0; i < argc; i++) {
+		if (flag_loads_plugin(argv[i], i + 1 < argc ? argv[i + 1] : NULL)) {
+			*err = xasprintf("refusing compiler flag '%s%s%s': it loads code into the analyser",
+					 argv[i], strcmp(argv[i], "-Xclang") == 0 && i + 1 < argc ? " " : "",
+					 strcmp(argv[i], "-Xclang") == 0 && i + 1 < argc ? argv[i + 1] : "");
+			return -1;
+		}
+	}
+	for (size_t i = 1; i < argc; i++) { /* argv[0] is the compiler */
+		const char *a = argv[i];
+		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
+		if (str_in_list(a, drop_with_value, ARRAY_SIZE(drop_with_value)) >= 0) {
+			vec_push(dropped, xstrdup(a));
+			if (next) {
+				vec_push(dropped, xstrdup(next));
+				i++;
+			}
+			continue;
+		}
+		if (str_in_list(a, drop_exact, ARRAY_SIZE(drop_exact)) >= 0) {
+			vec_push(dropped, xstrdup(a));
+			continue;
+		}
+		bool pref = false;
+		for (size_t k = 0; k < ARRAY_SIZE(drop_prefix); k++)
+			if (str_starts(a, drop_prefix[k]))
+				pref = true;
+		if (pref || (str_starts(a, "-o") && strlen(a) > 2) || (str_starts(a, "-MF") && strlen(a) > 3) ||
+		    (str_starts(a, "-MT") && strlen(a) > 3) || (str_starts(a, "-L") && strlen(a) > 2) ||
+		    (str_starts(a, "-l") && strlen(a) > 2)) {
+			vec_push(dropped, xstrdup(a));
+			continue;
+		}
+		if (is_source_arg(a)) {
+			char *abs = abs_against(a, directory);
+			bool same = strcmp(abs, file) == 0;
+			free(abs);
+			if (!same)
+				vec_push(dropped, xstrdup(a));
+			continue; /* the input file is given separately */
+		}
+		/* path-valued options: absolute paths so the parse does not depend on cwd */
+		bool handled = false;
+		for (size_t k = 0; k < ARRAY_SIZE(path_valued); k++) {
+			const char *o = path_valued[k];
+			size_t ol = strlen(o);
+			if (strcmp(a, o) == 0 && next) {
+				vec_push(keep, xstrdup(a));
+				vec_push(keep, next[0] == '/' ? xstrdup(next) : abs_against(next, directory));
+				i++;
+				handled = true;
+				break;
+			}
+			if (ol == 2 && strncmp(a, o, 2) == 0 && a[2]) {
+				const char *v = a + 2;
+				char *p = v[0] == '/' ? xstrdup(v) : abs_against(v, directory);
+				vec_push(keep, xasprintf("%s%s", o, p));
+				free(p);
+				handled = true;
+				break;
+			}
+		}
+		if (handled)
+			continue;
+		vec_push(keep, xstrdup(a));
+	}
+	return 0;
+}

@@ -1,0 +1,42 @@
+/* compdb.h: compile_commands.json (read with jansson) and compiler-flag filtering. */
+#ifndef NOGVL_COMPDB_H
+#define NOGVL_COMPDB_H
+
+#include "util.h"
+
+
+struct compdb_entry {
+	char *file;       /* absolute, normalised */
+	char *directory;  /* absolute */
+	strlist argv;     /* the compiler command split into words, argv[0] = compiler */
+};
+
+struct compdb {
+	VEC(struct compdb_entry) entries;
+	VEC(char *) warnings; /* entries skipped, with the reason */
+};
+
+/* Loads path. Returns 0, or -1 with *err set (caller frees) when the file
+ * cannot be read or is not a JSON array. Bad entries are skipped with a
+ * warning in db->warnings. */
+int compdb_load(const char *path, struct compdb *db, char **err);
+/* Parses JSON text (for tests). base_dir resolves a relative "directory". */
+int compdb_parse(const char *text, size_t len, const char *base_dir, struct compdb *db, char **err);
+void compdb_free(struct compdb *db);
+
+/* Splits a shell command line the way a POSIX shell would for words
+ * (quotes and backslashes; no expansion). Returns 0, or -1 on an unterminated
+ * quote. */
+int shell_split(const char *cmd, strlist *out);
+
+/* Compiler arguments for analysing `file`: drops the compiler, the input file,
+ * output and dependency-file options and flags clang does not accept; refuses
+ * plugin-loading flags (returns -1 with *err). Relative -I/-include paths are
+ * made absolute against directory. */
+int filter_flags(char *const *argv, size_t argc, const char *file, const char *directory, strlist *keep,
+		 strlist *dropped, char **err);
+
+/* Is this argument one that loads code into the compiler? */
+bool flag_loads_plugin(const char *arg, const char *next);
+
+#endif

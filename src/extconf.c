@@ -1,0 +1,406 @@
+/* extconf.c: see extconf.h. A line-and-literal scanner, not a Ruby parser:
+ * it recognises the mkmf calls by name and takes their string-literal
+ * arguments. */
+#include "extconf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *mkmf_cpp_name(const char *s)
+{
+	struct strbuf sb = {0};
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		sb_putc(&sb, isalnum(c) ? (char)toupper(c) : '_');
+	}
+	return sb_detach(&sb);
+}
+
+void extconf_info_free(struct extconf_info *ei)
+{
+	free(ei->path);
+	strlist_free(&ei->defines);
+	strlist_free(&ei->include_dirs);
+	strlist_free(&ei->notes);
+}
+
+static void add_unique(strlist *l, char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0) {
+			free(s);
+			return;
+		}
+	vec_push(l, s);
+}
+
+/* Reads the string literal starting at *p ('...' or "..."); advances *p. */
+static char *read_literal(const char **p)
+{
+	char q = **p;
+	if (q != '"' && q != '\'')
+		return NULL;
+	const char *s = *p + 1;
+	struct strbuf sb = {0};
+	while (*s && *s != q && *s != '\n') {
+		if (*s == '\\' && s[1]) {
+			sb_putc(&sb, s[1]);
+			s += 2;
+			continue;
+		}
+		if (q == '"' && s[0] == '#' && s[1] == '{') {
+			/* interpolation: we cannot know the value */
+			sb_free(&sb);
+			while (*s && *s != q && *s != '\n')
+				s++;
+			*p = *s == q ? s + 1 : s;
+			return NULL;
+		}
+		sb_putc(&sb, *s++);
+	}
+	*p = *s == q ? s + 1 : s;
+	if (!sb.buf)
+		return xstrdup("");
+	return sb_detach(&sb);
+}
+
+/* The string-literal arguments after `name(` or `name ` on this line. */
+static void literal_args(const char *after, strlist *args)
+{
+	const char *p = after;
+	while (*p == ' ' || *p == '\t' || *p == '(')
+		p++;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '[') { /* have_func("f", ["a.h", "b.h"]) */
+			p++;
+			continue;
+		}
+		char *lit = read_literal(&p);
+		if (!lit)
+			return;
+		vec_push(args, lit);
+		while (*p == ' ' || *p == '\t' || *p == ']')
+			p++;
+		if (*p != ',')
+			return;
+		p++;
+	}
+}
+
+struct ruby_text {
+	const strlist *dirs;
+	char *all; /* concatenated text of every header under the Ruby dirs */
+	bool loaded;
+};
+
+static void load_dir_headers(struct strbuf *sb, const char *dir, unsigned depth);
+
+#include <dirent.h>
+static void load_dir_headers(struct strbuf *sb, const char *dir, unsigned depth)
+{
+	if (depth > 4)
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = path_join(dir, de->d_name);
+		if (path_is_dir(p)) {
+			load_dir_headers(sb, p, depth + 1);
+		} else if (str_ends(p, ".h")) {
+			size_t n = 0;
+			char *t = read_file(p, &n, 8u * 1024 * 1024);
+			if (t) {
+				sb_add(sb, t, n);
+				sb_putc(sb, '\n');
+				free(t);
+			}
+		}
+		free(p);
+	}
+	closedir(d);
+}
+
+static bool word_in(const char *text, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = text; (p = strstr(p, w)) != NULL; p += n) {
+		bool lb = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		bool rb = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+		if (lb && rb)
+			return true;
+	}
+	return false;
+}
+
+static bool ruby_declares(struct ruby_text *rt, const char *name)
+{
+	if (!rt->loaded) {
+		struct strbuf sb = {0};
+		for (size_t i = 0; rt->dirs && i < rt->dirs->n; i++)
+			load_dir_headers(&sb, rt->dirs->v[i], 0);
+		rt->all = sb_detach(&sb);
+		rt->loaded = true;
+	}
+	return word_in(rt->all, name);
+}
+
+static bool ruby_has_header(const strlist *dirs, const char *h)
+{
+	for (size_t i = 0; dirs && i < dirs->n; i++) {
+		char *p = path_join(dirs->v[i], h);
+		bool r = path_is_file(p);
+		free(p);
+		if (r)
+			return true;
+	}
+	return false;
+}
+
+/* -D and -I words inside a flags string literal. */
+static void flags_from_literal(const char *lit, const char *dir, struct extconf_info *out)
+{
+	strlist words = {0};
+	if (shell_split(lit, &words) != 0) {
+		strlist_free(&words);
+		return;
+	}
+	for (size_t i = 0; i < words.n; i++) {
+		const char *w = words.v[i];
+		if (str_starts(w, "-D") && w[2])
+			add_unique(&out->defines, xstrdup(w + 2));
+		else if (str_starts(w, "-I") && w[2] && !strchr(w, '$'))
+			add_unique(&out->include_dirs, w[2] == '/' ? xstrdup(w + 2) : path_join(dir, w + 2));
+	}
+	strlist_free(&words);
+}
+
+static const char *find_call(const char *line, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = line; (p = strstr(p, name)) != NULL; p += n) {
+		bool lb = p == line || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '$');
+		char c = p[n];
+		if (lb && (c == '(' || c == ' ' || c == '\t'))
+			return p + n;
+	}
+	return NULL;
+}
+
+void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
+{
+	struct ruby_text rt = {ruby_dirs, NULL, false};
+	char *copy = xstrdup(text);
+	char *save = NULL;
+	strlist pending_words = {0}; /* %w[...] lists, for `.each { |f| have_func(f) }` */
+	unsigned pending_age = 0;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* strip comments (outside literals, roughly) */
+		char *hash = NULL;
+		bool sq = false, dq = false;
+		for (char *p = line; *p; p++) {
+			if (*p == '\'' && !dq)
+				sq = !sq;
+			else if (*p == '"' && !sq)
+				dq = !dq;
+			else if (*p == '#' && !sq && !dq && !(p[1] == '{')) {
+				hash = p;
+				break;
+			}
+		}
+		if (hash)
+			*hash = '\0';
+
+		const char *w = strstr(line, "%w");
+		if (!w)
+			w = strstr(line, "%i");
+		if (w && (w[2] == '[' || w[2] == '(' || w[2] == '{')) {
+			char close = w[2] == '[' ? ']' : w[2] == '(' ? ')' : '}';
+			const char *e = strchr(w + 3, close);
+			if (e) {
+				strlist_free(&pending_words);
+				char *inner = xstrndup(w + 3, (size_t)(e - w - 3));
+				shell_split(inner, &pending_words);
+				free(inner);
+				pending_age = 0;
+			}
+		}
+
+		const char *a;
+		strlist args = {0};
+		if ((a = find_call(line, "have_func")) != NULL) {
+			literal_args(a, &args);
+			if (args.n) {
+				const char *fn = args.v[0];
+				char *paren = strchr(args.v[0], '(');
+				if (paren)
+					*paren = '\0';
+				bool ruby_fn = str_starts(fn, "rb_") || str_starts(fn, "ruby_");
+				if (!ruby_fn || ruby_declares(&rt, fn)) {
+					char *n = mkmf_cpp_name(fn);
+					add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
+					free(n);
+				} else {
+					vec_push(&out->notes, xasprintf("have_func(\"%s\"): not in the Ruby headers; left undefined",
+									fn));
+				}
+			} else if (pending_words.n && pending_age < 4) {
+				for (size_t i = 0; i < pending_words.n; i++) {
+					const char *fn = pending_words.v[i];
+					bool ruby_fn = str_starts(fn, "rb_") || str_starts(fn, "ruby_");
+					if (ruby_fn && !ruby_declares(&rt, fn))
+						continue;
+					char *n = mkmf_cpp_name(fn);
+					add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
+					free(n);
+				}
+				strlist_free(&pending_words);
+			}
+		}
+		strlist_free(&args);
+		const char *hdr_calls[] = {"have_header", "find_header", "check_header"};
+		for (size_t k = 0; k < ARRAY_SIZE(hdr_calls); k++) {
+			if ((a = find_call(line, hdr_calls[k])) != NULL) {
+				literal_args(a, &args);
+				if (args.n) {
+					const char *h = args.v[0];
+					bool ruby_h = str_starts(h, "ruby/") || strcmp(h, "ruby.h") == 0;
+					if (!ruby_h || ruby_has_header(ruby_dirs, h)) {
+						char *n = mkmf_cpp_name(h);
+						add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
+						free(n);
+					}
+				}
+				strlist_free(&args);
+			}
+		}
+		if ((a = find_call(line, "have_library")) != NULL || (a = find_call(line, "find_library")) != NULL) {
+			literal_args(a, &args);
+			if (args.n) {
+				char *n = mkmf_cpp_name(args.v[0]);
+				add_unique(&out->defines, xasprintf("HAVE_LIB%s=1", n));
+				free(n);
+			}
+			strlist_free(&args);
+		}
+		if ((a = find_call(line, "have_type")) != NULL) {
+			literal_args(a, &args);
+			if (args.n) {
+				char *n = mkmf_cpp_name(args.v[0]);
+				add_unique(&out->defines, xasprintf("HAVE_TYPE_%s=1", n));
+				free(n);
+			}
+			strlist_free(&args);
+		}
+		if ((a = find_call(line, "have_const")) != NULL) {
+			literal_args(a, &args);
+			if (args.n) {
+				char *n = mkmf_cpp_name(args.v[0]);
+				add_unique(&out->defines, xasprintf("HAVE_CONST_%s=1", n));
+				free(n);
+			}
+			strlist_free(&args);
+		}
+		if ((a = find_call(line, "have_struct_member")) != NULL) {
+			literal_args(a, &args);
+			if (args.n >= 2) {
+				const char *t = args.v[0];
+				if (str_starts(t, "struct "))
+					t += 7;
+				char *tn = mkmf_cpp_name(t), *mn = mkmf_cpp_name(args.v[1]);
+				add_unique(&out->defines, xasprintf("HAVE_STRUCT_%s_%s=1", tn, mn));
+				add_unique(&out->defines, xasprintf("HAVE_ST_%s=1", mn));
+				free(tn);
+				free(mn);
+			}
+			strlist_free(&args);
+		}
+		/* $defs << "-DFOO", $defs.push("-DFOO"), flags */
+		if (strstr(line, "$defs") || strstr(line, "$CFLAGS") || strstr(line, "$CPPFLAGS") ||
+		    strstr(line, "append_cflags") || strstr(line, "append_cppflags") || strstr(line, "$INCFLAGS")) {
+			for (const char *p = line; *p; p++) {
+				if (*p == '"' || *p == '\'') {
+					char *lit = read_literal(&p);
+					if (lit) {
+						flags_from_literal(lit, dir, out);
+						free(lit);
+					}
+					if (!*p)
+						break;
+				}
+			}
+		}
+		pending_age++;
+	}
+	strlist_free(&pending_words);
+	free(copy);
+	free(rt.all);
+}
+
+/* ---- cache ---- */
+
+static char miss_marker;
+
+const struct extconf_info *extconf_for(struct extconf_cache *c, const char *dir, char *const *roots, size_t nroots)
+{
+	char *cur = xstrdup(dir);
+	const struct extconf_info *found = NULL;
+	for (unsigned depth = 0; depth < 32; depth++) {
+		void *hit = hmap_get(&c->by_dir, cur);
+		if (hit) {
+			found = hit == &miss_marker ? NULL : hit;
+			if (found || hit == &miss_marker) {
+				if (found)
+					break;
+			}
+		} else {
+			char *p = path_join(cur, "extconf.rb");
+			size_t n = 0;
+			char *text = path_is_file(p) ? read_file(p, &n, 4u * 1024 * 1024) : NULL;
+			char *key = xstrdup(cur);
+			vec_push(&c->keys, key);
+			if (text) {
+				struct extconf_info *ei = xcalloc(1, sizeof(*ei));
+				ei->path = p;
+				extconf_parse(text, cur, c->ruby_dirs, ei);
+				free(text);
+				hmap_put(&c->by_dir, key, ei);
+				found = ei;
+				break;
+			}
+			free(p);
+			hmap_put(&c->by_dir, key, &miss_marker);
+		}
+		/* go up while still inside a root */
+		bool inside = false;
+		for (size_t i = 0; i < nroots; i++)
+			if (path_is_below(cur, roots[i]) && strcmp(cur, roots[i]) != 0)
+				inside = true;
+		if (!inside)
+			break;
+		char *up = path_dirname(cur);
+		free(cur);
+		cur = up;
+	}
+	free(cur);
+	return found;
+}
+
+void extconf_cache_free(struct extconf_cache *c)
+{
+	hmap_foreach(&c->by_dir, e)
+	{
+		if (e->val != &miss_marker) {
+			extconf_info_free(e->val);
+			free(e->val);
+		}
+	}
+	hmap_free(&c->by_dir);
+	strlist_free(&c->keys);
+}

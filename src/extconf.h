@@ -1,0 +1,40 @@
+/* extconf.h: reading a gem's extconf.rb statically (it is never run) for the
+ * defines a build would produce: have_func/have_header/have_library/have_type/
+ * have_const/have_struct_member/find_header, $defs and -D/-I in $CFLAGS,
+ * $CPPFLAGS, append_cflags and append_cppflags.
+ *
+ * Probes that the installed Ruby headers can answer (have_func("rb_*"),
+ * have_header("ruby/...")) are answered from them, so a fallback branch for a
+ * function Ruby removed stays the one compiled; other probes are assumed to
+ * succeed, as on a machine with the library installed.
+ */
+#ifndef NOGVL_EXTCONF_H
+#define NOGVL_EXTCONF_H
+
+#include "compdb.h"
+
+struct extconf_info {
+	char *path;          /* the extconf.rb */
+	strlist defines;     /* NAME or NAME=VALUE */
+	strlist include_dirs;/* absolute */
+	strlist notes;       /* what was assumed, for -v */
+};
+
+/* Parses extconf.rb text. ruby_dirs answer Ruby probes (may be NULL). */
+void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out);
+void extconf_info_free(struct extconf_info *ei);
+
+/* mkmf's tr_cpp: "foo/bar.h" -> "FOO_BAR_H". */
+char *mkmf_cpp_name(const char *s);
+
+struct extconf_cache {
+	struct hmap by_dir;   /* directory -> struct extconf_info* or a miss marker */
+	strlist keys;
+	const strlist *ruby_dirs;
+};
+
+/* The extconf.rb nearest to dir (dir itself, then parents within the roots). */
+const struct extconf_info *extconf_for(struct extconf_cache *c, const char *dir, char *const *roots, size_t nroots);
+void extconf_cache_free(struct extconf_cache *c);
+
+#endif

@@ -1,0 +1,63 @@
+/* facts.c: helpers over struct tu_facts. */
+#include "facts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void tu_facts_free(struct tu_facts *tu)
+{
+	if (!tu)
+		return;
+	vec_free(&tu->funcs);
+	vec_free(&tu->vars);
+	vec_free(&tu->bindings);
+	vec_free(&tu->macro_exps);
+	vec_free(&tu->macro_defs);
+	vec_free(&tu->includes);
+	vec_free(&tu->pp_conds);
+	vec_free(&tu->token_sites);
+	vec_free(&tu->diags);
+	vec_free(&tu->files);
+	vec_free(&tu->dropped_flags);
+	strpool_free(&tu->pool);
+	arena_free(&tu->arena);
+	free(tu);
+}
+
+const struct var *tu_var(const struct tu_facts *tu, int32_t idx)
+{
+	if (idx < 0 || (size_t)idx >= tu->vars.n)
+		return NULL;
+	return &tu->vars.v[idx];
+}
+
+const struct var *ref_var(const struct tu_facts *tu, const struct ref *r)
+{
+	return r ? tu_var(tu, r->var) : NULL;
+}
+
+bool ref_same(const struct ref *a, const struct ref *b)
+{
+	return a->var >= 0 && a->var == b->var && str_eq(a->path ? a->path : "", b->path ? b->path : "");
+}
+
+bool ref_within(const struct ref *a, const struct ref *b)
+{
+	if (a->var < 0 || a->var != b->var)
+		return false;
+	const char *pa = a->path ? a->path : "", *pb = b->path ? b->path : "";
+	size_t nb = strlen(pb);
+	if (!nb)
+		return true;
+	return strncmp(pa, pb, nb) == 0 && (pa[nb] == '\0' || pa[nb] == '.' || pa[nb] == '[');
+}
+
+const char *ref_text(struct tu_facts *tu, const struct ref *r)
+{
+	const struct var *v = ref_var(tu, r);
+	if (!v)
+		return r->field ? r->field : "?";
+	if (!r->path || !*r->path)
+		return v->name;
+	return arena_printf(&tu->arena, "%s%s%s", v->name, r->deref ? "->" : ".", r->path);
+}

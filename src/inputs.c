@@ -1,0 +1,427 @@
+/* inputs.c: see inputs.h. */
+#include "inputs.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "extconf.h"
+#include "log.h"
+#include "report.h"
+
+#define VIRTUAL_DIR "/nogvl-lint-virtual"
+
+const char *const buildless_defines[] = {
+	"HAVE_RUBY_THREAD_H=1",
+	"HAVE_RUBY_IO_H=1",
+	"HAVE_RUBY_ENCODING_H=1",
+	"HAVE_RB_THREAD_CALL_WITHOUT_GVL=1",
+	"HAVE_RB_THREAD_CALL_WITHOUT_GVL2=1",
+	"HAVE_RB_THREAD_CALL_WITH_GVL=1",
+	"HAVE_RB_NOGVL=1",
+	"HAVE_RUBY_NATIVE_THREAD_P=1",
+	"HAVE_RB_STR_NEW_FROZEN=1",
+	"HAVE_RB_STR_LOCKTMP=1",
+	"HAVE_RB_THREAD_INTERRUPTED=1",
+	"HAVE_RB_IO_DESCRIPTOR=1",
+};
+const unsigned buildless_ndefines = ARRAY_SIZE(buildless_defines);
+
+void ruby_headers_free(struct ruby_headers *rh)
+{
+	strlist_free(&rh->dirs);
+	free(rh->source);
+}
+
+bool ruby_headers_have_offload(const strlist *dirs)
+{
+	for (size_t i = 0; i < dirs->n; i++) {
+		char *p = path_join(dirs->v[i], "ruby/thread.h");
+		char *text = read_file(p, NULL, 4u * 1024 * 1024);
+		free(p);
+		if (text) {
+			bool has = strstr(text, "RB_NOGVL_OFFLOAD_SAFE") != NULL;
+			free(text);
+			if (has)
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool has_ruby_h(const char *dir)
+{
+	char *p = path_join(dir, "ruby.h");
+	bool r = path_is_file(p);
+	free(p);
+	if (!r) {
+		p = path_join(dir, "ruby/config.h");
+		r = path_is_file(p);
+		free(p);
+	}
+	return r;
+}
+
+static void add_dir(strlist *l, const char *d)
+{
+	char *abs = path_absolute(d);
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], abs) == 0) {
+			free(abs);
+			return;
+		}
+	vec_push(l, abs);
+}
+
+int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, char **err)
+{
+	if (explicit_dirs && explicit_dirs->n) {
+		for (size_t i = 0; i < explicit_dirs->n; i++) {
+			if (!path_is_dir(explicit_dirs->v[i])) {
+				*err = xasprintf("--ruby-include %s: no such directory", explicit_dirs->v[i]);
+				return -1;
+			}
+			add_dir(&rh->dirs, explicit_dirs->v[i]);
+		}
+		rh->source = xstrdup("--ruby-include");
+		rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
+		return 0;
+	}
+	/* RbConfig of the installed ruby (runs the user's ruby, never the project) */
+	char *argv[] = {"ruby", "-e",
+			"print RbConfig::CONFIG['rubyarchhdrdir'].to_s, \"\\n\", RbConfig::CONFIG['rubyhdrdir'].to_s, \"\\n\"",
+			NULL};
+	char *out = capture_command(argv, 65536);
+	if (out) {
+		char *save = NULL;
+		for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			if (*line && path_is_dir(line))
+				add_dir(&rh->dirs, line);
+		free(out);
+		bool ok = false;
+		for (size_t i = 0; i < rh->dirs.n; i++)
+			ok = ok || has_ruby_h(rh->dirs.v[i]);
+		if (ok) {
+			rh->source = xstrdup("RbConfig (ruby)");
+			rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
+			return 0;
+		}
+		strlist_free(&rh->dirs);
+	}
+	/* well-known locations */
+	static const char *const patterns[] = {
+		"/usr/include/*/ruby-*", "/usr/include/ruby-*", "/usr/local/include/ruby-*",
+		"/usr/local/include/*/ruby-*",
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(patterns); k++) {
+		glob_t g;
+		if (glob(patterns[k], 0, NULL, &g) == 0) {
+			/* newest version last in sort order: take the last match */
+			for (size_t i = g.gl_pathc; i-- > 0;) {
+				if (path_is_dir(g.gl_pathv[i])) {
+					add_dir(&rh->dirs, g.gl_pathv[i]);
+					break;
+				}
+			}
+			globfree(&g);
+		}
+	}
+	bool ok = false;
+	for (size_t i = 0; i < rh->dirs.n; i++)
+		ok = ok || has_ruby_h(rh->dirs.v[i]);
+	if (!ok) {
+		strlist_free(&rh->dirs);
+		*err = xstrdup("cannot find Ruby's headers (install ruby-dev, or pass --ruby-include DIR)");
+		return -1;
+	}
+	rh->source = xstrdup("well-known directories");
+	rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
+	return 0;
+}
+
+/* ---- discovery ---- */
+
+bool is_source_file(const char *path)
+{
+	const char *e = path_ext(path);
+	return strcmp(e, ".c") == 0 || strcmp(e, ".cc") == 0 || strcmp(e, ".cpp") == 0 || strcmp(e, ".cxx") == 0;
+}
+
+static bool skipped_dir(const char *name, bool include_vendor)
+{
+	if (strcmp(name, ".git") == 0 || strcmp(name, ".svn") == 0 || strcmp(name, ".hg") == 0)
+		return true;
+	if (include_vendor)
+		return false;
+	return strcmp(name, "tmp") == 0 || strcmp(name, "vendor") == 0 || strcmp(name, "pkg") == 0;
+}
+
+struct seen_dir {
+	dev_t dev;
+	ino_t ino;
+};
+typedef VEC(struct seen_dir) seen_vec;
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void walk_dir(const char *dir, bool include_vendor, strlist *out, strlist *warnings,
+		     seen_vec *seen, unsigned depth)
+{
+	if (depth > 64) {
+		vec_push(warnings, xasprintf("%s: directories nested too deeply; not scanned further", dir));
+		return;
+	}
+	struct stat st;
+	if (stat(dir, &st) != 0) {
+		vec_push(warnings, xasprintf("%s: %s", dir, strerror(errno)));
+		return;
+	}
+	for (size_t i = 0; i < seen->n; i++)
+		if (seen->v[i].dev == st.st_dev && seen->v[i].ino == st.st_ino) {
+			vec_push(warnings, xasprintf("%s: directory already scanned (symlink loop?); skipped", dir));
+			return;
+		}
+	struct seen_dir sd = {st.st_dev, st.st_ino};
+	vec_push(seen, sd);
+	DIR *d = opendir(dir);
+	if (!d) {
+		vec_push(warnings, xasprintf("%s: cannot read directory: %s", dir, strerror(errno)));
+		return;
+	}
+	strlist names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		vec_push(&names, xstrdup(de->d_name));
+	}
+	closedir(d);
+	qsort(names.v, names.n, sizeof(char *), str_ptr_cmp);
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = path_join(dir, names.v[i]);
+		struct stat ls;
+		if (lstat(p, &ls) != 0) {
+			free(p);
+			continue;
+		}
+		if (S_ISDIR(ls.st_mode)) {
+			if (!skipped_dir(names.v[i], include_vendor))
+				walk_dir(p, include_vendor, out, warnings, seen, depth + 1);
+		} else if (S_ISLNK(ls.st_mode)) {
+			/* follow links to files, not to directories (they may leave the tree) */
+			struct stat ts;
+			if (stat(p, &ts) == 0 && S_ISREG(ts.st_mode) && is_source_file(p))
+				vec_push(out, xstrdup(p));
+		} else if (S_ISREG(ls.st_mode) && is_source_file(p)) {
+			vec_push(out, xstrdup(p));
+		}
+		free(p);
+	}
+	strlist_free(&names);
+}
+
+void discover_sources(const char *path, bool include_vendor, strlist *out, strlist *warnings)
+{
+	if (path_is_dir(path)) {
+		seen_vec seen = {0};
+		walk_dir(path, include_vendor, out, warnings, &seen, 0);
+		vec_free(&seen);
+		return;
+	}
+	vec_push(out, xstrdup(path));
+}
+
+/* ---- jobs ---- */
+
+void inputs_free(struct inputs *in)
+{
+	for (size_t i = 0; i < in->jobs.n; i++)
+		tu_job_free(&in->jobs.v[i]);
+	vec_free(&in->jobs);
+	strlist_free(&in->roots);
+	ruby_headers_free(&in->rh);
+	strlist_free(&in->warnings);
+	free(in->virtual_dir);
+}
+
+static bool is_cxx(const char *file)
+{
+	const char *e = path_ext(file);
+	return strcmp(e, ".cc") == 0 || strcmp(e, ".cpp") == 0 || strcmp(e, ".cxx") == 0 || strcmp(e, ".C") == 0;
+}
+
+static void add_common_args(const struct options *o, struct inputs *in, struct tu_job *j)
+{
+	for (size_t i = 0; i < in->rh.dirs.n; i++)
+		vec_push(&j->args, xasprintf("-I%s", in->rh.dirs.v[i]));
+	if (o->ruby34_view && !in->rh.has_offload_flag)
+		vec_push(&j->args, xstrdup("-DRB_NOGVL_OFFLOAD_SAFE=(0x4)"));
+	for (size_t i = 0; i < o->extra_args.n; i++)
+		vec_push(&j->args, xstrdup(o->extra_args.v[i]));
+	vec_push(&j->args, xasprintf("-idirafter%s", in->virtual_dir));
+}
+
+static int job_cmp(const void *a, const void *b)
+{
+	const struct tu_job *x = a, *y = b;
+	return strcmp(x->file, y->file);
+}
+
+static char *display_of(const char *given)
+{
+	return xstrdup(given);
+}
+
+static int build_buildless(const struct options *o, struct inputs *in, char **err)
+{
+	strlist files = {0};
+	for (size_t i = 0; i < o->paths.n; i++) {
+		const char *p = o->paths.v[i];
+		struct stat st;
+		if (stat(p, &st) != 0) {
+			*err = xasprintf("%s: %s", p, strerror(errno));
+			strlist_free(&files);
+			return 2;
+		}
+		char *abs = path_absolute(p);
+		if (S_ISDIR(st.st_mode)) {
+			add_dir(&in->roots, abs);
+		} else {
+			char *d = path_dirname(abs);
+			add_dir(&in->roots, d);
+			free(d);
+		}
+		free(abs);
+		discover_sources(p, o->include_vendor, &files, &in->warnings);
+	}
+	struct extconf_cache ec = {0};
+	ec.ruby_dirs = &in->rh.dirs;
+	for (size_t i = 0; i < files.n; i++) {
+		struct tu_job j = {0};
+		j.file = path_absolute(files.v[i]);
+		j.display = display_of(files.v[i]);
+		j.directory = path_dirname(j.file);
+		j.buildless = true;
+		j.cxx = is_cxx(j.file);
+		if (j.cxx)
+			vec_push(&j.args, xstrdup("-xc++"));
+		vec_push(&j.args, xasprintf("-I%s", j.directory));
+		/* defines from the nearest extconf.rb (read, never run) */
+		const struct extconf_info *ei = extconf_for(&ec, j.directory, in->roots.v, in->roots.n);
+		if (ei) {
+			for (size_t k = 0; k < ei->defines.n; k++)
+				vec_push(&j.args, xasprintf("-D%s", ei->defines.v[k]));
+			for (size_t k = 0; k < ei->include_dirs.n; k++)
+				vec_push(&j.args, xasprintf("-I%s", ei->include_dirs.v[k]));
+		}
+		for (size_t k = 0; k < buildless_ndefines; k++)
+			vec_push(&j.args, xasprintf("-D%s", buildless_defines[k]));
+		vec_push(&j.args, xstrdup("-DRUBY_EXTCONF_H=\"extconf.h\""));
+		add_common_args(o, in, &j);
+		vec_push(&in->jobs, j);
+	}
+	extconf_cache_free(&ec);
+	strlist_free(&files);
+	return 0;
+}
+
+static int build_compdb(const struct options *o, struct inputs *in, char **err)
+{
+	struct compdb db = {0};
+	char *lerr = NULL;
+	if (compdb_load(o->compile_commands, &db, &lerr) != 0) {
+		*err = lerr;
+		compdb_free(&db);
+		return 2;
+	}
+	for (size_t i = 0; i < db.warnings.n; i++)
+		vec_push(&in->warnings, xasprintf("%s: %s", o->compile_commands, db.warnings.v[i]));
+	/* optional positional filters: only these files */
+	strlist only = {0};
+	for (size_t i = 0; i < o->paths.n; i++)
+		vec_push(&only, path_absolute(o->paths.v[i]));
+	char *dbabs = path_absolute(o->compile_commands);
+	char *dbdir = path_dirname(dbabs);
+	free(dbabs);
+	struct hmap seen = {0};
+	for (size_t i = 0; i < db.entries.n; i++) {
+		struct compdb_entry *e = &db.entries.v[i];
+		if (!is_source_file(e->file))
+			continue;
+		if (only.n) {
+			bool match = false;
+			for (size_t k = 0; k < only.n; k++)
+				match = match || path_is_below(e->file, only.v[k]);
+			if (!match)
+				continue;
+		}
+		if (hmap_has(&seen, e->file))
+			continue; /* the same file compiled twice: analyse it once */
+		hmap_put(&seen, e->file, (void *)1);
+		struct tu_job j = {0};
+		j.file = xstrdup(e->file);
+		j.display = display_path(e->file);
+		j.directory = xstrdup(e->directory);
+		j.cxx = is_cxx(e->file);
+		char *ferr = NULL;
+		if (filter_flags(e->argv.v, e->argv.n, e->file, e->directory, &j.args, &j.dropped, &ferr) != 0) {
+			*err = xasprintf("%s: %s (entry for %s)", o->compile_commands, ferr, e->file);
+			free(ferr);
+			tu_job_free(&j);
+			hmap_free(&seen);
+			strlist_free(&only);
+			free(dbdir);
+			compdb_free(&db);
+			return 2;
+		}
+		char *fd = path_dirname(e->file);
+		add_dir(&in->roots, fd);
+		free(fd);
+		add_dir(&in->roots, e->directory);
+		vec_push(&in->jobs, j);
+	}
+	hmap_free(&seen);
+	/* roots are fixed only now; the common args go last */
+	for (size_t i = 0; i < in->jobs.n; i++)
+		add_common_args(o, in, &in->jobs.v[i]);
+	if (!db.entries.n)
+		vec_push(&in->warnings, xasprintf("%s: no entries", o->compile_commands));
+	strlist_free(&only);
+	free(dbdir);
+	compdb_free(&db);
+	return 0;
+}
+
+int inputs_build(const struct options *o, struct inputs *in, char **err)
+{
+	strlist explicit_dirs = {0};
+	for (size_t i = 0; i < o->ruby_includes.n; i++)
+		vec_push(&explicit_dirs, xstrdup(o->ruby_includes.v[i]));
+	char *rerr = NULL;
+	int r = ruby_headers_find(&explicit_dirs, &in->rh, &rerr);
+	strlist_free(&explicit_dirs);
+	if (r != 0) {
+		*err = rerr;
+		return 2;
+	}
+	in->virtual_dir = xstrdup(VIRTUAL_DIR);
+	if (o->compile_commands) {
+		r = build_compdb(o, in, err);
+	} else {
+		if (!o->paths.n) {
+			*err = xstrdup("no input: give files or directories, or -p BUILD_DIR (see --help)");
+			return 2;
+		}
+		in->buildless = true;
+		r = build_buildless(o, in, err);
+	}
+	if (r == 0)
+		qsort(in->jobs.v, in->jobs.n, sizeof(struct tu_job), job_cmp);
+	return r;
+}

@@ -1,0 +1,54 @@
+/* inputs.h: turning the command line into translation units to parse.
+ *
+ * Buildless mode (paths): finds the C/C++ sources, and gives each the Ruby
+ * header directories, its own directory, the HAVE_* defines mkmf would set on a
+ * modern Ruby for the GVL APIs, the defines read statically from the nearest
+ * extconf.rb, and the Ruby 3.4 view (RB_NOGVL_OFFLOAD_SAFE = 0x4) when the
+ * installed headers are older.
+ *
+ * Compile-database mode: each entry's own flags (filtered) and directory.
+ */
+#ifndef NOGVL_INPUTS_H
+#define NOGVL_INPUTS_H
+
+#include "cli.h"
+#include "compdb.h"
+#include "parse.h"
+
+struct ruby_headers {
+	strlist dirs;            /* absolute; arch dir first */
+	bool has_offload_flag;   /* ruby/thread.h defines RB_NOGVL_OFFLOAD_SAFE */
+	char *source;            /* how they were found, for -v */
+};
+
+/* Finds Ruby's headers: explicit dirs, else RbConfig from `ruby`, else
+ * pkg-config, else /usr/include/ruby-*. Returns 0, or -1 with *err. */
+int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, char **err);
+void ruby_headers_free(struct ruby_headers *rh);
+/* Reads dir/ruby/thread.h (in any of dirs) for RB_NOGVL_OFFLOAD_SAFE. */
+bool ruby_headers_have_offload(const strlist *dirs);
+
+/* The mkmf-style defines of a modern Ruby build for the GVL APIs. */
+extern const char *const buildless_defines[];
+extern const unsigned buildless_ndefines;
+
+/* Collects source files under path (a file or a directory), sorted, skipping
+ * tmp/, vendor/, pkg/ and .git/ unless include_vendor. Problems (unreadable
+ * directories, symlink loops) are appended to warnings. */
+void discover_sources(const char *path, bool include_vendor, strlist *out, strlist *warnings);
+bool is_source_file(const char *path);
+
+struct inputs {
+	VEC(struct tu_job) jobs;
+	strlist roots;          /* project roots (absolute) */
+	struct ruby_headers rh;
+	strlist warnings;       /* one line each, printed by the driver */
+	char *virtual_dir;      /* directory of the virtual extconf header */
+	bool buildless;
+};
+
+/* Builds the jobs. Returns 0, or 2 (usage/config error) with *err set. */
+int inputs_build(const struct options *o, struct inputs *in, char **err);
+void inputs_free(struct inputs *in);
+
+#endif

@@ -1,0 +1,184 @@
+/* model.h: the linked whole-program model that rules read.
+ *
+ * link.c joins the facts of every TU: one table of defined functions (keyed by
+ * USR, so two `static` functions with the same name in different files stay
+ * apart), the call graph (direct calls, resolved function-pointer calls,
+ * functions handed to library calls), the GVL-release sites with their
+ * callbacks resolved, and wrapper functions that forward a callback parameter
+ * to a release API. context.c then computes, per function, how it is reached
+ * without the GVL (from a callback), from an unblocking function, or under
+ * rb_thread_call_with_gvl, with the chain back to the release site.
+ */
+#ifndef NOGVL_MODEL_H
+#define NOGVL_MODEL_H
+
+#include "facts.h"
+#include "gvlapi.h"
+
+struct mfunc {
+	const struct func *f;
+	struct tu_facts *tu;
+	uint32_t id;
+	uint32_t edge_begin, edge_end; /* range in model.edges (outgoing) */
+	uint32_t in_begin, in_end;     /* range in model.in_edges (incoming, edge ids) */
+	int32_t wrapper;               /* index into model.wrappers, -1 */
+	uint8_t protected_body;        /* passed as body to rb_protect/rb_ensure/rb_rescue */
+};
+
+enum edge_kind {
+	EDGE_DIRECT = 1,   /* f() */
+	EDGE_POINTER,      /* fp(), s->fn(): resolved through bindings or assignments */
+	EDGE_FNARG,        /* g(cb) where g is a library function that may call cb */
+	EDGE_PARAM,        /* fn(x) where fn is a parameter, resolved from the callers' arguments */
+};
+
+struct edge {
+	uint32_t from;
+	int32_t to;        /* mfunc id; -1 for a function without a body */
+	uint32_t ev;       /* the call event in `from` */
+	uint8_t kind;      /* enum edge_kind */
+};
+
+enum cb_how {
+	CB_UNRESOLVED = 0,
+	CB_DIRECT,      /* the function's name */
+	CB_CAST,        /* (void *(*)(void *))fn */
+	CB_LOCAL_VAR,   /* a local function-pointer variable */
+	CB_GLOBAL_VAR,  /* a global/static function-pointer variable */
+	CB_FIELD,       /* a struct field (ops table, initialiser or assignment) */
+	CB_WRAPPER,     /* an argument of a wrapper function */
+	CB_NULL,        /* NULL */
+	CB_SENTINEL,    /* RUBY_UBF_IO / RUBY_UBF_PROCESS (-1) */
+};
+
+struct cbres {
+	uint8_t how;         /* enum cb_how */
+	uint8_t partial;     /* some assignments could not be resolved */
+	uint32_t ntargets;
+	uint32_t *targets;   /* mfunc ids with bodies */
+	uint32_t nexternal;
+	const char **external; /* resolved names without a body (library functions) */
+	const char *text;    /* as written */
+	const char *macro;   /* RUBY_UBF_IO, RUBY_UBF_PROCESS, NULL ... */
+};
+
+enum ubf_kind {
+	UBF_NONE = 0,   /* the API takes no UBF (ubf_select implied for IO regions) */
+	UBF_NULL,
+	UBF_IO,         /* RUBY_UBF_IO */
+	UBF_PROCESS,    /* RUBY_UBF_PROCESS */
+	UBF_FUNC,       /* a custom function */
+	UBF_UNKNOWN,
+};
+
+struct msite {
+	uint32_t id;
+	struct tu_facts *tu;
+	uint32_t fn;               /* mfunc id of the function making the call */
+	uint32_t ev;               /* event index of the call in that function */
+	const struct gvl_api *api; /* the underlying release API */
+	const char *called;        /* name as called: the API, or the wrapper's name */
+	int32_t inner;             /* for wrapper call sites: the site inside the wrapper */
+	struct loc loc;
+	const char *macro;         /* expanded from this macro */
+	struct cbres cb;
+	struct cbres ubf;
+	uint8_t ubf_kind;          /* enum ubf_kind */
+	const struct expr *data1, *data2, *flags_expr;
+	uint32_t data_fn;          /* function whose events fill data1/data2 (the caller
+				      when a wrapper forwards them, else fn) */
+	int flags;
+	uint8_t flags_known;
+	uint8_t is_template;       /* inside a wrapper, callback is the wrapper's parameter */
+	uint8_t removed_api;
+};
+
+struct wrapper {
+	uint32_t fn;        /* the wrapper function */
+	uint32_t site;      /* the release site inside it (possibly itself a wrapper call) */
+	int cb_param, data1_param, ubf_param, data2_param, flags_param; /* -1 when not forwarded */
+};
+
+/* How a function is reached in a given context. */
+struct reach {
+	int32_t pred_fn;   /* caller mfunc id, -1 at a root */
+	int32_t pred_ev;   /* call event in the caller (or the site's event at a root) */
+	int32_t site;      /* release site whose callback/UBF this chain starts from; -1 none */
+	uint8_t reached;
+	uint8_t edge_kind;
+};
+
+enum ctx_kind {
+	CTX_NOGVL = 0, /* reached from a callback while the GVL is released */
+	CTX_UBF,       /* reached from an unblocking function */
+	CTX_WITHGVL,   /* reached from a function given to rb_thread_call_with_gvl */
+	CTX_COUNT,
+};
+
+/* A call of rb_thread_call_with_gvl: its function runs with the GVL again. */
+struct withgvl_call {
+	uint32_t fn;     /* function making the call */
+	uint32_t ev;     /* the call event */
+	struct cbres target;
+};
+
+struct model {
+	struct tu_facts **tus;
+	size_t ntus;
+	VEC(struct mfunc) fns;
+	struct hmap fn_by_usr;      /* USR -> mfunc id + 1 */
+	VEC(struct edge) edges;     /* sorted by from */
+	VEC(uint32_t) in_edges;     /* edge ids sorted by to */
+	VEC(struct msite) sites;    /* sorted by location */
+	VEC(struct wrapper) wrappers;
+	struct hmap bindings;       /* "record\1field" -> VEC of binding pointers */
+	struct hmap globals;        /* global var USR -> first struct var * */
+	struct reach *reach[CTX_COUNT];
+	VEC(struct withgvl_call) withgvl;
+	struct arena arena;
+	struct strpool pool;
+	/* statistics */
+	uint32_t nsites_unresolved;
+	uint32_t ncallbacks;
+};
+
+struct model *model_link(struct tu_facts **tus, size_t ntus);
+void model_free(struct model *m);
+
+/* Lookups. */
+const struct mfunc *model_func_by_usr(const struct model *m, const char *usr);
+static inline const struct event *mf_event(const struct mfunc *mf, uint32_t ev)
+{
+	return &mf->f->events[ev];
+}
+const struct var *mf_var(const struct mfunc *mf, int32_t var);
+
+/* Context (context.c). */
+void context_compute(struct model *m);
+bool model_reached(const struct model *m, enum ctx_kind ctx, uint32_t fn);
+const struct reach *model_reach(const struct model *m, enum ctx_kind ctx, uint32_t fn);
+
+/* Functions reachable from the given roots in no-GVL context (the call graph
+ * below a callback or UBF). out[i] is set for every reached function; pred
+ * (optional) receives chains. Returns the count. */
+struct reach_set {
+	uint32_t n;
+	uint32_t *fns;      /* reached functions in BFS order */
+	struct reach *by_fn; /* indexed by mfunc id (ntotal entries) */
+	uint32_t nopaque;   /* unresolved function-pointer calls reached */
+};
+void model_reach_from(const struct model *m, const struct cbres *roots, int32_t site, struct reach_set *out);
+void reach_set_free(struct reach_set *rs);
+
+/* Edges. */
+static inline const struct edge *mf_edges(const struct model *m, const struct mfunc *mf, uint32_t *n)
+{
+	*n = mf->edge_end - mf->edge_begin;
+	return m->edges.v + mf->edge_begin;
+}
+
+/* Classification helpers shared by rules. */
+const char *cb_how_text(int how);
+const char *ubf_kind_text(int kind);
+
+#endif

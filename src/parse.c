@@ -1,0 +1,444 @@
+/* parse.c: parses translation units with libclang on N worker threads (one
+ * CXIndex per worker), extracts facts and disposes each TU at once.
+ *
+ * Files that do not parse get up to three recovery rounds: clang's "unknown
+ * type name" and "undeclared identifier" diagnostics become stub declarations
+ * in a virtual header that is force-included on the next parse. Stubbed names
+ * never produce findings by themselves (their origin is ORIGIN_STUB).
+ */
+#include "parse.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <xxhash.h>
+
+#include "gvlapi.h"
+#include "log.h"
+
+#define STUB_DIR "/nogvl-lint-stubs"
+#define MAX_SOURCE_BYTES (64u * 1024 * 1024)
+
+void tu_job_free(struct tu_job *j)
+{
+	free(j->file);
+	free(j->display);
+	free(j->directory);
+	for (size_t i = 0; i < j->args.n; i++)
+		free(j->args.v[i]);
+	vec_free(&j->args);
+	for (size_t i = 0; i < j->dropped.n; i++)
+		free(j->dropped.v[i]);
+	vec_free(&j->dropped);
+}
+
+static struct tu_facts *new_facts(const struct tu_job *job)
+{
+	struct tu_facts *tu = xcalloc(1, sizeof(*tu));
+	tu->path = intern(&tu->pool, job->file);
+	tu->display = intern(&tu->pool, job->display ? job->display : job->file);
+	tu->buildless = job->buildless;
+	tu->cxx = job->cxx;
+	for (size_t i = 0; i < job->dropped.n; i++)
+		vec_push(&tu->dropped_flags, intern(&tu->pool, job->dropped.v[i]));
+	return tu;
+}
+
+static void fail(struct tu_facts *tu, const char *reason)
+{
+	tu->status = TU_FAILED;
+	tu->fail_reason = intern(&tu->pool, reason);
+}
+
+static bool looks_binary(const char *text, size_t len)
+{
+	size_t n = len < 8192 ? len : 8192;
+	return memchr(text, '\0', n) != NULL;
+}
+
+/* The names clang could not resolve, with the kind of stub each needs. */
+struct stub_set {
+	struct hmap names; /* name -> kind (1 = type by value, 2 = opaque struct, 3 = constant) */
+	struct strpool pool;
+	unsigned next_value;
+};
+
+static bool is_ident(const char *s)
+{
+	if (!s || !*s || (*s >= '0' && *s <= '9'))
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return false;
+	return true;
+}
+
+/* Extracts 'name' from a message like "unknown type name 'foo'". */
+static const char *quoted_name(struct stub_set *st, const char *msg)
+{
+	const char *a = strchr(msg, '\'');
+	if (!a)
+		return NULL;
+	const char *b = strchr(a + 1, '\'');
+	if (!b || b == a + 1)
+		return NULL;
+	const char *n = intern_n(&st->pool, a + 1, (size_t)(b - a - 1));
+	return is_ident(n) ? n : NULL;
+}
+
+/* Looks at the token after the unknown name to choose the stub kind. */
+static int type_stub_kind(CXTranslationUnit ctu, CXDiagnostic d)
+{
+	CXSourceLocation l = clang_getDiagnosticLocation(d);
+	CXFile f;
+	unsigned off;
+	clang_getFileLocation(l, &f, NULL, NULL, &off);
+	if (!f)
+		return 1;
+	size_t size = 0;
+	const char *text = clang_getFileContents(ctu, f, &size);
+	if (!text || off >= size)
+		return 1;
+	size_t i = off;
+	while (i < size && (text[i] == '_' || (text[i] >= 'a' && text[i] <= 'z') || (text[i] >= 'A' && text[i] <= 'Z') ||
+			    (text[i] >= '0' && text[i] <= '9')))
+		i++;
+	while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+		i++;
+	return i < size && text[i] == '*' ? 2 : 1;
+}
+
+static unsigned collect_stubs(CXTranslationUnit ctu, struct stub_set *st)
+{
+	unsigned added = 0;
+	unsigned n = clang_getNumDiagnostics(ctu);
+	for (unsigned i = 0; i < n; i++) {
+		CXDiagnostic d = clang_getDiagnostic(ctu, i);
+		if (clang_getDiagnosticSeverity(d) < CXDiagnostic_Error) {
+			clang_disposeDiagnostic(d);
+			continue;
+		}
+		CXString s = clang_getDiagnosticSpelling(d);
+		const char *msg = clang_getCString(s);
+		int kind = 0;
+		if (str_starts(msg, "unknown type name "))
+			kind = type_stub_kind(ctu, d);
+		else if (str_starts(msg, "use of undeclared identifier "))
+			kind = 3;
+		if (kind) {
+			const char *name = quoted_name(st, msg);
+			if (name && !hmap_has(&st->names, name) && !gvl_api_is_name(name)) {
+				hmap_put(&st->names, name, (void *)(uintptr_t)kind);
+				added++;
+			}
+		}
+		clang_disposeString(s);
+		clang_disposeDiagnostic(d);
+	}
+	return added;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static char *render_stubs(struct stub_set *st)
+{
+	VEC(const char *) names = {0};
+	hmap_foreach(&st->names, e) vec_push(&names, e->key);
+	qsort(names.v, names.n, sizeof(*names.v), name_cmp);
+	struct strbuf sb = {0};
+	sb_puts(&sb, "/* nogvl-lint recovery stubs for names clang could not resolve */\n");
+	unsigned value = 1000001;
+	for (size_t i = 0; i < names.n; i++) {
+		int kind = (int)(uintptr_t)hmap_get(&st->names, names.v[i]);
+		if (kind == 1)
+			sb_printf(&sb, "typedef long %s;\n", names.v[i]);
+		else if (kind == 2)
+			sb_printf(&sb, "typedef struct nogvl_stub_%s %s;\n", names.v[i], names.v[i]);
+		else
+			sb_printf(&sb, "enum { %s = %u };\n", names.v[i], value++);
+	}
+	vec_free(&names);
+	return sb_detach(&sb);
+}
+
+static unsigned count_errors(CXTranslationUnit ctu, struct tu_facts *tu, bool keep)
+{
+	unsigned errors = 0, warnings = 0;
+	unsigned n = clang_getNumDiagnostics(ctu);
+	for (unsigned i = 0; i < n; i++) {
+		CXDiagnostic d = clang_getDiagnostic(ctu, i);
+		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
+		if (sev >= CXDiagnostic_Error)
+			errors++;
+		else if (sev == CXDiagnostic_Warning)
+			warnings++;
+		if (keep && sev >= CXDiagnostic_Error && tu->diags.n < 20) {
+			struct diag dg = {0};
+			dg.severity = (uint8_t)sev;
+			CXFile f;
+			unsigned line, col, off;
+			clang_getFileLocation(clang_getDiagnosticLocation(d), &f, &line, &col, &off);
+			if (f) {
+				CXString fs = clang_getFileName(f);
+				dg.loc.file = intern(&tu->pool, clang_getCString(fs) ? clang_getCString(fs) : "");
+				clang_disposeString(fs);
+			}
+			dg.loc.line = line;
+			dg.loc.col = col;
+			dg.loc.off = off;
+			CXString s = clang_getDiagnosticSpelling(d);
+			dg.msg = intern(&tu->pool, clang_getCString(s) ? clang_getCString(s) : "");
+			clang_disposeString(s);
+			vec_push(&tu->diags, dg);
+		}
+		clang_disposeDiagnostic(d);
+	}
+	if (keep) {
+		tu->nerrors = errors;
+		tu->nwarnings = warnings;
+	}
+	return errors;
+}
+
+/* Does the file mention a release API (worth the cost of recovery)? */
+static bool mentions_release_api(const char *text)
+{
+	for (unsigned i = 0; i < gvl_napis; i++)
+		if (strstr(text, gvl_apis[i].name))
+			return true;
+	return strstr(text, "without_gvl") || strstr(text, "nogvl") || strstr(text, "blocking_region");
+}
+
+static const char *const extra_clang_args[] = {
+	"-ferror-limit=0",
+	"-w", /* warnings are not our business; errors are counted */
+	"-Wno-error=implicit-function-declaration",
+	"-Wno-error=implicit-int",
+	"-Wno-error=int-conversion",
+	"-Wno-error=incompatible-function-pointer-types",
+	"-Wno-error=incompatible-pointer-types",
+};
+
+static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const struct parse_opts *o,
+				  const char *stub_path, const char *stub_text, enum CXErrorCode *err)
+{
+	VEC(const char *) argv = {0};
+	for (size_t i = 0; i < job->args.n; i++)
+		vec_push(&argv, job->args.v[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(extra_clang_args); i++)
+		vec_push(&argv, extra_clang_args[i]);
+	VEC(struct CXUnsavedFile) unsaved = {0};
+	for (unsigned i = 0; i < o->nvirtual; i++)
+		vec_push(&unsaved, o->virtual_files[i]);
+	if (stub_text) {
+		vec_push(&argv, "-include");
+		vec_push(&argv, stub_path);
+		struct CXUnsavedFile u = {stub_path, stub_text, strlen(stub_text)};
+		vec_push(&unsaved, u);
+	}
+	unsigned flags = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
+	CXTranslationUnit ctu = NULL;
+	*err = clang_parseTranslationUnit2(idx, job->file, argv.v, (int)argv.n, unsaved.v, (unsigned)unsaved.n,
+					   flags, &ctu);
+	vec_free(&argv);
+	vec_free(&unsaved);
+	return ctu;
+}
+
+static void hash_project_files(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_classifier *fc);
+
+struct tu_facts *parse_one(void *cxindex, const struct tu_job *job, const struct parse_opts *o)
+{
+	struct tu_facts *tu = new_facts(job);
+	double t0 = now_seconds();
+	size_t len = 0;
+	char *text = read_file(job->file, &len, MAX_SOURCE_BYTES);
+	if (!text) {
+		char *why = xasprintf("cannot read: %s", strerror(errno));
+		fail(tu, why);
+		free(why);
+		return tu;
+	}
+	if (looks_binary(text, len)) {
+		fail(tu, "not a C source file (binary content)");
+		free(text);
+		return tu;
+	}
+	if (job->directory && *job->directory && !path_is_dir(job->directory)) {
+		char *why = xasprintf("compile directory %s does not exist", job->directory);
+		fail(tu, why);
+		free(why);
+		free(text);
+		return tu;
+	}
+
+	enum CXErrorCode err = CXError_Success;
+	CXTranslationUnit ctu = do_parse(cxindex, job, o, NULL, NULL, &err);
+	if (!ctu || err != CXError_Success) {
+		const char *why = err == CXError_Crashed ? "libclang crashed while parsing"
+				  : err == CXError_ASTReadError ? "libclang could not read the AST"
+				  : err == CXError_InvalidArguments ? "libclang rejected the arguments"
+								    : "libclang could not parse the file";
+		fail(tu, why);
+		free(text);
+		if (ctu)
+			clang_disposeTranslationUnit(ctu);
+		return tu;
+	}
+	unsigned errors = count_errors(ctu, tu, false);
+	char stub_path[512];
+	snprintf(stub_path, sizeof(stub_path), STUB_DIR "/%s", o->fc && o->fc->stub_name ? o->fc->stub_name : "stubs.h");
+	if (errors && o->recover && mentions_release_api(text)) {
+		struct stub_set st = {0};
+		char *stub_text = NULL;
+		for (unsigned round = 0; round < 3; round++) {
+			if (!collect_stubs(ctu, &st))
+				break;
+			free(stub_text);
+			stub_text = render_stubs(&st);
+			enum CXErrorCode e2 = CXError_Success;
+			CXTranslationUnit next = do_parse(cxindex, job, o, stub_path, stub_text, &e2);
+			if (!next || e2 != CXError_Success) {
+				if (next)
+					clang_disposeTranslationUnit(next);
+				break;
+			}
+			unsigned errs2 = count_errors(next, tu, false);
+			clang_disposeTranslationUnit(ctu);
+			ctu = next;
+			tu->stub_rounds = round + 1;
+			tu->nstubs = (uint32_t)st.names.n;
+			tu->degraded = 1;
+			if (!errs2)
+				break;
+		}
+		free(stub_text);
+		hmap_free(&st.names);
+		strpool_free(&st.pool);
+	}
+	count_errors(ctu, tu, true);
+	tu->status = tu->nerrors ? TU_ERRORS : TU_OK;
+
+	extract_tu(ctu, tu, o->fc);
+	extract_token_sites(ctu, tu);
+	scan_pp_conds(tu, text, len);
+	hash_project_files(ctu, tu, o->fc);
+	clang_disposeTranslationUnit(ctu);
+	free(text);
+	tu->parse_seconds = now_seconds() - t0;
+	return tu;
+}
+
+struct incl_ctx {
+	struct tu_facts *tu;
+	const struct file_classifier *fc;
+	CXTranslationUnit ctu;
+};
+
+static void incl_cb(CXFile f, CXSourceLocation *stack, unsigned depth, CXClientData d)
+{
+	struct incl_ctx *c = d;
+	CXString s = clang_getFileName(f);
+	const char *name = clang_getCString(s);
+	if (name && *name) {
+		char *abs = path_absolute(name);
+		bool is_main = strcmp(abs, c->tu->path) == 0;
+		if (is_main || classify_path(c->fc, abs) == ORIGIN_PROJECT) {
+			size_t size = 0;
+			const char *text = clang_getFileContents(c->ctu, f, &size);
+			struct tu_file tf = {0};
+			tf.path = intern(&c->tu->pool, abs);
+			tf.hash = text ? XXH3_64bits(text, size) : 0;
+			tf.is_main = is_main;
+			vec_push(&c->tu->files, tf);
+		}
+		free(abs);
+	}
+	clang_disposeString(s);
+}
+
+static void hash_project_files(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_classifier *fc)
+{
+	struct incl_ctx c = {tu, fc, ctu};
+	clang_getInclusions(ctu, incl_cb, &c);
+}
+
+/* ---- worker pool ---- */
+
+struct pool {
+	struct tu_job *jobs;
+	size_t n;
+	const struct parse_opts *o;
+	struct tu_facts **out;
+	atomic_size_t next;
+	atomic_size_t done;
+	pthread_mutex_t progress_lock;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	CXIndex idx = clang_createIndex(0, 0);
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+		if (i >= p->n)
+			break;
+		p->out[i] = parse_one(idx, &p->jobs[i], p->o);
+		size_t d = atomic_fetch_add(&p->done, 1) + 1;
+		if (p->o->progress) {
+			pthread_mutex_lock(&p->progress_lock);
+			p->o->progress(p->o->progress_ctx, d, p->n, p->jobs[i].display);
+			pthread_mutex_unlock(&p->progress_lock);
+		}
+	}
+	clang_disposeIndex(idx);
+	return NULL;
+}
+
+struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_opts *o)
+{
+	struct tu_facts **out = xcalloc(n ? n : 1, sizeof(*out));
+	struct pool p = {.jobs = jobs, .n = n, .o = o, .out = out};
+	atomic_init(&p.next, 0);
+	atomic_init(&p.done, 0);
+	pthread_mutex_init(&p.progress_lock, NULL);
+	unsigned nt = o->jobs ? o->jobs : 1;
+	if (nt > n)
+		nt = n ? (unsigned)n : 1;
+	if (nt <= 1) {
+		worker(&p);
+	} else {
+		pthread_t *th = xcalloc(nt, sizeof(*th));
+		unsigned started = 0;
+		for (unsigned i = 0; i < nt; i++) {
+			/* libclang parses on its own thread with an 8 MiB stack; ours only walks */
+			pthread_attr_t attr;
+			pthread_attr_init(&attr);
+			pthread_attr_setstacksize(&attr, 16u * 1024 * 1024);
+			if (pthread_create(&th[i], &attr, worker, &p) == 0)
+				started++;
+			else
+				th[i] = 0;
+			pthread_attr_destroy(&attr);
+		}
+		if (!started)
+			worker(&p);
+		for (unsigned i = 0; i < nt; i++)
+			if (th[i])
+				pthread_join(th[i], NULL);
+		free(th);
+	}
+	pthread_mutex_destroy(&p.progress_lock);
+	for (size_t i = 0; i < n; i++)
+		if (!out[i]) {
+			out[i] = new_facts(&jobs[i]);
+			fail(out[i], "not analysed");
+		}
+	return out;
+}

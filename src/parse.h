@@ -1,0 +1,39 @@
+/* parse.h: parallel parsing of translation units into facts. */
+#ifndef NOGVL_PARSE_H
+#define NOGVL_PARSE_H
+
+#include "extract.h"
+#include "facts.h"
+
+/* One translation unit to analyse. */
+struct tu_job {
+	char *file;       /* absolute path of the main file */
+	char *display;    /* path shown to the user */
+	char *directory;  /* working directory for relative paths in args */
+	strlist args;     /* compiler arguments, without the input file */
+	strlist dropped;  /* flags dropped from the compile command */
+	bool buildless;
+	bool cxx;
+};
+
+void tu_job_free(struct tu_job *j);
+
+struct parse_opts {
+	unsigned jobs;
+	const struct file_classifier *fc;
+	int verbose;
+	bool recover;       /* stub recovery for files that do not parse */
+	double tu_timeout;  /* seconds; 0 = none */
+	const struct CXUnsavedFile *virtual_files; /* e.g. the buildless extconf.h */
+	unsigned nvirtual;
+	void (*progress)(void *ctx, size_t done, size_t total, const char *file);
+	void *progress_ctx;
+};
+
+/* Parses every job; returns an array of n facts (never NULL entries). */
+struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_opts *o);
+
+/* Parses one job with the given index (exposed for tests). */
+struct tu_facts *parse_one(void *cxindex, const struct tu_job *job, const struct parse_opts *o);
+
+#endif

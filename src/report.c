@@ -1,0 +1,342 @@
+/* report.c: findings, call-chain notes, text output. */
+#include "report.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rules.h"
+
+const char *severity_name(int sev)
+{
+	switch (sev) {
+	case SEV_NOTE: return "note";
+	case SEV_WARNING: return "warning";
+	case SEV_ERROR: return "error";
+	default: return "none";
+	}
+}
+
+int severity_parse(const char *s)
+{
+	if (!s)
+		return -1;
+	if (strcmp(s, "note") == 0 || strcmp(s, "info") == 0)
+		return SEV_NOTE;
+	if (strcmp(s, "warning") == 0)
+		return SEV_WARNING;
+	if (strcmp(s, "error") == 0)
+		return SEV_ERROR;
+	if (strcmp(s, "none") == 0)
+		return SEV_NONE;
+	return -1;
+}
+
+struct finding *finding_add(struct findings *fs, const struct rule_desc *r, int severity, const struct loc *loc,
+			    const char *function, const char *msg)
+{
+	struct finding *f = xcalloc(1, sizeof(*f));
+	f->rule = r;
+	f->severity = severity;
+	f->loc = *loc;
+	f->function = function;
+	f->msg = xstrdup(msg);
+	vec_push(&fs->v, f);
+	return f;
+}
+
+void finding_note(struct finding *f, const struct loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct note n = {*loc, xvasprintf(fmt, ap)};
+	va_end(ap);
+	vec_push(&f->notes, n);
+}
+
+void finding_fix(struct finding *f, const char *file, uint32_t off, uint32_t len, uint32_t line, uint32_t col,
+		 const char *text)
+{
+	struct fix x = {file, off, len, line, col, xstrdup(text)};
+	vec_push(&f->fixes, x);
+}
+
+void finding_macro_note(struct finding *f, const struct event *ev)
+{
+	if (ev->macro && !ev->in_macro_arg) {
+		f->macro = ev->macro;
+		/* RSTRING_LEN is `#define RSTRING_LEN RSTRING_LEN`: naming it again says nothing */
+		char *quoted = xasprintf("'%s'", ev->macro);
+		bool named = strstr(f->msg, quoted) != NULL;
+		free(quoted);
+		if (named)
+			return;
+		finding_note(f, &ev->loc, "expanded from macro '%s'", ev->macro);
+	}
+}
+
+static const char *ctx_verb(enum ctx_kind ctx)
+{
+	switch (ctx) {
+	case CTX_UBF: return "as the unblocking function of";
+	case CTX_WITHGVL: return "to";
+	default: return "to";
+	}
+}
+
+void finding_site_note(struct finding *f, const struct model *m, const struct msite *s, enum ctx_kind ctx,
+		       const char *fname)
+{
+	const char *what = s->inner >= 0 ? "wrapper" : NULL;
+	if (what) {
+		const struct msite *in = &m->sites.v[s->inner];
+		while (in->inner >= 0)
+			in = &m->sites.v[in->inner];
+		finding_note(f, &s->loc, "'%s' passed %s '%s' here, which releases the GVL with %s", fname,
+			     ctx_verb(ctx), s->called, in->api ? in->api->name : "?");
+	} else {
+		finding_note(f, &s->loc, "'%s' passed %s %s here", fname, ctx_verb(ctx), s->called);
+	}
+	if (s->macro)
+		finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);
+}
+
+void finding_chain_set(struct finding *f, const struct model *m, const struct reach *by_fn, uint32_t fn,
+		       enum ctx_kind ctx)
+{
+	uint32_t cur = fn;
+	unsigned guard = 0;
+	while (guard++ < 256) {
+		const struct reach *r = &by_fn[cur];
+		if (!r->reached || r->pred_fn < 0)
+			return;
+		const struct mfunc *me = &m->fns.v[cur];
+		if (r->edge_kind == 0) {
+			/* a root: the release site or the with-gvl call */
+			if (ctx == CTX_WITHGVL) {
+				const struct mfunc *caller = &m->fns.v[r->pred_fn];
+				const struct event *ev = &caller->f->events[r->pred_ev];
+				finding_note(f, &ev->loc, "'%s' passed to rb_thread_call_with_gvl here", me->f->name);
+				return;
+			}
+			if (r->site >= 0)
+				finding_site_note(f, m, &m->sites.v[r->site], ctx, me->f->name);
+			return;
+		}
+		const struct mfunc *caller = &m->fns.v[r->pred_fn];
+		const struct event *ev = &caller->f->events[r->pred_ev];
+		const char *how = r->edge_kind == EDGE_POINTER || r->edge_kind == EDGE_PARAM
+					  ? "called through a function pointer here from"
+				  : r->edge_kind == EDGE_FNARG ? "passed to a library call here from"
+							       : "called here from";
+		finding_note(f, &ev->loc, "'%s' %s '%s'", me->f->name, how, caller->f->name);
+		cur = (uint32_t)r->pred_fn;
+	}
+}
+
+void finding_chain(struct finding *f, const struct model *m, enum ctx_kind ctx, uint32_t fn)
+{
+	if (!m->reach[ctx])
+		return;
+	finding_chain_set(f, m, m->reach[ctx], fn, ctx);
+}
+
+/* ---- sorting ---- */
+
+static int finding_cmp(const void *a, const void *b)
+{
+	const struct finding *x = *(const struct finding *const *)a, *y = *(const struct finding *const *)b;
+	int c = str_cmp(x->loc.file, y->loc.file);
+	if (c)
+		return c;
+	if (x->loc.line != y->loc.line)
+		return x->loc.line < y->loc.line ? -1 : 1;
+	if (x->loc.col != y->loc.col)
+		return x->loc.col < y->loc.col ? -1 : 1;
+	c = strcmp(x->rule->slug, y->rule->slug);
+	if (c)
+		return c;
+	return strcmp(x->msg, y->msg);
+}
+
+static void finding_free(struct finding *f)
+{
+	free(f->msg);
+	for (size_t i = 0; i < f->notes.n; i++)
+		free(f->notes.v[i].msg);
+	vec_free(&f->notes);
+	for (size_t i = 0; i < f->fixes.n; i++)
+		free(f->fixes.v[i].text);
+	vec_free(&f->fixes);
+	free(f->fix_desc);
+	free(f);
+}
+
+void findings_sort(struct findings *fs)
+{
+	qsort(fs->v.v, fs->v.n, sizeof(*fs->v.v), finding_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < fs->v.n; i++) {
+		if (w && finding_cmp(&fs->v.v[w - 1], &fs->v.v[i]) == 0) {
+			finding_free(fs->v.v[i]);
+			continue;
+		}
+		fs->v.v[w++] = fs->v.v[i];
+	}
+	fs->v.n = w;
+}
+
+void findings_free(struct findings *fs)
+{
+	for (size_t i = 0; i < fs->v.n; i++)
+		finding_free(fs->v.v[i]);
+	vec_free(&fs->v);
+}
+
+/* ---- paths and source lines ---- */
+
+char *display_path(const char *abs)
+{
+	if (!abs)
+		return xstrdup("<unknown>");
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)))
+		return path_relative(abs, cwd);
+	return xstrdup(abs);
+}
+
+struct src_file {
+	char *text;
+	size_t len;
+	struct line_index li;
+};
+
+static struct hmap src_cache;
+static pthread_mutex_t src_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *source_line(const char *file, uint32_t line)
+{
+	if (!file)
+		return NULL;
+	pthread_mutex_lock(&src_lock);
+	struct src_file *sf = hmap_get(&src_cache, file);
+	if (!sf) {
+		sf = xcalloc(1, sizeof(*sf));
+		sf->text = read_file(file, &sf->len, 256u * 1024 * 1024);
+		if (sf->text)
+			line_index_build(&sf->li, sf->text, sf->len);
+		hmap_put(&src_cache, xstrdup(file), sf);
+	}
+	pthread_mutex_unlock(&src_lock);
+	if (!sf->text || line == 0 || line > sf->li.n)
+		return NULL;
+	static _Thread_local char *buf;
+	static _Thread_local size_t cap;
+	uint32_t b = sf->li.start[line - 1];
+	uint32_t e = line < sf->li.n ? sf->li.start[line] : (uint32_t)sf->len;
+	while (e > b && (sf->text[e - 1] == '\n' || sf->text[e - 1] == '\r'))
+		e--;
+	size_t n = e - b;
+	if (n + 1 > cap) {
+		cap = n + 1;
+		buf = xrealloc(buf, cap);
+	}
+	memcpy(buf, sf->text + b, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+void source_cache_clear(void)
+{
+	pthread_mutex_lock(&src_lock);
+	hmap_foreach(&src_cache, e)
+	{
+		struct src_file *sf = e->val;
+		free(sf->text);
+		line_index_free(&sf->li);
+		free(sf);
+		free((char *)e->key);
+	}
+	hmap_free(&src_cache);
+	pthread_mutex_unlock(&src_lock);
+}
+
+/* ---- text output ---- */
+
+/* Writes s with control characters made visible, so file contents and names
+ * cannot move the cursor or change colours of the terminal. */
+static void put_safe(FILE *out, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\t' || *p >= 0x20 || *p >= 0x80) {
+			if (*p == 0x7f)
+				fputs("^?", out);
+			else
+				fputc(*p, out);
+		} else {
+			fprintf(out, "^%c", *p + '@');
+		}
+	}
+}
+
+static void print_loc(FILE *out, const struct loc *l)
+{
+	char *p = display_path(l->file);
+	put_safe(out, p);
+	fprintf(out, ":%u:%u: ", l->line, l->col);
+	free(p);
+}
+
+void report_text(FILE *out, const struct findings *fs, bool color)
+{
+	const char *bold = color ? "\033[1m" : "", *reset = color ? "\033[0m" : "";
+	for (size_t i = 0; i < fs->v.n; i++) {
+		const struct finding *f = fs->v.v[i];
+		if (f->suppressed)
+			continue;
+		const char *sc = !color ? "" : f->severity == SEV_ERROR ? "\033[1;31m" : f->severity == SEV_WARNING ? "\033[1;35m" : "\033[1;36m";
+		fputs(bold, out);
+		print_loc(out, &f->loc);
+		fprintf(out, "%s%s%s: %s", sc, severity_name(f->severity), reset, bold);
+		put_safe(out, f->msg);
+		fprintf(out, " [%s]%s\n", f->rule->slug, reset);
+		const char *src = source_line(f->loc.file, f->loc.line);
+		if (src) {
+			fputs(" ", out);
+			put_safe(out, src);
+			fputs("\n ", out);
+			for (uint32_t c = 1; c < f->loc.col && src[c - 1]; c++)
+				fputc(src[c - 1] == '\t' ? '\t' : ' ', out);
+			fprintf(out, "%s^%s\n", color ? "\033[1;32m" : "", reset);
+		}
+		for (size_t k = 0; k < f->notes.n; k++) {
+			print_loc(out, &f->notes.v[k].loc);
+			fputs("note: ", out);
+			put_safe(out, f->notes.v[k].msg);
+			fputc('\n', out);
+		}
+		if (f->fixes.n && f->fix_desc) {
+			print_loc(out, &f->loc);
+			fputs("note: fix available: ", out);
+			put_safe(out, f->fix_desc);
+			fputs(" (apply with --fix)\n", out);
+		}
+	}
+}
+
+void summary_line(FILE *out, const struct summary *s)
+{
+	size_t total = s->errors + s->warnings + s->notes;
+	fprintf(out, "%zu file%s analysed", s->files, s->files == 1 ? "" : "s");
+	if (s->files_with_errors)
+		fprintf(out, " (%zu with parse errors%s)", s->files_with_errors,
+			s->files_degraded ? ", some analysed degraded" : "");
+	if (s->files_failed)
+		fprintf(out, ", %zu could not be analysed", s->files_failed);
+	fprintf(out, ", %zu finding%s (%zu error%s, %zu warning%s, %zu note%s)\n", total, total == 1 ? "" : "s",
+		s->errors, s->errors == 1 ? "" : "s", s->warnings, s->warnings == 1 ? "" : "s", s->notes,
+		s->notes == 1 ? "" : "s");
+}

@@ -1,0 +1,88 @@
+/* report.h: findings and their output. */
+#ifndef NOGVL_REPORT_H
+#define NOGVL_REPORT_H
+
+#include <stdio.h>
+
+#include "facts.h"
+#include "model.h"
+
+enum severity {
+	SEV_NOTE = 0,
+	SEV_WARNING = 1,
+	SEV_ERROR = 2,
+	SEV_NONE = 3, /* --fail-level none */
+};
+
+const char *severity_name(int sev);
+int severity_parse(const char *s); /* -1 when unknown */
+
+struct rule_desc;
+
+struct note {
+	struct loc loc;
+	char *msg;
+};
+
+/* A text replacement: [off, off+len) in file becomes text. */
+struct fix {
+	const char *file;
+	uint32_t off, len;
+	uint32_t line, col; /* of off, for output */
+	char *text;
+};
+
+struct finding {
+	const struct rule_desc *rule;
+	int severity;
+	struct loc loc;
+	char *msg;
+	const char *function;  /* enclosing function name, for fingerprints */
+	const char *macro;     /* the finding comes from this macro's expansion */
+	VEC(struct note) notes;
+	VEC(struct fix) fixes;
+	char *fix_desc;        /* what the fixes do */
+	uint8_t suppressed;
+};
+
+struct findings {
+	VEC(struct finding *) v;
+};
+
+struct finding *finding_add(struct findings *fs, const struct rule_desc *r, int severity, const struct loc *loc,
+			    const char *function, const char *msg);
+void finding_note(struct finding *f, const struct loc *loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
+void finding_fix(struct finding *f, const char *file, uint32_t off, uint32_t len, uint32_t line, uint32_t col,
+		 const char *text);
+/* "expanded from macro" note when ev came from a macro body. */
+void finding_macro_note(struct finding *f, const struct event *ev);
+/* Notes for the chain from function fn back to its release site (context ctx). */
+void finding_chain(struct finding *f, const struct model *m, enum ctx_kind ctx, uint32_t fn);
+/* Same, from a reach set computed for one site. */
+void finding_chain_set(struct finding *f, const struct model *m, const struct reach *by_fn, uint32_t fn,
+		       enum ctx_kind ctx);
+/* The note at a release site ("'cb' passed to rb_nogvl here"). */
+void finding_site_note(struct finding *f, const struct model *m, const struct msite *s, enum ctx_kind ctx,
+		       const char *fname);
+
+/* Sorts (file, line, col, slug, message) and drops exact duplicates. */
+void findings_sort(struct findings *fs);
+void findings_free(struct findings *fs);
+
+/* Display path: relative to the current directory when below it. */
+char *display_path(const char *abs);
+
+/* Source line `line` of file (cached), without the newline; NULL if unavailable. */
+const char *source_line(const char *file, uint32_t line);
+void source_cache_clear(void);
+
+struct summary {
+	size_t files, files_failed, files_with_errors, files_degraded;
+	size_t errors, warnings, notes;
+	size_t sites, callbacks, unresolved;
+};
+
+void report_text(FILE *out, const struct findings *fs, bool color);
+void summary_line(FILE *out, const struct summary *s);
+
+#endif

@@ -1,0 +1,657 @@
+/* util.c: see util.h. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static void out_of_memory(size_t n)
+{
+	fprintf(stderr, "nogvl-lint: out of memory (%zu bytes)\n", n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		out_of_memory(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		out_of_memory(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		out_of_memory(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xvasprintf(const char *fmt, va_list ap)
+{
+	struct strbuf sb = {0};
+	sb_vprintf(&sb, fmt, ap);
+	if (!sb.buf)
+		return xstrdup("");
+	return sb.buf;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = xvasprintf(fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+void strlist_free(strlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	vec_free(l);
+}
+
+/* ---- strbuf ---- */
+
+void sb_grow(struct strbuf *sb, size_t extra)
+{
+	size_t want = sb->len + extra + 1;
+	if (want <= sb->cap)
+		return;
+	size_t nc = sb->cap ? sb->cap * 2 : 64;
+	while (nc < want)
+		nc *= 2;
+	sb->buf = xrealloc(sb->buf, nc);
+	sb->cap = nc;
+}
+
+void sb_add(struct strbuf *sb, const char *s, size_t n)
+{
+	sb_grow(sb, n);
+	memcpy(sb->buf + sb->len, s, n);
+	sb->len += n;
+	sb->buf[sb->len] = '\0';
+}
+
+void sb_puts(struct strbuf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+void sb_putc(struct strbuf *sb, char c)
+{
+	sb_add(sb, &c, 1);
+}
+
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	va_copy(cp, ap);
+	int n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	sb_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void sb_printf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+const char *sb_str(struct strbuf *sb)
+{
+	return sb->buf ? sb->buf : "";
+}
+
+char *sb_detach(struct strbuf *sb)
+{
+	char *s = sb->buf ? sb->buf : xstrdup("");
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+	return s;
+}
+
+void sb_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->buf)
+		sb->buf[0] = '\0';
+}
+
+void sb_free(struct strbuf *sb)
+{
+	free(sb->buf);
+	sb->buf = NULL;
+	sb->len = sb->cap = 0;
+}
+
+/* ---- arena ---- */
+
+struct arena_block {
+	struct arena_block *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+void *arena_alloc(struct arena *a, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!a->head || a->head->size - a->head->used < n) {
+		size_t sz = n > 32768 ? n : 32768;
+		struct arena_block *b = xmalloc(sizeof(*b) + sz);
+		b->next = a->head;
+		b->size = sz;
+		b->used = 0;
+		a->head = b;
+	}
+	void *p = a->head->data + a->head->used;
+	a->head->used += n;
+	a->used_total += n;
+	memset(p, 0, n);
+	return p;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *p = arena_alloc(a, n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+void *arena_memdup(struct arena *a, const void *p, size_t n)
+{
+	void *q = arena_alloc(a, n);
+	if (n)
+		memcpy(q, p, n);
+	return q;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *tmp = xvasprintf(fmt, ap);
+	va_end(ap);
+	char *s = arena_strdup(a, tmp);
+	free(tmp);
+	return s;
+}
+
+void arena_free(struct arena *a)
+{
+	struct arena_block *b = a->head;
+	while (b) {
+		struct arena_block *n = b->next;
+		free(b);
+		b = n;
+	}
+	a->head = NULL;
+	a->used_total = 0;
+}
+
+/* ---- hash map (open addressing, linear probing) ---- */
+
+uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return h;
+}
+
+static struct hmap_entry *hmap_find(const struct hmap *m, const char *key, uint64_t h)
+{
+	if (!m->cap)
+		return NULL;
+	size_t mask = m->cap - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct hmap_entry *e = &m->slots[i];
+		if (!e->key)
+			return e;
+		if (e->hash == h && strcmp(e->key, key) == 0)
+			return e;
+	}
+}
+
+void *hmap_get(const struct hmap *m, const char *key)
+{
+	struct hmap_entry *e = hmap_find(m, key, str_hash(key));
+	return e && e->key ? e->val : NULL;
+}
+
+bool hmap_has(const struct hmap *m, const char *key)
+{
+	struct hmap_entry *e = hmap_find(m, key, str_hash(key));
+	return e && e->key;
+}
+
+void *hmap_put(struct hmap *m, const char *key, void *val)
+{
+	if ((m->n + 1) * 4 > m->cap * 3) {
+		size_t nc = m->cap ? m->cap * 2 : 64;
+		struct hmap_entry *old = m->slots;
+		size_t oc = m->cap;
+		m->slots = xcalloc(nc, sizeof(*m->slots));
+		m->cap = nc;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].key)
+				*hmap_find(m, old[i].key, old[i].hash) = old[i];
+		free(old);
+	}
+	uint64_t h = str_hash(key);
+	struct hmap_entry *e = hmap_find(m, key, h);
+	if (e->key) {
+		void *prev = e->val;
+		e->val = val;
+		return prev;
+	}
+	e->key = key;
+	e->hash = h;
+	e->val = val;
+	m->n++;
+	return NULL;
+}
+
+void hmap_free(struct hmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->n = 0;
+}
+
+const char *intern_n(struct strpool *p, const char *s, size_t n)
+{
+	char stackbuf[256];
+	char *tmp = n < sizeof(stackbuf) ? stackbuf : xmalloc(n + 1);
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	const char *found = hmap_get(&p->map, tmp);
+	if (!found) {
+		char *copy = arena_strndup(&p->arena, tmp, n);
+		hmap_put(&p->map, copy, copy);
+		found = copy;
+	}
+	if (tmp != stackbuf)
+		free(tmp);
+	return found;
+}
+
+const char *intern(struct strpool *p, const char *s)
+{
+	return s ? intern_n(p, s, strlen(s)) : NULL;
+}
+
+void strpool_free(struct strpool *p)
+{
+	hmap_free(&p->map);
+	arena_free(&p->arena);
+}
+
+/* ---- strings ---- */
+
+bool str_starts(const char *s, const char *prefix)
+{
+	return s && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool str_ends(const char *s, const char *suffix)
+{
+	if (!s)
+		return false;
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && memcmp(s + a - b, suffix, b) == 0;
+}
+
+bool str_eq(const char *a, const char *b)
+{
+	if (a == b)
+		return true;
+	if (!a || !b)
+		return false;
+	return strcmp(a, b) == 0;
+}
+
+int str_cmp(const char *a, const char *b)
+{
+	if (a == b)
+		return 0;
+	if (!a)
+		return -1;
+	if (!b)
+		return 1;
+	return strcmp(a, b);
+}
+
+int str_in_list(const char *s, const char *const *list, size_t n)
+{
+	if (!s)
+		return -1;
+	for (size_t i = 0; (n ? i < n : list[i] != NULL); i++)
+		if (strcmp(s, list[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+bool str_in_sorted(const char *s, const char *const *sorted, size_t n)
+{
+	if (!s)
+		return false;
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		int c = strcmp(s, sorted[mid]);
+		if (c == 0)
+			return true;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return false;
+}
+
+/* ---- paths ---- */
+
+char *path_join(const char *a, const char *b)
+{
+	if (!a || !*a || b[0] == '/')
+		return xstrdup(b);
+	size_t la = strlen(a);
+	return xasprintf("%s%s%s", a, a[la - 1] == '/' ? "" : "/", b);
+}
+
+char *path_dirname(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	if (!slash)
+		return xstrdup(".");
+	if (slash == p)
+		return xstrdup("/");
+	return xstrndup(p, (size_t)(slash - p));
+}
+
+const char *path_basename(const char *p)
+{
+	const char *slash = strrchr(p, '/');
+	return slash ? slash + 1 : p;
+}
+
+char *path_normalize(const char *p)
+{
+	bool abs = p[0] == '/';
+	VEC(char *) parts = {0};
+	char *copy = xstrdup(p);
+	char *save = NULL;
+	for (char *tok = strtok_r(copy, "/", &save); tok; tok = strtok_r(NULL, "/", &save)) {
+		if (strcmp(tok, ".") == 0)
+			continue;
+		if (strcmp(tok, "..") == 0) {
+			if (parts.n && strcmp(parts.v[parts.n - 1], "..") != 0) {
+				parts.n--;
+				continue;
+			}
+			if (abs)
+				continue;
+		}
+		vec_push(&parts, tok);
+	}
+	struct strbuf sb = {0};
+	if (abs)
+		sb_putc(&sb, '/');
+	for (size_t i = 0; i < parts.n; i++) {
+		if (i)
+			sb_putc(&sb, '/');
+		sb_puts(&sb, parts.v[i]);
+	}
+	if (!sb.len)
+		sb_putc(&sb, '.');
+	vec_free(&parts);
+	free(copy);
+	return sb_detach(&sb);
+}
+
+char *path_absolute(const char *p)
+{
+	char buf[PATH_MAX];
+	if (realpath(p, buf))
+		return xstrdup(buf);
+	if (p[0] == '/')
+		return path_normalize(p);
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return path_normalize(p);
+	char *j = path_join(cwd, p);
+	char *n = path_normalize(j);
+	free(j);
+	return n;
+}
+
+bool path_is_below(const char *p, const char *dir)
+{
+	size_t n = strlen(dir);
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	if (strncmp(p, dir, n) != 0)
+		return false;
+	return p[n] == '/' || p[n] == '\0' || (n == 1 && dir[0] == '/');
+}
+
+char *path_relative(const char *p, const char *base)
+{
+	if (base && path_is_below(p, base)) {
+		size_t n = strlen(base);
+		while (n > 1 && base[n - 1] == '/')
+			n--;
+		const char *rest = p + n;
+		while (*rest == '/')
+			rest++;
+		if (*rest)
+			return xstrdup(rest);
+	}
+	return xstrdup(p);
+}
+
+bool path_is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+bool path_is_file(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *path_ext(const char *p)
+{
+	const char *base = path_basename(p);
+	const char *dot = strrchr(base, '.');
+	return dot && dot != base ? dot : "";
+}
+
+char *read_file(const char *path, size_t *len, size_t max_bytes)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
+	if (max_bytes && (size_t)st.st_size > max_bytes) {
+		close(fd);
+		errno = EFBIG;
+		return NULL;
+	}
+	size_t cap = (size_t)st.st_size + 1, n = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		if (n + 1 >= cap) {
+			if (max_bytes && cap > max_bytes) {
+				free(buf);
+				close(fd);
+				errno = EFBIG;
+				return NULL;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		ssize_t r = read(fd, buf + n, cap - n - 1);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(buf);
+			close(fd);
+			errno = e;
+			return NULL;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}
+
+char *capture_command(char *const argv[], size_t max)
+{
+	int fds[2];
+	if (pipe(fds) != 0)
+		return NULL;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return NULL;
+	}
+	if (pid == 0) {
+		dup2(fds[1], 1);
+		int devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, 0);
+			dup2(devnull, 2);
+		}
+		close(fds[0]);
+		close(fds[1]);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	struct strbuf sb = {0};
+	char buf[4096];
+	for (;;) {
+		ssize_t r = read(fds[0], buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		if (sb.len + (size_t)r <= max)
+			sb_add(&sb, buf, (size_t)r);
+	}
+	close(fds[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		sb_free(&sb);
+		return NULL;
+	}
+	return sb_detach(&sb);
+}
+
+void line_index_build(struct line_index *li, const char *text, size_t len)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n')
+			n++;
+	li->start = xmalloc((n + 1) * sizeof(uint32_t));
+	li->n = 0;
+	li->start[li->n++] = 0;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n')
+			li->start[li->n++] = (uint32_t)(i + 1);
+}
+
+uint32_t line_index_offset(const struct line_index *li, uint32_t line, uint32_t col)
+{
+	if (line == 0 || line > li->n)
+		return UINT32_MAX;
+	return li->start[line - 1] + (col ? col - 1 : 0);
+}
+
+void line_index_free(struct line_index *li)
+{
+	free(li->start);
+	li->start = NULL;
+	li->n = 0;
+}
+
+unsigned cpu_count(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned)n : 1;
+}
+
+double now_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}

@@ -1,0 +1,164 @@
+/* util.h: memory, growable arrays, string buffers, arenas, hash maps, paths.
+ *
+ * Allocation failure is not recoverable in this tool: the x* functions abort()
+ * with a message, the way git's xmalloc does. Nothing below main() calls exit().
+ */
+#ifndef NOGVL_UTIL_H
+#define NOGVL_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define UNUSED(x) ((void)(x))
+
+#if defined(__GNUC__)
+#define PRINTF_LIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTF_LIKE(f, a)
+#endif
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
+char *xvasprintf(const char *fmt, va_list ap);
+
+/* Growable array: VEC(int) v = {0}; vec_push(&v, 3); free(v.v); */
+#define VEC(T)                                                                 \
+	struct {                                                               \
+		T *v;                                                          \
+		size_t n, cap;                                                 \
+	}
+#define vec_reserve(vec, want)                                                 \
+	do {                                                                   \
+		if ((want) > (vec)->cap) {                                     \
+			size_t nc_ = (vec)->cap ? (vec)->cap * 2 : 8;          \
+			while (nc_ < (want))                                   \
+				nc_ *= 2;                                      \
+			(vec)->v = xrealloc((vec)->v, nc_ * sizeof(*(vec)->v)); \
+			(vec)->cap = nc_;                                      \
+		}                                                              \
+	} while (0)
+#define vec_push(vec, x)                                                       \
+	do {                                                                   \
+		vec_reserve((vec), (vec)->n + 1);                              \
+		(vec)->v[(vec)->n++] = (x);                                    \
+	} while (0)
+#define vec_free(vec)                                                          \
+	do {                                                                   \
+		free((vec)->v);                                                \
+		(vec)->v = NULL;                                               \
+		(vec)->n = (vec)->cap = 0;                                     \
+	} while (0)
+
+typedef VEC(char *) strlist; /* owned strings; strlist_free() frees them */
+void strlist_free(strlist *l);
+
+/* String buffer, always NUL-terminated once anything was added. */
+struct strbuf {
+	char *buf;
+	size_t len, cap;
+};
+void sb_grow(struct strbuf *sb, size_t extra);
+void sb_add(struct strbuf *sb, const char *s, size_t n);
+void sb_puts(struct strbuf *sb, const char *s);
+void sb_putc(struct strbuf *sb, char c);
+void sb_printf(struct strbuf *sb, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
+const char *sb_str(struct strbuf *sb); /* "" when empty */
+char *sb_detach(struct strbuf *sb);    /* caller frees; buffer reset */
+void sb_reset(struct strbuf *sb);
+void sb_free(struct strbuf *sb);
+
+/* Arena: many small allocations freed at once (facts of one TU). */
+struct arena_block;
+struct arena {
+	struct arena_block *head;
+	size_t used_total;
+};
+void *arena_alloc(struct arena *a, size_t n); /* zeroed, 16-byte aligned */
+char *arena_strdup(struct arena *a, const char *s);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_printf(struct arena *a, const char *fmt, ...) PRINTF_LIKE(2, 3);
+void *arena_memdup(struct arena *a, const void *p, size_t n);
+void arena_free(struct arena *a);
+
+/* String-keyed hash map. Keys are not copied: they must outlive the map. */
+struct hmap_entry {
+	const char *key;
+	void *val;
+	uint64_t hash;
+};
+struct hmap {
+	struct hmap_entry *slots;
+	size_t cap, n;
+};
+uint64_t str_hash(const char *s);
+void *hmap_get(const struct hmap *m, const char *key);
+bool hmap_has(const struct hmap *m, const char *key);
+/* Inserts or replaces; returns the previous value or NULL. */
+void *hmap_put(struct hmap *m, const char *key, void *val);
+void hmap_free(struct hmap *m);
+#define hmap_foreach(m, e)                                                     \
+	for (struct hmap_entry *e = (m)->slots; e && e < (m)->slots + (m)->cap; e++) \
+		if (e->key)
+
+/* Interning: one stored copy of each string, compared by pointer. Thread-unsafe:
+ * use one pool per thread or per TU. */
+struct strpool {
+	struct hmap map;
+	struct arena arena;
+};
+const char *intern(struct strpool *p, const char *s);
+const char *intern_n(struct strpool *p, const char *s, size_t n);
+void strpool_free(struct strpool *p);
+
+/* Strings. */
+bool str_starts(const char *s, const char *prefix);
+bool str_ends(const char *s, const char *suffix);
+bool str_eq(const char *a, const char *b); /* NULL-safe */
+int str_cmp(const char *a, const char *b); /* NULL sorts first */
+/* Index of s in a NULL-terminated or counted list; -1 if absent. */
+int str_in_list(const char *s, const char *const *list, size_t n);
+/* Binary search in a sorted array of strings. */
+bool str_in_sorted(const char *s, const char *const *sorted, size_t n);
+
+/* Paths. */
+char *path_join(const char *a, const char *b);
+char *path_dirname(const char *p);
+const char *path_basename(const char *p);
+char *path_absolute(const char *p);   /* realpath, or cwd-joined normalised text */
+char *path_normalize(const char *p);  /* collapse //, /./ and /../ lexically */
+/* p relative to base when p is below base, else a copy of p. */
+char *path_relative(const char *p, const char *base);
+bool path_is_below(const char *p, const char *dir);
+bool path_is_dir(const char *p);
+bool path_is_file(const char *p);
+const char *path_ext(const char *p); /* ".c", or "" */
+
+/* Reads a whole file (NUL-terminated). Returns NULL and sets errno on failure.
+ * Files larger than max_bytes fail with EFBIG. */
+char *read_file(const char *path, size_t *len, size_t max_bytes);
+
+/* Reads the output of argv (no shell), up to max bytes. Returns NULL on failure. */
+char *capture_command(char *const argv[], size_t max);
+
+/* Line index of a buffer: start offsets of each line (1-based lines). */
+struct line_index {
+	uint32_t *start;
+	uint32_t n;
+};
+void line_index_build(struct line_index *li, const char *text, size_t len);
+uint32_t line_index_offset(const struct line_index *li, uint32_t line, uint32_t col);
+void line_index_free(struct line_index *li);
+
+unsigned cpu_count(void);
+double now_seconds(void);
+
+#endif

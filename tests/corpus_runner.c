@@ -1,0 +1,363 @@
+/* corpus_runner: runs nogvl-lint's analysis over annotated corpus cases and
+ * requires the findings to equal the expectations exactly.
+ *
+ *   corpus_runner [--bless] DIR...
+ *
+ * A case is a source file directly inside a group directory
+ * (corpus/<group>/case.c) or a subdirectory holding several files
+ * (corpus/<group>/<case>/, analysed as one gem). Expectations are comments on
+ * the offending line:
+ *
+ *     rb_raise(rb_eIOError, "x");   // expect: ruby-api-without-gvl
+ *     foo(RSTRING_PTR(s));          /+ expect: a-slug, other-slug +/  (with *)
+ *
+ * Each slug listed is one finding of that rule on that line (list a slug twice
+ * for two). A case may pass options to the analysis with a directive comment:
+ *
+ *     /+ nogvl-lint-test: --enable debug-release-site +/   (with *)
+ *
+ * --bless rewrites the expectation comments of failing cases to what the
+ * tool reports, for review with git diff.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "compdb.h"
+#include "log.h"
+#include "report.h"
+#include "rules.h"
+#include "run.h"
+#include "util.h"
+
+struct expect {
+	char *file; /* absolute */
+	uint32_t line;
+	char *slug;  /* NULL for a message expectation */
+	char *msg;   /* expect-msg: a finding on the line has a message containing this */
+	bool matched;
+};
+
+typedef VEC(struct expect) expect_vec;
+
+static bool is_case_file(const char *name)
+{
+	const char *e = path_ext(name);
+	return strcmp(e, ".c") == 0 || strcmp(e, ".cc") == 0 || strcmp(e, ".cpp") == 0 || strcmp(e, ".h") == 0;
+}
+
+static void parse_expectations(const char *file, const char *text, expect_vec *out, strlist *directives)
+{
+	uint32_t line = 1;
+	const char *p = text;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char *l = xstrndup(p, len);
+		char *d = strstr(l, "nogvl-lint-test:");
+		if (d) {
+			d += strlen("nogvl-lint-test:");
+			char *end = strstr(d, "*/");
+			if (end)
+				*end = '\0';
+			shell_split(d, directives);
+		}
+		char *mx = strstr(l, "expect-msg:");
+		if (mx) {
+			mx += strlen("expect-msg:");
+			while (*mx == ' ')
+				mx++;
+			char *end = strstr(mx, "*/");
+			if (end)
+				*end = '\0';
+			size_t n = strlen(mx);
+			while (n && (mx[n - 1] == ' ' || mx[n - 1] == '\t'))
+				mx[--n] = '\0';
+			struct expect e = {xstrdup(file), line, NULL, xstrdup(mx), false};
+			vec_push(out, e);
+			*(mx - strlen("expect-msg:")) = '\0'; /* the rest of the line is the message */
+		}
+		char *x = strstr(l, "expect:");
+		if (x && (strstr(l, "//") || strstr(l, "/*"))) {
+			x += strlen("expect:");
+			char *end = strstr(x, "*/");
+			if (end)
+				*end = '\0';
+			char *save = NULL;
+			for (char *t = strtok_r(x, ", \t", &save); t; t = strtok_r(NULL, ", \t", &save)) {
+				struct expect e = {xstrdup(file), line, xstrdup(t), NULL, false};
+				vec_push(out, e);
+			}
+		}
+		free(l);
+		line++;
+		if (!eol)
+			break;
+		p = eol + 1;
+	}
+}
+
+static void collect_files(const char *path, strlist *out)
+{
+	if (!path_is_dir(path)) {
+		vec_push(out, path_absolute(path));
+		return;
+	}
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	strlist names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			vec_push(&names, xstrdup(de->d_name));
+	closedir(d);
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = path_join(path, names.v[i]);
+		if (path_is_dir(p))
+			collect_files(p, out);
+		else if (is_case_file(p))
+			vec_push(out, path_absolute(p));
+		free(p);
+	}
+	strlist_free(&names);
+}
+
+struct got {
+	char *file;
+	uint32_t line;
+	const char *slug;
+	char *msg;
+	bool matched;
+};
+
+static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
+{
+	strlist files = {0};
+	collect_files(casepath, &files);
+	expect_vec exp = {0};
+	strlist directives = {0};
+	for (size_t i = 0; i < files.n; i++) {
+		char *text = read_file(files.v[i], NULL, 0);
+		if (text) {
+			parse_expectations(files.v[i], text, &exp, &directives);
+			free(text);
+		}
+	}
+	/* options: the case path plus directives */
+	VEC(char *) argv = {0};
+	vec_push(&argv, "nogvl-lint");
+	vec_push(&argv, "--jobs");
+	vec_push(&argv, "1");
+	for (size_t i = 0; i < directives.n; i++)
+		vec_push(&argv, directives.v[i]);
+	vec_push(&argv, (char *)casepath);
+	struct options o;
+	options_init(&o);
+	FILE *devnull = fopen("/dev/null", "w");
+	int rc = options_parse(&o, (int)argv.n, argv.v, stderr);
+	int failed = 0;
+	if (rc != 0) {
+		printf("FAIL %s: bad directive\n", casepath);
+		failed = 1;
+	} else {
+		log_stream = devnull;
+		struct run r;
+		rc = run_analysis(&o, &r);
+		log_stream = NULL;
+		VEC(struct got) got = {0};
+		if (rc != 0) {
+			printf("FAIL %s: analysis did not run (status %d)\n", casepath, rc);
+			failed = 1;
+		} else {
+			for (size_t i = 0; i < r.findings.v.n; i++) {
+				const struct finding *f = r.findings.v.v[i];
+				if (f->suppressed)
+					continue;
+				struct got g = {xstrdup(f->loc.file ? f->loc.file : ""), f->loc.line, f->rule->slug,
+						xstrdup(f->msg), false};
+				vec_push(&got, g);
+			}
+		}
+		run_free(&r);
+		if (rc == 0) {
+			for (size_t i = 0; i < exp.n; i++) {
+				if (!exp.v[i].slug) {
+					for (size_t k = 0; k < got.n; k++)
+						if (got.v[k].line == exp.v[i].line && strcmp(got.v[k].file, exp.v[i].file) == 0 &&
+						    strstr(got.v[k].msg, exp.v[i].msg))
+							exp.v[i].matched = true;
+					continue;
+				}
+				for (size_t k = 0; k < got.n; k++) {
+					if (got.v[k].matched || got.v[k].line != exp.v[i].line ||
+					    strcmp(got.v[k].slug, exp.v[i].slug) != 0 ||
+					    strcmp(got.v[k].file, exp.v[i].file) != 0)
+						continue;
+					got.v[k].matched = exp.v[i].matched = true;
+					break;
+				}
+			}
+			for (size_t i = 0; i < exp.n; i++) {
+				if (exp.v[i].matched)
+					continue;
+				if (!failed)
+					printf("FAIL %s\n", casepath);
+				failed = 1;
+				if (exp.v[i].slug)
+					printf("  missing: %s:%u: %s\n", path_basename(exp.v[i].file), exp.v[i].line,
+					       exp.v[i].slug);
+				else
+					printf("  missing message: %s:%u: ...%s...\n", path_basename(exp.v[i].file),
+					       exp.v[i].line, exp.v[i].msg);
+			}
+			for (size_t k = 0; k < got.n; k++) {
+				if (got.v[k].matched)
+					continue;
+				if (!failed)
+					printf("FAIL %s\n", casepath);
+				failed = 1;
+				printf("  unexpected: %s:%u: %s: %s\n", path_basename(got.v[k].file), got.v[k].line,
+				       got.v[k].slug, got.v[k].msg);
+			}
+			if (failed && bless) {
+				/* rewrite expectation comments per file/line */
+				for (size_t fi = 0; fi < files.n; fi++) {
+					char *text = read_file(files.v[fi], NULL, 0);
+					if (!text)
+						continue;
+					struct strbuf sb = {0};
+					uint32_t line = 1;
+					const char *p = text;
+					while (*p) {
+						const char *eol = strchr(p, '\n');
+						size_t len = eol ? (size_t)(eol - p) : strlen(p);
+						char *l = xstrndup(p, len);
+						char *x = strstr(l, "/* expect:");
+						if (!x)
+							x = strstr(l, "// expect:");
+						if (x) {
+							*x = '\0';
+							size_t n = strlen(l);
+							while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
+								l[--n] = '\0';
+						}
+						sb_puts(&sb, l);
+						bool first = true;
+						for (size_t k = 0; k < got.n; k++) {
+							if (got.v[k].line != line || strcmp(got.v[k].file, files.v[fi]) != 0)
+								continue;
+							sb_puts(&sb, first ? " /* expect: " : ", ");
+							sb_puts(&sb, got.v[k].slug);
+							first = false;
+						}
+						if (!first)
+							sb_puts(&sb, " */");
+						free(l);
+						if (eol)
+							sb_putc(&sb, '\n');
+						line++;
+						if (!eol)
+							break;
+						p = eol + 1;
+					}
+					FILE *w = fopen(files.v[fi], "w");
+					if (w) {
+						fputs(sb_str(&sb), w);
+						fclose(w);
+					}
+					sb_free(&sb);
+					free(text);
+				}
+				printf("  blessed\n");
+			}
+		}
+		for (size_t k = 0; k < got.n; k++) {
+			free(got.v[k].file);
+			free(got.v[k].msg);
+		}
+		vec_free(&got);
+	}
+	if (!failed)
+		printf("ok   %s (%zu expectation%s)\n", casepath, exp.n, exp.n == 1 ? "" : "s");
+	*nfail_out += (unsigned)failed;
+	fclose(devnull);
+	options_free(&o);
+	vec_free(&argv);
+	strlist_free(&directives);
+	for (size_t i = 0; i < exp.n; i++) {
+		free(exp.v[i].file);
+		free(exp.v[i].slug);
+		free(exp.v[i].msg);
+	}
+	vec_free(&exp);
+	strlist_free(&files);
+	source_cache_clear();
+	return failed;
+}
+
+static int str_sort(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Cases of a group directory (or the case itself when given a file or a case dir). */
+static void cases_of(const char *dir, strlist *cases)
+{
+	if (!path_is_dir(dir)) {
+		vec_push(cases, xstrdup(dir));
+		return;
+	}
+	char *marker = path_join(dir, "extconf.rb");
+	bool is_case_dir = path_is_file(marker);
+	free(marker);
+	if (is_case_dir) {
+		vec_push(cases, xstrdup(dir));
+		return;
+	}
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	strlist local = {0};
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *p = path_join(dir, de->d_name);
+		const char *e = path_ext(p);
+		if (path_is_dir(p) || strcmp(e, ".c") == 0 || strcmp(e, ".cc") == 0 || strcmp(e, ".cpp") == 0)
+			vec_push(&local, p);
+		else
+			free(p);
+	}
+	closedir(d);
+	qsort(local.v, local.n, sizeof(char *), str_sort);
+	for (size_t i = 0; i < local.n; i++)
+		vec_push(cases, local.v[i]);
+	vec_free(&local);
+}
+
+int main(int argc, char **argv)
+{
+	bool bless = false;
+	strlist cases = {0};
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--bless") == 0)
+			bless = true;
+		else
+			cases_of(argv[i], &cases);
+	}
+	if (!cases.n) {
+		fprintf(stderr, "usage: corpus_runner [--bless] DIR...\n");
+		return 2;
+	}
+	unsigned nfail = 0;
+	for (size_t i = 0; i < cases.n; i++)
+		run_case(cases.v[i], bless, &nfail);
+	printf("%zu passed, %u failed\n", cases.n - nfail, nfail);
+	strlist_free(&cases);
+	return nfail ? 1 : 0;
+}
