@@ -182,7 +182,7 @@ static void load_tokens(struct xctx *x, struct fileinfo *fi, CXFile f)
 		}
 	}
 	clang_disposeTokens(x->ctu, toks, n);
-	qsort(fi->toks, fi->ntoks, sizeof(*fi->toks), tok_cmp);
+	xqsort(fi->toks, fi->ntoks, sizeof(*fi->toks), tok_cmp);
 }
 
 /* First non-comment token at or after off. */
@@ -1782,7 +1782,7 @@ void extract_tu(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_cl
 	CXCursor root = clang_getTranslationUnitCursor(ctu);
 	x.pp_pass = true;
 	clang_visitChildren(root, macro_cb, &x);
-	qsort(tu->macro_exps.v, tu->macro_exps.n, sizeof(struct macro_exp), macro_cmp);
+	xqsort(tu->macro_exps.v, tu->macro_exps.n, sizeof(struct macro_exp), macro_cmp);
 	/* keep only outermost expansions */
 	size_t w = 0;
 	for (size_t i = 0; i < tu->macro_exps.n; i++) {

@@ -202,7 +202,7 @@ static void walk_dir(const char *dir, bool include_vendor, strlist *out, strlist
 		vec_push(&names, xstrdup(de->d_name));
 	}
 	closedir(d);
-	qsort(names.v, names.n, sizeof(char *), str_ptr_cmp);
+	xqsort(names.v, names.n, sizeof(char *), str_ptr_cmp);
 	for (size_t i = 0; i < names.n; i++) {
 		char *p = path_join(dir, names.v[i]);
 		struct stat ls;
@@ -422,6 +422,6 @@ int inputs_build(const struct options *o, struct inputs *in, char **err)
 		r = build_buildless(o, in, err);
 	}
 	if (r == 0)
-		qsort(in->jobs.v, in->jobs.n, sizeof(struct tu_job), job_cmp);
+		xqsort(in->jobs.v, in->jobs.n, sizeof(struct tu_job), job_cmp);
 	return r;
 }

@@ -529,7 +529,7 @@ static int in_edge_cmp(const void *a, const void *b)
 
 static void index_edges(struct model *m)
 {
-	qsort(m->edges.v, m->edges.n, sizeof(struct edge), edge_cmp);
+	xqsort(m->edges.v, m->edges.n, sizeof(struct edge), edge_cmp);
 	/* drop exact duplicates */
 	size_t w = 0;
 	for (size_t i = 0; i < m->edges.n; i++) {
@@ -549,7 +549,7 @@ static void index_edges(struct model *m)
 		if (m->edges.v[i].to >= 0)
 			vec_push(&m->in_edges, (uint32_t)i);
 	sort_model = m;
-	qsort(m->in_edges.v, m->in_edges.n, sizeof(uint32_t), in_edge_cmp);
+	xqsort(m->in_edges.v, m->in_edges.n, sizeof(uint32_t), in_edge_cmp);
 	sort_model = NULL;
 	k = 0;
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
@@ -697,7 +697,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		size_t n = m->sites.n;
 		struct msite *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
 		memcpy(sorted, m->sites.v, n * sizeof(*sorted));
-		qsort(sorted, n, sizeof(*sorted), site_cmp);
+		xqsort(sorted, n, sizeof(*sorted), site_cmp);
 		uint32_t *remap = xmalloc((n ? n : 1) * sizeof(uint32_t));
 		for (size_t i = 0; i < n; i++)
 			remap[sorted[i].id] = (uint32_t)i;

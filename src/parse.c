@@ -150,7 +150,7 @@ static char *render_stubs(struct stub_set *st)
 {
 	VEC(const char *) names = {0};
 	hmap_foreach(&st->names, e) vec_push(&names, e->key);
-	qsort(names.v, names.n, sizeof(*names.v), name_cmp);
+	xqsort(names.v, names.n, sizeof(*names.v), name_cmp);
 	struct strbuf sb = {0};
 	sb_puts(&sb, "/* nogvl-lint recovery stubs for names clang could not resolve */\n");
 	unsigned value = 1000001;

@@ -177,7 +177,7 @@ static void finding_free(struct finding *f)
 
 void findings_sort(struct findings *fs)
 {
-	qsort(fs->v.v, fs->v.n, sizeof(*fs->v.v), finding_cmp);
+	xqsort(fs->v.v, fs->v.n, sizeof(*fs->v.v), finding_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < fs->v.n; i++) {
 		if (w && finding_cmp(&fs->v.v[w - 1], &fs->v.v[i]) == 0) {

@@ -643,6 +643,12 @@ void line_index_free(struct line_index *li)
 	li->n = 0;
 }
 
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1 && base)
+		qsort(base, n, size, cmp);
+}
+
 unsigned cpu_count(void)
 {
 	long n = sysconf(_SC_NPROCESSORS_ONLN);

@@ -158,6 +158,9 @@ void line_index_build(struct line_index *li, const char *text, size_t len);
 uint32_t line_index_offset(const struct line_index *li, uint32_t line, uint32_t col);
 void line_index_free(struct line_index *li);
 
+/* qsort that accepts an empty (NULL) array. */
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 unsigned cpu_count(void);
 double now_seconds(void);
 

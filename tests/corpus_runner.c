@@ -334,7 +334,7 @@ static void cases_of(const char *dir, strlist *cases)
 			free(p);
 	}
 	closedir(d);
-	qsort(local.v, local.n, sizeof(char *), str_sort);
+	xqsort(local.v, local.n, sizeof(char *), str_sort);
 	for (size_t i = 0; i < local.n; i++)
 		vec_push(cases, local.v[i]);
 	vec_free(&local);
