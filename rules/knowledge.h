@@ -33,6 +33,22 @@ bool ruby_object_record(const char *record);
  * expansion (so NUM2INT is one use, classed by its strongest part). */
 struct ruby_use ruby_use_of(const struct mfunc *mf, uint32_t ev);
 
+/* Repeated uses from expansions of one macro (or one included file) in one
+ * function are reported once, with a note counting the others. */
+struct use_groups {
+	struct hmap map; /* key -> struct use_group* */
+	struct strpool keys;
+};
+struct finding;
+/* Returns the finding already made for this event's group, or NULL (then the
+ * caller reports and calls use_group_add). */
+struct finding *use_group_find(struct use_groups *g, const struct mfunc *mf, const struct event *e,
+			       const char *name);
+void use_group_add(struct use_groups *g, const struct mfunc *mf, const struct event *e, const char *name,
+		   struct finding *f);
+/* Adds "N more ..." notes and frees. */
+void use_groups_finish(struct use_groups *g);
+
 /* Functions that release the GVL or are Ruby's thread helpers (never calls
  * the callback follows). */
 bool ruby_thread_api(const char *name);

@@ -15,7 +15,10 @@
 
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "gvlapi.h"
+#include "report.h"
 
 /* Safe without the GVL (thread.c, ruby/thread.h, master thread.h). */
 static const char *const allowed[] = {
@@ -41,8 +44,15 @@ static const char *const allowed[] = {
 	"ruby_thread_has_gvl_p",
 };
 
-/* The ruby_xmalloc family (thread.c "Safe C API"; may take the GVL for GC). */
+/* The ruby_xmalloc family (thread.c "Safe C API"; may take the GVL for GC),
+ * and Ruby's libc replacements that allocate with it (ruby/util.h:
+ * `#define strdup(s) ruby_strdup(s)`, ruby_getcwd). */
 static const char *const alloc[] = {
+	"ruby_getcwd",
+	"ruby_sized_xfree",
+	"ruby_sized_xrealloc",
+	"ruby_sized_xrealloc2",
+	"ruby_strdup",
 	"ruby_xcalloc",
 	"ruby_xfree",
 	"ruby_xmalloc",
@@ -51,7 +61,11 @@ static const char *const alloc[] = {
 	"ruby_xrealloc2",
 };
 
-/* Inline helpers on immediate values only: no object memory, no raise. */
+/* Inline helpers on immediate values only (no object memory, no raise), and
+ * Ruby's plain-C replacements of libc functions that its headers substitute by
+ * macro (ruby/internal/memory.h `#define memcpy ruby_nonempty_memcpy`,
+ * ruby/util.h strtod/qsort/scan helpers, ruby/ruby.h snprintf/vsnprintf).
+ * rb_bug prints a report and aborts: no exception, no longjmp. */
 static const char *const pure[] = {
 	"RB_CHR2FIX",
 	"RB_FIXABLE",
@@ -65,12 +79,22 @@ static const char *const pure[] = {
 	"RB_SPECIAL_CONST_P",
 	"RB_STATIC_SYM_P",
 	"RB_TEST",
+	"rb_bug",
 	"rb_fix2long",
 	"rb_fix2ulong",
 	"rb_int2fix",
 	"rbimpl_fix2long_by_idiv",
 	"rbimpl_fix2long_by_shift",
 	"rbimpl_right_shift_is_arithmetic_p",
+	"ruby_nonempty_memcpy",
+	"ruby_qsort",
+	"ruby_scan_digits",
+	"ruby_scan_hex",
+	"ruby_scan_oct",
+	"ruby_snprintf",
+	"ruby_strtod",
+	"ruby_strtoul",
+	"ruby_vsnprintf",
 };
 
 /* Object internals (value-access-without-gvl). */
@@ -165,7 +189,6 @@ static const char *const may_raise[] = {
 
 /* Raise unconditionally. */
 static const char *const raises[] = {
-	"rb_bug",
 	"rb_cmperr",
 	"rb_enc_raise",
 	"rb_eof_error",
@@ -350,4 +373,71 @@ struct ruby_use ruby_use_of(const struct mfunc *mf, uint32_t ev)
 	u.name = e->macro;
 	u.representative = first == (int32_t)ev;
 	return u;
+}
+
+/* ---- grouping repeated macro uses ---- */
+
+struct use_group {
+	struct finding *f;
+	unsigned more;
+	const char *name;
+	const char *fn;
+	const char *macro;
+};
+
+static const char *group_key(struct use_groups *g, const struct mfunc *mf, const struct event *e, const char *name)
+{
+	bool from_macro = e->macro && !e->in_macro_arg;
+	bool elsewhere = e->loc.file != mf->f->loc.file;
+	if (!from_macro && !elsewhere)
+		return NULL;
+	char *k = xasprintf("%s\x01%s\x01%s", mf->f->usr ? mf->f->usr : mf->f->name, name ? name : "",
+			    from_macro ? e->macro : (e->loc.file ? e->loc.file : ""));
+	const char *r = intern(&g->keys, k);
+	free(k);
+	return r;
+}
+
+struct finding *use_group_find(struct use_groups *g, const struct mfunc *mf, const struct event *e,
+			       const char *name)
+{
+	const char *k = group_key(g, mf, e, name);
+	struct use_group *ug = k ? hmap_get(&g->map, k) : NULL;
+	if (!ug)
+		return NULL;
+	ug->more++;
+	return ug->f;
+}
+
+void use_group_add(struct use_groups *g, const struct mfunc *mf, const struct event *e, const char *name,
+		   struct finding *f)
+{
+	const char *k = group_key(g, mf, e, name);
+	if (!k)
+		return;
+	struct use_group *ug = xcalloc(1, sizeof(*ug));
+	ug->f = f;
+	ug->name = name;
+	ug->fn = mf->f->name;
+	ug->macro = e->macro && !e->in_macro_arg ? e->macro : NULL;
+	hmap_put(&g->map, k, ug);
+}
+
+void use_groups_finish(struct use_groups *g)
+{
+	hmap_foreach(&g->map, e)
+	{
+		struct use_group *ug = e->val;
+		if (ug->more) {
+			if (ug->macro)
+				finding_note(ug->f, &ug->f->loc, "%u more use%s of '%s' from expansions of '%s' in '%s'",
+					     ug->more, ug->more == 1 ? "" : "s", ug->name, ug->macro, ug->fn);
+			else
+				finding_note(ug->f, &ug->f->loc, "%u more use%s of '%s' in '%s' from the same file",
+					     ug->more, ug->more == 1 ? "" : "s", ug->name, ug->fn);
+		}
+		free(ug);
+	}
+	hmap_free(&g->map);
+	strpool_free(&g->keys);
 }

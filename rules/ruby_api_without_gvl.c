@@ -5,6 +5,7 @@
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
+	struct use_groups groups = {0};
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
 		if (!model_reached(m, CTX_NOGVL, fi))
 			continue;
@@ -17,6 +18,10 @@ static void run(struct rule_ctx *rc)
 				continue; /* the gem's own function: an edge, checked where it is defined */
 			struct ruby_use u = ruby_use_of(mf, ei);
 			if (!u.representative)
+				continue;
+			if (u.cls != RC_RAISES && u.cls != RC_MAY_RAISE && u.cls != RC_CALL)
+				continue;
+			if (use_group_find(&groups, mf, e, u.name))
 				continue;
 			struct finding *f;
 			const char *fn = mf->f->name;
@@ -43,8 +48,10 @@ static void run(struct rule_ctx *rc)
 			}
 			finding_macro_note(f, e);
 			finding_chain(f, m, CTX_NOGVL, fi);
+			use_group_add(&groups, mf, e, u.name, f);
 		}
 	}
+	use_groups_finish(&groups);
 }
 
 const struct rule_desc rule_ruby_api_without_gvl = {

@@ -5,6 +5,7 @@
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
+	struct use_groups groups = {0};
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
 		if (!model_reached(m, CTX_NOGVL, fi))
 			continue;
@@ -17,6 +18,8 @@ static void run(struct rule_ctx *rc)
 				continue;
 			struct ruby_use u = ruby_use_of(mf, ei);
 			if (!u.representative || u.cls != RC_ACCESSOR)
+				continue;
+			if (use_group_find(&groups, mf, e, u.name))
 				continue;
 			struct finding *f;
 			if (u.member && !e->macro)
@@ -31,8 +34,10 @@ static void run(struct rule_ctx *rc)
 						u.name);
 			finding_macro_note(f, e);
 			finding_chain(f, m, CTX_NOGVL, fi);
+			use_group_add(&groups, mf, e, u.name, f);
 		}
 	}
+	use_groups_finish(&groups);
 }
 
 const struct rule_desc rule_value_access_without_gvl = {

@@ -52,8 +52,10 @@ static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, u
 	q[tail++] = root;
 	seen[root] = true;
 	pred[root] = -1;
-	bool found = false;
-	while (head < tail && !found) {
+	/* the strongest evidence wins: a raise, then a call into Ruby code, then a
+	 * conversion that may raise; the first of each in breadth-first order */
+	int best = 0;
+	while (head < tail) {
 		uint32_t f = q[head++];
 		const struct mfunc *mf = &m->fns.v[f];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
@@ -61,15 +63,17 @@ static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, u
 			if (e->kind == EV_CALL && model_func_by_usr(m, e->u.call.usr))
 				continue;
 			struct ruby_use u = ruby_use_of(mf, ei);
-			if (u.representative && can_raise(&u)) {
+			if (!u.representative || !can_raise(&u))
+				continue;
+			int strength = u.cls == RC_RAISES ? 3 : u.cls == RC_CALL ? 2 : 1;
+			if (strength > best) {
+				best = strength;
 				*out_fn = f;
 				*out_ev = ei;
 				*out_u = u;
-				found = true;
-				break;
 			}
 		}
-		for (uint32_t k = mf->edge_begin; k < mf->edge_end && !found; k++) {
+		for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
 			const struct edge *e = &m->edges.v[k];
 			if (e->to < 0 || seen[e->to])
 				continue;
@@ -80,7 +84,7 @@ static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, u
 	}
 	free(q);
 	free(seen);
-	return found;
+	return best > 0;
 }
 
 static bool returns_value(const struct mfunc *mf, const struct event **at)

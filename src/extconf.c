@@ -321,6 +321,13 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 			}
 			strlist_free(&args);
 		}
+		/* add_define 'NAME' (a helper many extconf.rb files define around $defs) */
+		if ((a = find_call(line, "add_define")) != NULL) {
+			literal_args(a, &args);
+			if (args.n && *args.v[0])
+				add_unique(&out->defines, xstrdup(args.v[0]));
+			strlist_free(&args);
+		}
 		/* $defs << "-DFOO", $defs.push("-DFOO"), flags */
 		if (strstr(line, "$defs") || strstr(line, "$CFLAGS") || strstr(line, "$CPPFLAGS") ||
 		    strstr(line, "append_cflags") || strstr(line, "append_cppflags") || strstr(line, "$INCFLAGS")) {

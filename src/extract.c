@@ -1805,6 +1805,30 @@ void extract_tu(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_cl
 
 /* ---- token-level scan ---- */
 
+struct rawtok {
+	uint32_t off, line;
+	uint8_t kind;
+	const char *sp; /* interned */
+};
+
+/* End offset of the logical line starting at off (backslash continuations joined). */
+static size_t logical_line_end(const char *text, size_t size, size_t off)
+{
+	size_t i = off;
+	for (;;) {
+		while (i < size && text[i] != '\n')
+			i++;
+		size_t j = i;
+		while (j > off && (text[j - 1] == '\r' || text[j - 1] == ' ' || text[j - 1] == '\t'))
+			j--;
+		if (i < size && j > off && text[j - 1] == '\\') {
+			i++;
+			continue;
+		}
+		return i;
+	}
+}
+
 void extract_token_sites(CXTranslationUnit ctu, struct tu_facts *tu)
 {
 	CXFile f = clang_getFile(ctu, tu->path);
@@ -1820,83 +1844,80 @@ void extract_token_sites(CXTranslationUnit ctu, struct tu_facts *tu)
 	CXToken *toks = NULL;
 	unsigned n = 0;
 	clang_tokenize(ctu, clang_getRange(b, e), &toks, &n);
-	const char *fn = NULL;
-	int depth = 0;
-	const char *last_ident = NULL;
+	VEC(struct rawtok) rt = {0};
 	for (unsigned i = 0; i < n; i++) {
 		CXTokenKind k = clang_getTokenKind(toks[i]);
 		if (k == CXToken_Comment)
 			continue;
+		struct rawtok t = {0};
+		clang_getFileLocation(clang_getTokenLocation(ctu, toks[i]), NULL, &t.line, NULL, &t.off);
+		t.kind = (uint8_t)k;
 		CXString s = clang_getTokenSpelling(ctu, toks[i]);
-		const char *sp = clang_getCString(s);
-		if (k == CXToken_Punctuation) {
-			if (strcmp(sp, "{") == 0) {
-				if (depth == 0)
-					fn = last_ident;
-				depth++;
-			} else if (strcmp(sp, "}") == 0 && depth > 0) {
-				depth--;
-			} else if (strcmp(sp, "(") == 0 && depth == 0 && last_ident) {
-				/* candidate function name: identifier before '(' at file scope */
-			}
-		}
-		if (k == CXToken_Identifier) {
-			if (depth == 0) {
-				/* remember the last identifier followed by '(' at file scope */
-				if (i + 1 < n) {
-					CXString ns = clang_getTokenSpelling(ctu, toks[i + 1]);
-					if (strcmp(clang_getCString(ns), "(") == 0)
-						last_ident = intern(&tu->pool, sp);
-					clang_disposeString(ns);
-				}
-			}
-			bool needs_call = true;
-			if (gvl_watch_name(sp, &needs_call) && i + 1 < n) {
-				CXString ns = clang_getTokenSpelling(ctu, toks[i + 1]);
-				bool call = strcmp(clang_getCString(ns), "(") == 0 || !needs_call;
-				clang_disposeString(ns);
-				/* skip declarations: preceded by a type-ish token at file scope */
-				if (call && depth > 0) {
-					struct token_site ts = {0};
-					ts.api = intern(&tu->pool, sp);
-					ts.function = fn;
-					CXSourceLocation tl = clang_getTokenLocation(ctu, toks[i]);
-					CXFile tf;
-					unsigned line, col, off;
-					clang_getFileLocation(tl, &tf, &line, &col, &off);
-					ts.loc.file = intern(&tu->pool, tu->path);
-					ts.loc.line = line;
-					ts.loc.col = col;
-					ts.loc.off = off;
-					if (i + 3 < n && clang_getTokenKind(toks[i + 2]) == CXToken_Identifier) {
-						CXString as = clang_getTokenSpelling(ctu, toks[i + 3]);
-						const char *after = clang_getCString(as);
-						if (strcmp(after, ",") == 0 || strcmp(after, ")") == 0) {
-							CXString cs = clang_getTokenSpelling(ctu, toks[i + 2]);
-							ts.callback = intern(&tu->pool, clang_getCString(cs));
-							clang_disposeString(cs);
-						}
-						clang_disposeString(as);
-					}
-					for (unsigned r = 0; skipped && r < skipped->count; r++) {
-						unsigned o1, o2;
-						clang_getFileLocation(clang_getRangeStart(skipped->ranges[r]), NULL, NULL,
-								      NULL, &o1);
-						clang_getFileLocation(clang_getRangeEnd(skipped->ranges[r]), NULL, NULL,
-								      NULL, &o2);
-						if (off >= o1 && off <= o2) {
-							ts.inactive = 1;
-							break;
-						}
-					}
-					vec_push(&tu->token_sites, ts);
-				}
-			}
-		}
+		t.sp = intern(&tu->pool, clang_getCString(s) ? clang_getCString(s) : "");
 		clang_disposeString(s);
+		vec_push(&rt, t);
 	}
 	if (toks)
 		clang_disposeTokens(ctu, toks, n);
+
+	const char *fn = NULL;          /* function whose body we are in */
+	const char *last_call_ident = NULL; /* file scope: identifier followed by '(' */
+	int depth = 0;
+	uint32_t prev_line = 0;
+	for (size_t i = 0; i < rt.n; i++) {
+		const struct rawtok *t = &rt.v[i];
+		bool first_on_line = t->line != prev_line;
+		prev_line = t->line;
+		if (first_on_line && t->kind == CXToken_Punctuation && strcmp(t->sp, "#") == 0) {
+			/* a preprocessor directive: #define bodies are counted where they expand */
+			size_t end = logical_line_end(contents, size, t->off);
+			while (i + 1 < rt.n && rt.v[i + 1].off < end)
+				i++;
+			prev_line = rt.v[i].line;
+			continue;
+		}
+		if (t->kind == CXToken_Punctuation) {
+			if (strcmp(t->sp, "{") == 0) {
+				if (depth == 0)
+					fn = last_call_ident;
+				depth++;
+			} else if (strcmp(t->sp, "}") == 0 && depth > 0) {
+				depth--;
+			}
+			continue;
+		}
+		if (t->kind != CXToken_Identifier)
+			continue;
+		bool next_paren = i + 1 < rt.n && strcmp(rt.v[i + 1].sp, "(") == 0;
+		if (depth == 0 && next_paren)
+			last_call_ident = t->sp;
+		bool needs_call = true;
+		if (depth == 0 || !gvl_watch_name(t->sp, &needs_call) || (needs_call && !next_paren))
+			continue;
+		struct token_site ts = {0};
+		ts.api = t->sp;
+		ts.function = fn;
+		ts.loc.file = intern(&tu->pool, tu->path);
+		ts.loc.line = t->line;
+		ts.loc.off = t->off;
+		ts.loc.col = 1;
+		for (uint32_t o = t->off; o > 0 && contents[o - 1] != '\n'; o--)
+			ts.loc.col++;
+		if (i + 3 < rt.n && rt.v[i + 2].kind == CXToken_Identifier &&
+		    (strcmp(rt.v[i + 3].sp, ",") == 0 || strcmp(rt.v[i + 3].sp, ")") == 0))
+			ts.callback = rt.v[i + 2].sp;
+		for (unsigned r = 0; skipped && r < skipped->count; r++) {
+			unsigned o1, o2;
+			clang_getFileLocation(clang_getRangeStart(skipped->ranges[r]), NULL, NULL, NULL, &o1);
+			clang_getFileLocation(clang_getRangeEnd(skipped->ranges[r]), NULL, NULL, NULL, &o2);
+			if (t->off >= o1 && t->off <= o2) {
+				ts.inactive = 1;
+				break;
+			}
+		}
+		vec_push(&tu->token_sites, ts);
+	}
+	vec_free(&rt);
 	if (skipped)
 		clang_disposeSourceRangeList(skipped);
 }

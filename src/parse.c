@@ -61,7 +61,7 @@ static bool looks_binary(const char *text, size_t len)
 
 /* The names clang could not resolve, with the kind of stub each needs. */
 struct stub_set {
-	struct hmap names; /* name -> kind (1 = type by value, 2 = opaque struct, 3 = constant) */
+	struct hmap names; /* name -> kind (1 = type by value, 2 = opaque struct, 3 = constant, 4 = function) */
 	struct strpool pool;
 	unsigned next_value;
 };
@@ -111,6 +111,14 @@ static int type_stub_kind(CXTranslationUnit ctu, CXDiagnostic d)
 	return i < size && text[i] == '*' ? 2 : 1;
 }
 
+static bool has_lower(const char *s)
+{
+	for (; *s; s++)
+		if (*s >= 'a' && *s <= 'z')
+			return true;
+	return false;
+}
+
 static unsigned collect_stubs(CXTranslationUnit ctu, struct stub_set *st)
 {
 	unsigned added = 0;
@@ -127,9 +135,13 @@ static unsigned collect_stubs(CXTranslationUnit ctu, struct stub_set *st)
 		if (str_starts(msg, "unknown type name "))
 			kind = type_stub_kind(ctu, d);
 		else if (str_starts(msg, "use of undeclared identifier "))
-			kind = 3;
+			kind = 3; /* refined below by spelling */
 		if (kind) {
 			const char *name = quoted_name(st, msg);
+			/* an undeclared lower-case name is most likely a library function used
+			 * as a value ((void *(*)(void *))lib_fn); ALL_CAPS ones are constants */
+			if (kind == 3 && name && has_lower(name))
+				kind = 4;
 			if (name && !hmap_has(&st->names, name) && !gvl_api_is_name(name)) {
 				hmap_put(&st->names, name, (void *)(uintptr_t)kind);
 				added++;
@@ -160,6 +172,8 @@ static char *render_stubs(struct stub_set *st)
 			sb_printf(&sb, "typedef long %s;\n", names.v[i]);
 		else if (kind == 2)
 			sb_printf(&sb, "typedef struct nogvl_stub_%s %s;\n", names.v[i], names.v[i]);
+		else if (kind == 4)
+			sb_printf(&sb, "int %s();\n", names.v[i]);
 		else
 			sb_printf(&sb, "enum { %s = %u };\n", names.v[i], value++);
 	}

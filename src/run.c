@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gvlapi.h"
 #include "log.h"
 #include "rules.h"
 
@@ -157,6 +158,24 @@ int run_analysis(const struct options *o, struct run *r)
 						    tu->display, ts->loc.line, ts->api);
 			}
 		}
+		size_t active = 0, parsed = 0, inactive = 0;
+		for (size_t t = 0; t < r->ntus; t++) {
+			const struct tu_facts *tu = r->tus[t];
+			for (size_t i = 0; i < tu->token_sites.n; i++) {
+				const struct token_site *ts = &tu->token_sites.v[i];
+				if (!gvl_api_find(ts->api))
+					continue;
+				if (ts->inactive) {
+					inactive++;
+					continue;
+				}
+				active++;
+				parsed += ts->in_ast;
+			}
+		}
+		log_verbose(1, "release-API calls spelled in active code: %zu, found by the parser: %zu; %zu more in "
+			       "preprocessor branches not compiled",
+			    active, parsed, inactive);
 		log_verbose(1, "%zu release sites, %zu callbacks resolved, %zu unresolved; parse %.2fs, link %.3fs, "
 			       "rules %.3fs",
 			    r->sum.sites, r->sum.callbacks, r->sum.unresolved, r->t_parse, r->t_link, r->t_rules);
