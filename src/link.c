@@ -438,6 +438,75 @@ static void find_sites(struct model *m)
 	hmap_free(&done);
 }
 
+/* Functions named `name` visible from tu: its own static ones first, then any
+ * external one. */
+static int32_t fn_by_name(const struct model *m, const struct tu_facts *tu, const char *name)
+{
+	int32_t ext = -1;
+	for (uint32_t i = 0; i < m->fns.n; i++) {
+		const struct mfunc *mf = &m->fns.v[i];
+		if (!str_eq(mf->f->name, name))
+			continue;
+		if (mf->tu == tu)
+			return (int32_t)i;
+		if (!(mf->f->flags & FN_STATIC) && ext < 0)
+			ext = (int32_t)i;
+	}
+	return ext;
+}
+
+/* Release calls the parser lost (a missing library type poisoned the
+ * expression) but the token scan saw inside a function the parser kept. */
+static void add_token_sites(struct model *m)
+{
+	for (size_t t = 0; t < m->ntus; t++) {
+		struct tu_facts *tu = m->tus[t];
+		for (size_t i = 0; i < tu->token_sites.n; i++) {
+			const struct token_site *ts = &tu->token_sites.v[i];
+			const struct gvl_api *api = gvl_api_find(ts->api);
+			if (ts->in_ast || ts->inactive || !api || !ts->function)
+				continue;
+			int32_t fi = -1;
+			for (uint32_t k = 0; k < m->fns.n; k++)
+				if (m->fns.v[k].tu == tu && str_eq(m->fns.v[k].f->name, ts->function))
+					fi = (int32_t)k;
+			if (fi < 0)
+				continue;
+			const struct mfunc *mf = &m->fns.v[fi];
+			struct msite s = {0};
+			s.id = (uint32_t)m->sites.n;
+			s.tu = tu;
+			s.fn = (uint32_t)fi;
+			s.ev = mf->f->nevents;
+			for (uint32_t e = 0; e < mf->f->nevents; e++)
+				if (mf->f->events[e].loc.off >= ts->loc.off) {
+					s.ev = e;
+					break;
+				}
+			s.api = api;
+			s.called = ts->api;
+			s.inner = -1;
+			s.data_fn = (uint32_t)fi;
+			s.loc = ts->loc;
+			s.loc.file = mf->f->loc.file;
+			s.token_only = 1;
+			s.removed_api = api->removed;
+			s.cb.text = ts->callback;
+			if (ts->callback) {
+				int32_t cb = fn_by_name(m, tu, ts->callback);
+				if (cb >= 0) {
+					s.cb.how = CB_DIRECT;
+					s.cb.ntargets = 1;
+					s.cb.targets = arena_alloc(&m->arena, sizeof(uint32_t));
+					s.cb.targets[0] = (uint32_t)cb;
+				}
+			}
+			s.ubf_kind = api->ubf >= 0 ? UBF_UNKNOWN : UBF_NONE;
+			vec_push(&m->sites, s);
+		}
+	}
+}
+
 static int site_cmp(const void *a, const void *b)
 {
 	const struct msite *x = a, *y = b;
@@ -691,6 +760,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 	}
 	find_sites(m);
 	mark_token_sites(m);
+	add_token_sites(m);
 	/* sites are referenced by index from wrappers: sort a copy of the order and
 	 * remap */
 	{

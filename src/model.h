@@ -90,6 +90,9 @@ struct msite {
 	int flags;
 	uint8_t flags_known;
 	uint8_t is_template;       /* inside a wrapper, callback is the wrapper's parameter */
+	uint8_t token_only;        /* found by the token scan only (the parser lost the call):
+				      callback resolved by name; data1/data2/flags unknown (NULL);
+				      ev is the first event after it */
 	uint8_t removed_api;
 };
 

@@ -158,7 +158,9 @@ int run_analysis(const struct options *o, struct run *r)
 						    tu->display, ts->loc.line, ts->api);
 			}
 		}
-		size_t active = 0, parsed = 0, inactive = 0;
+		size_t active = 0, parsed = 0, inactive = 0, token_only = 0;
+		for (size_t i = 0; i < r->model->sites.n; i++)
+			token_only += r->model->sites.v[i].token_only;
 		for (size_t t = 0; t < r->ntus; t++) {
 			const struct tu_facts *tu = r->tus[t];
 			for (size_t i = 0; i < tu->token_sites.n; i++) {
@@ -173,9 +175,9 @@ int run_analysis(const struct options *o, struct run *r)
 				parsed += ts->in_ast;
 			}
 		}
-		log_verbose(1, "release-API calls spelled in active code: %zu, found by the parser: %zu; %zu more in "
-			       "preprocessor branches not compiled",
-			    active, parsed, inactive);
+		log_verbose(1, "release-API calls spelled in active code: %zu, found by the parser: %zu, by the token "
+			       "scan: %zu; %zu more in preprocessor branches not compiled",
+			    active, parsed, token_only, inactive);
 		log_verbose(1, "%zu release sites, %zu callbacks resolved, %zu unresolved; parse %.2fs, link %.3fs, "
 			       "rules %.3fs",
 			    r->sum.sites, r->sum.callbacks, r->sum.unresolved, r->t_parse, r->t_link, r->t_rules);
