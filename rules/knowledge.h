@@ -49,6 +49,13 @@ void use_group_add(struct use_groups *g, const struct mfunc *mf, const struct ev
 /* Adds "N more ..." notes and frees. */
 void use_groups_finish(struct use_groups *g);
 
+/* Library functions safe on any thread (safe_calls.c). */
+bool known_safe_call(const char *name);
+/* Constant-time or small fixed-cost library calls, for small-work-nogvl. */
+bool cheap_call(const char *name);
+/* Index of the size argument of a cheap call (memcpy ...), or -1. */
+int cheap_call_size_arg(const char *name);
+
 /* Functions that release the GVL or are Ruby's thread helpers (never calls
  * the callback follows). */
 bool ruby_thread_api(const char *name);

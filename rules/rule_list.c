@@ -8,16 +8,24 @@
 
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
+extern const struct rule_desc rule_offload_candidate;
+extern const struct rule_desc rule_offload_flag_unguarded;
+extern const struct rule_desc rule_offload_unsafe;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
+extern const struct rule_desc rule_small_work_nogvl;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
 const struct rule_desc *const rule_list[] = {
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
+	&rule_offload_candidate,
+	&rule_offload_flag_unguarded,
+	&rule_offload_unsafe,
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
+	&rule_small_work_nogvl,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,
 };

@@ -52,6 +52,10 @@ void print_usage(FILE *out)
 	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
 	      "                            (default: warning)\n"
 	      "  -o, --output FILE         write findings to FILE\n"
+	      "      --fix                 apply the fixes findings carry (RB_NOGVL_OFFLOAD_SAFE\n"
+	      "                            patches): each file replaced atomically, then re-parsed\n"
+	      "      --fix-dry-run, --diff print those fixes as a unified diff instead\n"
+	      "      --explain-callback NAME  print the offload gate checklist of callback NAME\n"
 	      "      --color=WHEN          always|never|auto\n"
 	      "  -v, --verbose             more detail (repeat for more)\n"
 	      "\n"
@@ -82,6 +86,9 @@ enum {
 	OPT_DUMP_FACTS,
 	OPT_COLOR,
 	OPT_FORMAT,
+	OPT_FIX,
+	OPT_FIX_DRY_RUN,
+	OPT_EXPLAIN_CALLBACK,
 };
 
 static void push_csv(struct options *o, bool enable, char *arg)
@@ -118,6 +125,10 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"include-vendor", no_argument, NULL, OPT_INCLUDE_VENDOR},
 		{"dump-facts", no_argument, NULL, OPT_DUMP_FACTS},
 		{"color", optional_argument, NULL, OPT_COLOR},
+		{"fix", no_argument, NULL, OPT_FIX},
+		{"fix-dry-run", no_argument, NULL, OPT_FIX_DRY_RUN},
+		{"diff", no_argument, NULL, OPT_FIX_DRY_RUN},
+		{"explain-callback", required_argument, NULL, OPT_EXPLAIN_CALLBACK},
 		{NULL, 0, NULL, 0},
 	};
 	optind = 0; /* reset (GNU: also re-initialises) */
@@ -220,6 +231,15 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_DUMP_FACTS:
 			o->dump_facts = true;
+			break;
+		case OPT_FIX:
+			o->fix = true;
+			break;
+		case OPT_FIX_DRY_RUN:
+			o->fix_dry_run = true;
+			break;
+		case OPT_EXPLAIN_CALLBACK:
+			o->explain_callback = optarg;
 			break;
 		case OPT_COLOR:
 			if (!optarg || strcmp(optarg, "always") == 0)

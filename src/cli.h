@@ -33,6 +33,9 @@ struct options {
 	bool ruby34_view;                 /* analyse as Ruby 3.4+ (default on) */
 	bool include_vendor;              /* --include-vendor: do not skip vendor/ tmp/ pkg/ */
 	bool dump_facts;                  /* --dump-facts (debug) */
+	bool fix;                         /* --fix: apply fixes in place */
+	bool fix_dry_run;                 /* --fix-dry-run / --diff: print them as a diff */
+	const char *explain_callback;     /* --explain-callback NAME */
 	bool color;                       /* colour text output */
 	int color_mode;                   /* -1 auto, 0 never, 1 always */
 	struct arena arena;               /* strings made while parsing */

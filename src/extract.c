@@ -589,6 +589,12 @@ static void set_expr_common(struct xctx *x, CXCursor c, struct esum *s)
 	s->e.text = range_text(x, &r);
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	s->e.loc = make_loc(x, sl, NULL);
+	if (!r.macro && r.fi && r.fi->path == s->e.loc.file) {
+		const struct tok *last = tok_at(r.fi, r.end);
+		s->e.exact = 1;
+		s->e.begin = r.begin;
+		s->e.end = last && last->off == r.end ? last->end : r.end;
+	}
 	s->e.is_value = type_is_value(clang_getCursorType(c));
 	uint32_t eo = expansion_off(sl);
 	const struct macro_exp *m = macro_at(x, s->e.loc.file, eo);
@@ -965,8 +971,13 @@ static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 			const char *macro = out->e.macro;
 			struct loc loc = out->e.loc;
 			bool isv = out->e.is_value;
+			uint8_t exact = out->e.exact;
+			uint32_t begin = out->e.begin, end = out->e.end;
 			out->e = in.e;
 			out->e.text = text;
+			out->e.exact = exact;
+			out->e.begin = begin;
+			out->e.end = end;
 			if (macro)
 				out->e.macro = macro;
 			out->e.loc = loc;
@@ -1272,6 +1283,12 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 		esum_free(&as);
 	}
 	kids_free(&kd);
+	if (call.callee.exact) {
+		struct range r = cursor_range(x, c);
+		const struct tok *t = r.macro ? NULL : tok_at(r.fi, r.end);
+		if (t && t->off == r.end && strcmp(t->sp, ")") == 0)
+			call.rparen = r.end;
+	}
 	struct event *e = new_event(x, EV_CALL, c);
 	e->u.call = call;
 	int32_t idx = (int32_t)x->ev.n - 1;
@@ -1954,6 +1971,17 @@ void scan_pp_conds(struct tu_facts *tu, const char *text, size_t len)
 					  text[ce - 1] == '\\'))
 				ce--;
 			const char *cond = intern_n(&tu->pool, text + j, ce - j);
+			if (wl == 6 && memcmp(d, "define", 6) == 0) {
+				size_t ne = j;
+				while (ne < le && (text[ne] == '_' || (text[ne] >= 'a' && text[ne] <= 'z') ||
+						   (text[ne] >= 'A' && text[ne] <= 'Z') || (text[ne] >= '0' && text[ne] <= '9')))
+					ne++;
+				if (ne > j) {
+					struct pp_define pd = {intern_n(&tu->pool, text + j, ne - j), tu->path, line,
+							       stack.n ? stack.v[stack.n - 1] : -1};
+					vec_push(&tu->pp_defines, pd);
+				}
+			}
 			bool opens = (wl == 2 && memcmp(d, "if", 2) == 0) || (wl == 5 && memcmp(d, "ifdef", 5) == 0) ||
 				     (wl == 6 && memcmp(d, "ifndef", 6) == 0);
 			bool mid = (wl == 4 && memcmp(d, "elif", 4) == 0) || (wl == 4 && memcmp(d, "else", 4) == 0);
@@ -1982,4 +2010,38 @@ void scan_pp_conds(struct tu_facts *tu, const char *text, size_t len)
 		i++;
 	}
 	vec_free(&stack);
+}
+
+void scan_pp_defines(struct tu_facts *tu, const char *file, const char *text, size_t len)
+{
+	uint32_t line = 1;
+	size_t i = 0;
+	while (i < len) {
+		size_t ls = i;
+		while (i < len && text[i] != '\n')
+			i++;
+		size_t j = ls;
+		while (j < i && (text[j] == ' ' || text[j] == '\t'))
+			j++;
+		if (j < i && text[j] == '#') {
+			j++;
+			while (j < i && (text[j] == ' ' || text[j] == '\t'))
+				j++;
+			if (i - j > 7 && memcmp(text + j, "define", 6) == 0 && (text[j + 6] == ' ' || text[j + 6] == '\t')) {
+				j += 7;
+				while (j < i && (text[j] == ' ' || text[j] == '\t'))
+					j++;
+				size_t ne = j;
+				while (ne < i && (text[ne] == '_' || (text[ne] >= 'a' && text[ne] <= 'z') ||
+						  (text[ne] >= 'A' && text[ne] <= 'Z') || (text[ne] >= '0' && text[ne] <= '9')))
+					ne++;
+				if (ne > j) {
+					struct pp_define pd = {intern_n(&tu->pool, text + j, ne - j), file, line, -1};
+					vec_push(&tu->pp_defines, pd);
+				}
+			}
+		}
+		line++;
+		i++;
+	}
 }

@@ -26,7 +26,10 @@ void extract_tu(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_cl
  * preprocessor ranges as inactive. */
 void extract_token_sites(CXTranslationUnit ctu, struct tu_facts *tu);
 
-/* Scans the main file text for #if/#ifdef/#ifndef/#elif/#else/#endif blocks. */
+/* Scans the main file text for #if/#ifdef/#ifndef/#elif/#else/#endif blocks
+ * and #define lines. */
 void scan_pp_conds(struct tu_facts *tu, const char *text, size_t len);
+/* Records the #define lines of a project header. */
+void scan_pp_defines(struct tu_facts *tu, const char *file, const char *text, size_t len);
 
 #endif

@@ -15,6 +15,7 @@ void tu_facts_free(struct tu_facts *tu)
 	vec_free(&tu->macro_defs);
 	vec_free(&tu->includes);
 	vec_free(&tu->pp_conds);
+	vec_free(&tu->pp_defines);
 	vec_free(&tu->token_sites);
 	vec_free(&tu->diags);
 	vec_free(&tu->files);

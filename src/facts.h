@@ -103,6 +103,9 @@ struct expr {
 	uint8_t cast;        /* a cast was stripped to get kind */
 	uint8_t is_value;    /* the expression's type is VALUE */
 	int64_t ival;
+	uint8_t exact;       /* [begin, end) is this expression as spelled in loc.file
+				(not produced by a macro body): fixes may rewrite it */
+	uint32_t begin, end; /* byte offsets of the spelled expression when exact */
 	const char *text;    /* normalised source spelling, at most 160 chars */
 	const char *macro;   /* when the whole expression is one macro expansion: its name */
 	struct loc loc;
@@ -144,6 +147,7 @@ struct call {
 	int32_t parent;     /* event index of the call whose arguments contain this call, -1 */
 	int32_t parent_arg; /* which argument of the parent */
 	struct ref result;  /* where the result is stored (x = f(), T x = f()); var -1 if not */
+	uint32_t rparen;    /* offset of the closing parenthesis when callee.exact, else 0 */
 	uint8_t result_used; /* the value is used at all (not a discarded statement) */
 };
 
@@ -256,6 +260,14 @@ struct pp_cond {
 	int32_t parent;
 };
 
+/* A #define found by scanning the text of a project file (active or not). */
+struct pp_define {
+	const char *name;
+	const char *file;
+	uint32_t line;
+	int32_t cond;          /* innermost pp_cond of the main file holding it, -1 (main file only) */
+};
+
 /* A GVL-release API mention found by scanning tokens, not the AST. */
 struct token_site {
 	const char *api;
@@ -308,6 +320,7 @@ struct tu_facts {
 	VEC(struct macro_def) macro_defs;
 	VEC(struct include_dir) includes;
 	VEC(struct pp_cond) pp_conds;
+	VEC(struct pp_define) pp_defines; /* main file and project headers */
 	VEC(struct token_site) token_sites;
 	VEC(struct diag) diags;  /* first errors, for the user */
 	VEC(struct tu_file) files;

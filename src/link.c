@@ -806,6 +806,8 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
+	if (m->ext && m->ext_free)
+		m->ext_free(m->ext);
 	vec_free(&m->fns);
 	hmap_free(&m->fn_by_usr);
 	vec_free(&m->edges);

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "fix.h"
 #include "log.h"
+#include "offload.h"
 #include "report.h"
 #include "rules.h"
 #include "run.h"
@@ -93,6 +95,27 @@ int main(int argc, char **argv)
 	}
 	if (o.dump_facts)
 		dump_facts(out, &r);
+	if (o.explain_callback) {
+		rc = offload_explain(out, r.model, o.explain_callback) ? 0 : 1;
+		if (out != stdout)
+			fclose(out);
+		run_free(&r);
+		options_free(&o);
+		source_cache_clear();
+		return rc;
+	}
+	if (o.fix_dry_run || o.fix) {
+		int n = fix_run(&r, o.fix_dry_run, out);
+		if (out != stdout)
+			fclose(out);
+		rc = n < 0 ? 2 : 0;
+		if (o.fix && n >= 0)
+			log_info("%d file%s fixed", n, n == 1 ? "" : "s");
+		run_free(&r);
+		options_free(&o);
+		source_cache_clear();
+		return rc;
+	}
 	bool color = o.color_mode == 1 || (o.color_mode < 0 && !o.output && isatty(1) && getenv("NO_COLOR") == NULL);
 	report_text(out, &r.findings, color);
 	summary_line(o.output ? stderr : stdout, &r.sum);

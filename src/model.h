@@ -140,6 +140,9 @@ struct model {
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;
 	struct strpool pool;
+	/* a cache the rule layer attaches (the offload verdicts), freed with the model */
+	void *ext;
+	void (*ext_free)(void *);
 	/* statistics */
 	uint32_t nsites_unresolved;
 	uint32_t ncallbacks;

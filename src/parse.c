@@ -371,6 +371,8 @@ static void incl_cb(CXFile f, CXSourceLocation *stack, unsigned depth, CXClientD
 			tf.hash = text ? XXH3_64bits(text, size) : 0;
 			tf.is_main = is_main;
 			vec_push(&c->tu->files, tf);
+			if (!is_main && text)
+				scan_pp_defines(c->tu, tf.path, text, size);
 		}
 		free(abs);
 	}

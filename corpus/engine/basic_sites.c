@@ -1,4 +1,4 @@
-/* nogvl-lint-test: --enable debug-release-site */
+/* nogvl-lint-test: --enable debug-release-site --disable small-work-nogvl */
 /* Release sites: direct, cast, local function pointer, rb_nogvl with flags,
  * ..._gvl2, and a call written through a macro. */
 #include <ruby.h>

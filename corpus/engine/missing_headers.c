@@ -1,4 +1,4 @@
-/* nogvl-lint-test: --enable debug-release-site,debug-no-gvl */
+/* nogvl-lint-test: --enable debug-release-site,debug-no-gvl --disable small-work-nogvl */
 /* A driver whose library headers are not installed: the types and functions
  * of the library are unknown to clang. The release sites must still be
  * found (recovery stubs), including one whose result is cast to an unknown

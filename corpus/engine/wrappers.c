@@ -1,4 +1,4 @@
-/* nogvl-lint-test: --enable debug-release-site,debug-no-gvl */
+/* nogvl-lint-test: --enable debug-release-site,debug-no-gvl --disable small-work-nogvl */
 /* Callbacks reached through wrapper functions, a macro-generated wrapper
  * (pg style: one macro defines a struct, a skeleton and a wrapper per library
  * call), an ops table and a function-pointer field. */

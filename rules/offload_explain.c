@@ -1,0 +1,56 @@
+/* offload_explain.c: --explain-callback NAME, the gate checklist of every
+ * release site whose callback is NAME. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "offload.h"
+#include "report.h"
+
+static void print_loc(FILE *out, const struct loc *l)
+{
+	char *p = display_path(l->file);
+	fprintf(out, "%s:%u:%u", p, l->line, l->col);
+	free(p);
+}
+
+int offload_explain(FILE *out, const struct model *m, const char *name)
+{
+	int shown = 0;
+	for (uint32_t i = 0; i < m->sites.n; i++) {
+		const struct msite *s = &m->sites.v[i];
+		if (s->is_template)
+			continue;
+		bool match = false;
+		for (uint32_t t = 0; t < s->cb.ntargets; t++)
+			match = match || str_eq(m->fns.v[s->cb.targets[t]].f->name, name);
+		for (uint32_t t = 0; t < s->cb.nexternal; t++)
+			match = match || str_eq(s->cb.external[t], name);
+		if (!match)
+			continue;
+		const struct offload_info *oi = offload_info(m, i);
+		if (shown++)
+			fputc('\n', out);
+		fprintf(out, "callback '%s' passed to %s at ", name, s->called);
+		print_loc(out, &s->loc);
+		fprintf(out, " (in '%s')\n", m->fns.v[s->fn].f->name);
+		char fl[128];
+		fprintf(out, "  flags: %s; unblocking function: %s\n",
+			s->flags_known ? gvl_flags_text(s->flags, fl, sizeof(fl)) : "not a constant",
+			ubf_kind_text(s->ubf_kind));
+		fprintf(out, "  verdict: %s\n", offload_verdict_name(oi->verdict));
+		for (int g = 0; g < GATE_COUNT; g++) {
+			fprintf(out, "  [%-13s] %s\n", gate_state_name(oi->g.state[g]), gate_name(g));
+			for (size_t k = 0; k < oi->g.ev.n; k++) {
+				const struct gate_evidence *e = &oi->g.ev.v[k];
+				if (e->gate != g)
+					continue;
+				fputs("      ", out);
+				print_loc(out, &e->loc);
+				fprintf(out, ": %s\n", e->msg);
+			}
+		}
+	}
+	if (!shown)
+		fprintf(out, "no release site has a callback named '%s'\n", name);
+	return shown;
+}

@@ -1,0 +1,353 @@
+/* fix.c: see fix.h. */
+#include "fix.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <clang-c/Index.h>
+#include <xxhash.h>
+
+#include "log.h"
+#include "parse.h"
+#include "rules.h"
+
+char *apply_edits(const char *text, size_t len, const struct edit *edits, size_t n, size_t *out_len)
+{
+	struct strbuf sb = {0};
+	size_t pos = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t off = edits[i].off <= len ? edits[i].off : len;
+		if (off < pos)
+			continue; /* overlapping: callers filter these out */
+		sb_add(&sb, text + pos, off - pos);
+		sb_puts(&sb, edits[i].text);
+		pos = off + edits[i].len <= len ? off + edits[i].len : len;
+	}
+	sb_add(&sb, text + pos, len - pos);
+	if (out_len)
+		*out_len = sb.len;
+	return sb_detach(&sb);
+}
+
+/* ---- unified diff (Myers would be overkill: compare lines, then hunks) ---- */
+
+struct lines {
+	const char **p;
+	size_t *n;
+	size_t count;
+};
+
+static void split_lines(const char *t, size_t len, struct lines *l)
+{
+	size_t cap = 16;
+	l->p = xmalloc(cap * sizeof(char *));
+	l->n = xmalloc(cap * sizeof(size_t));
+	l->count = 0;
+	size_t i = 0;
+	while (i < len) {
+		size_t s = i;
+		while (i < len && t[i] != '\n')
+			i++;
+		if (i < len)
+			i++;
+		if (l->count == cap) {
+			cap *= 2;
+			l->p = xrealloc(l->p, cap * sizeof(char *));
+			l->n = xrealloc(l->n, cap * sizeof(size_t));
+		}
+		l->p[l->count] = t + s;
+		l->n[l->count] = i - s;
+		l->count++;
+	}
+}
+
+static bool line_eq(const struct lines *a, size_t i, const struct lines *b, size_t j)
+{
+	return a->n[i] == b->n[j] && memcmp(a->p[i], b->p[j], a->n[i]) == 0;
+}
+
+static void put_line(FILE *out, char tag, const char *p, size_t n)
+{
+	fputc(tag, out);
+	fwrite(p, 1, n, out);
+	if (!n || p[n - 1] != '\n')
+		fputs("\n\\ No newline at end of file\n", out);
+}
+
+void write_unified_diff(FILE *out, const char *label, const char *old_text, size_t old_len, const char *new_text,
+			size_t new_len)
+{
+	struct lines a, b;
+	split_lines(old_text, old_len, &a);
+	split_lines(new_text, new_len, &b);
+	/* common prefix and suffix; the edits are local, so one pass per changed
+	 * region is enough: find regions by walking both with a small lookahead */
+	fprintf(out, "--- a/%s\n+++ b/%s\n", label, label);
+	size_t i = 0, j = 0, done_a = 0, done_b = 0;
+	const size_t ctx = 3;
+	while (i < a.count || j < b.count) {
+		if (i < a.count && j < b.count && line_eq(&a, i, &b, j)) {
+			i++, j++;
+			continue;
+		}
+		/* a change starts at (i, j): find where they sync again */
+		size_t ei = a.count, ej = b.count;
+		bool found = false;
+		for (size_t d = 0; d <= (a.count - i) + (b.count - j) && !found; d++) {
+			for (size_t x = 0; x <= d && !found; x++) {
+				size_t ii = i + x, jj = j + (d - x);
+				if (ii >= a.count || jj >= b.count)
+					continue;
+				/* require 3 equal lines (or the end) to call it a sync point */
+				size_t k = 0;
+				while (k < ctx && ii + k < a.count && jj + k < b.count && line_eq(&a, ii + k, &b, jj + k))
+					k++;
+				if (k == ctx || ii + k == a.count || jj + k == b.count) {
+					ei = ii;
+					ej = jj;
+					found = true;
+				}
+			}
+		}
+		size_t hs_a = i > ctx ? i - ctx : 0, hs_b = j > ctx ? j - ctx : 0;
+		if (hs_a < done_a)
+			hs_a = done_a; /* do not repeat the previous hunk's trailing context */
+		if (hs_b < done_b)
+			hs_b = done_b;
+		size_t he_a = ei + ctx < a.count ? ei + ctx : a.count, he_b = ej + ctx < b.count ? ej + ctx : b.count;
+		fprintf(out, "@@ -%zu,%zu +%zu,%zu @@\n", hs_a + 1, he_a - hs_a, hs_b + 1, he_b - hs_b);
+		for (size_t k = hs_a; k < i; k++)
+			put_line(out, ' ', a.p[k], a.n[k]);
+		for (size_t k = i; k < ei; k++)
+			put_line(out, '-', a.p[k], a.n[k]);
+		for (size_t k = j; k < ej; k++)
+			put_line(out, '+', b.p[k], b.n[k]);
+		for (size_t k = ei; k < he_a; k++)
+			put_line(out, ' ', a.p[k], a.n[k]);
+		i = done_a = he_a;
+		j = done_b = he_b;
+	}
+	free(a.p);
+	free(a.n);
+	free(b.p);
+	free(b.n);
+}
+
+/* ---- atomic replace ---- */
+
+int atomic_write(const char *path, const char *data, size_t len, char **err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *dir = path_dirname(path);
+	char *tmpl = xasprintf("%s/.%s.nogvl-lint.XXXXXX", dir, path_basename(path));
+	free(dir);
+	int fd = mkstemp(tmpl);
+	if (fd < 0) {
+		*err = xasprintf("cannot create a temporary file next to %s: %s", path, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			*err = xasprintf("cannot write %s: %s", tmpl, strerror(errno));
+			close(fd);
+			unlink(tmpl);
+			free(tmpl);
+			return -1;
+		}
+		done += (size_t)w;
+	}
+	if (fchmod(fd, st.st_mode & 07777) != 0 || fsync(fd) != 0) {
+		*err = xasprintf("cannot finish %s: %s", tmpl, strerror(errno));
+		close(fd);
+		unlink(tmpl);
+		free(tmpl);
+		return -1;
+	}
+	close(fd);
+	if (rename(tmpl, path) != 0) {
+		*err = xasprintf("cannot replace %s: %s", path, strerror(errno));
+		unlink(tmpl);
+		free(tmpl);
+		return -1;
+	}
+	free(tmpl);
+	return 0;
+}
+
+/* ---- collecting and applying ---- */
+
+struct fedit {
+	struct edit e;
+	size_t order;
+};
+
+static int fedit_cmp(const void *a, const void *b)
+{
+	const struct fedit *x = a, *y = b;
+	if (x->e.off != y->e.off)
+		return x->e.off < y->e.off ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static const struct tu_facts *tu_of(const struct run *r, const char *path, const struct tu_file **tf)
+{
+	for (size_t t = 0; t < r->ntus; t++)
+		for (size_t i = 0; i < r->tus[t]->files.n; i++)
+			if (strcmp(r->tus[t]->files.v[i].path, path) == 0) {
+				*tf = &r->tus[t]->files.v[i];
+				return r->tus[t];
+			}
+	return NULL;
+}
+
+static const struct tu_job *job_of(const struct run *r, const char *path)
+{
+	for (size_t i = 0; i < r->in.jobs.n; i++)
+		if (strcmp(r->in.jobs.v[i].file, path) == 0)
+			return &r->in.jobs.v[i];
+	return NULL;
+}
+
+static bool inside_roots(const struct run *r, const char *real)
+{
+	for (size_t i = 0; i < r->in.roots.n; i++)
+		if (path_is_below(real, r->in.roots.v[i]))
+			return true;
+	return false;
+}
+
+/* Parses the rewritten file again; true when it has no more errors than before. */
+static bool reparse_ok(const struct run *r, const char *path, unsigned before)
+{
+	const struct tu_job *job = job_of(r, path);
+	if (!job)
+		return true; /* a header: checked through the TUs that include it on the next run */
+	struct file_classifier fc = {0};
+	fc.ruby_dirs = (const char *const *)r->in.rh.dirs.v;
+	fc.nruby_dirs = r->in.rh.dirs.n;
+	fc.project_roots = (const char *const *)r->in.roots.v;
+	fc.nproject_roots = r->in.roots.n;
+	struct parse_opts po = {0};
+	po.fc = &fc;
+	po.recover = true;
+	CXIndex idx = clang_createIndex(0, 0);
+	struct tu_facts *tu = parse_one(idx, job, &po);
+	bool ok = tu->status != TU_FAILED && tu->nerrors <= before;
+	tu_facts_free(tu);
+	clang_disposeIndex(idx);
+	return ok;
+}
+
+int fix_run(struct run *r, bool dry_run, FILE *out)
+{
+	/* files in a stable order */
+	strlist files = {0};
+	for (size_t i = 0; i < r->findings.v.n; i++) {
+		const struct finding *f = r->findings.v.v[i];
+		if (f->suppressed)
+			continue;
+		for (size_t k = 0; k < f->fixes.n; k++) {
+			bool seen = false;
+			for (size_t j = 0; j < files.n && !seen; j++)
+				seen = strcmp(files.v[j], f->fixes.v[k].file) == 0;
+			if (!seen)
+				vec_push(&files, xstrdup(f->fixes.v[k].file));
+		}
+	}
+	int changed = 0, failed = 0;
+	for (size_t fi = 0; fi < files.n; fi++) {
+		const char *path = files.v[fi];
+		VEC(struct fedit) eds = {0};
+		size_t order = 0;
+		for (size_t i = 0; i < r->findings.v.n; i++) {
+			const struct finding *f = r->findings.v.v[i];
+			if (f->suppressed)
+				continue;
+			for (size_t k = 0; k < f->fixes.n; k++)
+				if (strcmp(f->fixes.v[k].file, path) == 0) {
+					struct fedit e = {{f->fixes.v[k].off, f->fixes.v[k].len, f->fixes.v[k].text}, order++};
+					vec_push(&eds, e);
+				}
+		}
+		xqsort(eds.v, eds.n, sizeof(*eds.v), fedit_cmp);
+		/* identical edits (the same fallback define for two calls) once; drop overlaps */
+		VEC(struct edit) keep = {0};
+		for (size_t i = 0; i < eds.n; i++) {
+			const struct edit *e = &eds.v[i].e;
+			if (keep.n) {
+				const struct edit *p = &keep.v[keep.n - 1];
+				if (p->off == e->off && p->len == e->len && strcmp(p->text, e->text) == 0)
+					continue;
+				if (e->off < p->off + p->len) {
+					log_warning("%s: overlapping fixes at offset %u; one was skipped", path, e->off);
+					continue;
+				}
+			}
+			vec_push(&keep, *e);
+		}
+		const struct tu_file *tf = NULL;
+		const struct tu_facts *tu = tu_of(r, path, &tf);
+		size_t len = 0;
+		char *text = read_file(path, &len, 0);
+		char *display = display_path(path);
+		if (!text) {
+			log_error("%s: cannot read: %s", display, strerror(errno));
+			failed++;
+		} else if (!tf || XXH3_64bits(text, len) != tf->hash) {
+			log_error("%s: changed since it was analysed; not fixing it (run again)", display);
+			failed++;
+		} else {
+			size_t nlen = 0;
+			char *ntext = apply_edits(text, len, keep.v, keep.n, &nlen);
+			char *real = path_absolute(path);
+			struct stat ls;
+			bool link = lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode);
+			if (dry_run) {
+				write_unified_diff(out, display, text, len, ntext, nlen);
+				changed++;
+			} else if (link && !inside_roots(r, real)) {
+				log_error("%s: a symlink to %s, outside the analysed tree; not fixing it", display, real);
+				failed++;
+			} else {
+				char *err = NULL;
+				const char *target = link ? real : path;
+				if (atomic_write(target, ntext, nlen, &err) != 0) {
+					log_error("%s", err);
+					free(err);
+					failed++;
+				} else if (!reparse_ok(r, path, tu ? tu->nerrors : 0)) {
+					log_error("%s: the fixed file no longer parses cleanly; restored the original", display);
+					if (atomic_write(target, text, len, &err) != 0) {
+						log_error("%s", err);
+						free(err);
+					}
+					failed++;
+				} else {
+					log_info("fixed %s (%zu edit%s)", display, keep.n, keep.n == 1 ? "" : "s");
+					changed++;
+				}
+			}
+			free(real);
+			free(ntext);
+		}
+		free(display);
+		free(text);
+		vec_free(&keep);
+		vec_free(&eds);
+	}
+	strlist_free(&files);
+	return failed ? -1 : changed;
+}
