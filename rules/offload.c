@@ -273,18 +273,19 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 			}
 			if (model_func_by_usr(m, c->usr))
 				continue;
+			int sa = cheap_call_size_arg(c->name);
+			if (sa >= 0) {
+				const struct expr *a = (uint32_t)sa < c->nargs ? &c->args[sa] : NULL;
+				if (!a || !a->has_ival || a->ival < 0 || a->ival > 65536)
+					small = false;
+				continue;
+			}
 			int rc = ruby_class_of_call(c);
 			if (rc == RC_PURE || rc == RC_ALLOWED)
 				continue;
 			if (!cheap_call(c->name)) {
 				small = false;
 				break;
-			}
-			int sa = cheap_call_size_arg(c->name);
-			if (sa >= 0) {
-				const struct expr *a = (uint32_t)sa < c->nargs ? &c->args[sa] : NULL;
-				if (!a || !a->has_ival || a->ival < 0 || a->ival > 65536)
-					small = false;
 			}
 		}
 	}

@@ -32,6 +32,18 @@ static bool guarded(const struct tu_facts *tu, uint32_t line, const char *flag)
 	return false;
 }
 
+/* `#ifdef RB_NOGVL_OFFLOAD_SAFE` itself is recorded as a use of the macro. */
+static bool on_directive_line(const struct tu_facts *tu, uint32_t line)
+{
+	for (size_t i = 0; i < tu->pp_conds.n; i++)
+		if (tu->pp_conds.v[i].line_begin == line + 1)
+			return true;
+	for (size_t i = 0; i < tu->pp_defines.n; i++)
+		if (tu->pp_defines.v[i].file == tu->path && tu->pp_defines.v[i].line == line)
+			return true;
+	return false;
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
@@ -40,7 +52,8 @@ static void run(struct rule_ctx *rc)
 		for (size_t i = 0; i < tu->macro_exps.n; i++) {
 			const struct macro_exp *me = &tu->macro_exps.v[i];
 			int k = str_in_list(me->name, new_flags, ARRAY_SIZE(new_flags));
-			if (k < 0 || has_fallback(tu, me->name) || guarded(tu, me->loc.line, me->name))
+			if (k < 0 || has_fallback(tu, me->name) || guarded(tu, me->loc.line, me->name) ||
+			    on_directive_line(tu, me->loc.line))
 				continue;
 			rule_report(rc, &me->loc, NULL,
 				    "'%s' is used without #ifdef or a fallback define: Ruby before %s does not define it, "

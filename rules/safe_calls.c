@@ -216,6 +216,7 @@ int cheap_call_size_arg(const char *name)
 	if (!name)
 		return -1;
 	if (str_eq(name, "memcpy") || str_eq(name, "memmove") || str_eq(name, "memset") || str_eq(name, "memcmp") ||
+	    str_eq(name, "ruby_nonempty_memcpy") ||
 	    str_eq(name, "__builtin_memcpy") || str_eq(name, "__builtin_memmove") || str_eq(name, "__builtin_memset"))
 		return 2;
 	return -1;

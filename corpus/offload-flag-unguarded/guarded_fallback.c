@@ -1,0 +1,28 @@
+/* Guarded uses stay silent: the zlib-style fallback define. */
+#include <ruby.h>
+#include <ruby/thread.h>
+
+#ifndef RB_NOGVL_OFFLOAD_SAFE
+#define RB_NOGVL_OFFLOAD_SAFE 0
+#endif
+
+struct sum_args {
+	const long *v;
+	long n;
+	long total;
+};
+
+static void *sum_nogvl(void *p)
+{
+	struct sum_args *a = p;
+	for (long i = 0; i < a->n; i++)
+		a->total += a->v[i];
+	return NULL;
+}
+
+long sum_offloaded(const long *v, long n)
+{
+	struct sum_args a = {v, n, 0};
+	rb_nogvl(sum_nogvl, &a, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE);
+	return a.total;
+}
