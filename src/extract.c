@@ -81,6 +81,7 @@ struct xctx {
 	VEC(struct region) rg;
 	int32_t region;
 	int guard;           /* > 0: the GVL is known held here */
+	const char *fn_usr;  /* USR of the function being walked */
 	bool pp_pass;        /* first pass: preprocessing record only */
 	struct strbuf tmp;
 };
@@ -828,11 +829,20 @@ static void emit_assign(struct xctx *x, CXCursor at, const struct ref *lhs, stru
 	(void)ei;
 	if (r->kind == EX_CALL && r->call >= 0 && (size_t)r->call < x->ev.n)
 		x->ev.v[r->call].u.call.result = *lhs;
-	if (r->kind == EX_FUNC && (lhs->field || lhs->var >= 0)) {
+	const struct var *pv = r->kind == EX_REF && (!r->ref.path || !*r->ref.path) ? tu_var(x->tu, r->ref.var) : NULL;
+	bool param_fp = pv && pv->kind == VK_PARAM && (pv->flags & VF_FNPTR) && x->fn_usr && lhs->field;
+	if ((r->kind == EX_FUNC && (lhs->field || lhs->var >= 0)) || param_fp) {
 		struct binding b = {0};
 		b.fn_usr = r->func_usr;
 		b.fn_name = r->func_name;
 		b.loc = r->loc;
+		b.param_index = -1;
+		if (param_fp) {
+			b.fn_usr = NULL;
+			b.fn_name = NULL;
+			b.param_of_usr = x->fn_usr;
+			b.param_index = pv->param_index;
+		}
 		if (lhs->field) {
 			b.record = lhs->record;
 			b.field = lhs->field;
@@ -1603,6 +1613,7 @@ static void extract_function(struct xctx *x, CXCursor c, struct fileinfo *fi)
 		f.flags |= FN_CXX;
 
 	x->fn_index = (int32_t)x->tu->funcs.n;
+	x->fn_usr = f.usr;
 	x->ev.n = 0;
 	x->rg.n = 0;
 	x->guard = 0;

@@ -228,9 +228,13 @@ struct func {
 struct binding {
 	const char *record;   /* "struct ops"; NULL for a plain variable */
 	const char *field;    /* field name; for variables the variable USR */
-	const char *fn_usr;
+	const char *fn_usr;   /* the function stored; NULL for a parameter binding */
 	const char *fn_name;
 	struct loc loc;
+	/* a parameter stored in the field (args.fn = fn inside function
+	 * param_of_usr): the functions its callers pass at param_index */
+	const char *param_of_usr;
+	int32_t param_index;
 };
 
 struct macro_exp {

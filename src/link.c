@@ -118,12 +118,52 @@ static void finish_cbres(struct model *m, struct cbres *r, u32vec *t, strvec *ex
 	vec_free(ext);
 }
 
+static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uint32_t before, const struct expr *e);
+
+/* A parameter stored in a field: the functions the callers of its function
+ * pass in that position (one level; callers passing their own parameter on
+ * are wrappers, handled as release sites). */
+static int bind_depth; /* linking is single-threaded: guards mutual recursion */
+
+static void bind_param_targets(struct model *m, const struct binding *b, u32vec *t, strvec *ext, int depth)
+{
+	if (depth > 0 || b->param_index < 0 || bind_depth > 2)
+		return;
+	bind_depth++;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind != EV_CALL || e->u.call.indirect || !str_eq(e->u.call.usr, b->param_of_usr))
+				continue;
+			if ((uint32_t)b->param_index >= e->u.call.nargs)
+				continue;
+			const struct expr *a = &e->u.call.args[b->param_index];
+			if (a->kind == EX_REF && (!a->ref.path || !*a->ref.path)) {
+				const struct var *v = mf_var(mf, a->ref.var);
+				if (v && v->kind == VK_PARAM)
+					continue; /* forwarded again: a wrapper's business */
+			}
+			struct cbres r = resolve_fn_expr(m, mf, ei, a);
+			for (uint32_t i = 0; i < r.ntargets; i++)
+				add_target(m, t, ext, m->fns.v[r.targets[i]].f->usr, NULL);
+			for (uint32_t i = 0; i < r.nexternal; i++)
+				add_target(m, t, ext, NULL, r.external[i]);
+		}
+	}
+	bind_depth--;
+}
+
 static void bind_targets(struct model *m, const binding_vec *bv, u32vec *t, strvec *ext)
 {
 	if (!bv)
 		return;
-	for (size_t i = 0; i < bv->n; i++)
-		add_target(m, t, ext, bv->v[i]->fn_usr, bv->v[i]->fn_name);
+	for (size_t i = 0; i < bv->n; i++) {
+		if (bv->v[i]->param_of_usr)
+			bind_param_targets(m, bv->v[i], t, ext, 0);
+		else
+			add_target(m, t, ext, bv->v[i]->fn_usr, bv->v[i]->fn_name);
+	}
 }
 
 /* Resolves a function-valued expression evaluated in mf before event `before`. */
