@@ -10,6 +10,7 @@ extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
+extern const struct rule_desc rule_unused_suppression;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
@@ -18,6 +19,7 @@ const struct rule_desc *const rule_list[] = {
 	&rule_debug_release_site,
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
+	&rule_unused_suppression,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,
 };
