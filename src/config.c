@@ -518,7 +518,7 @@ const strlist *config_ruby_include(const struct config *c)
 
 static bool any_glob(const strlist *pats, const char *base, const char *abs_file)
 {
-	if (!path_is_below(abs_file, base))
+	if (!abs_file || !path_is_below(abs_file, base))
 		return false;
 	char *rel = path_relative(abs_file, base);
 	bool m = false;
