@@ -14,6 +14,7 @@ extern const struct rule_desc rule_offload_unsafe;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
 extern const struct rule_desc rule_small_work_nogvl;
+extern const struct rule_desc rule_unused_suppression;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
@@ -26,6 +27,7 @@ const struct rule_desc *const rule_list[] = {
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
 	&rule_small_work_nogvl,
+	&rule_unused_suppression,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,
 };

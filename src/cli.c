@@ -22,6 +22,7 @@ void options_free(struct options *o)
 	vec_free(&o->extra_args);
 	vec_free(&o->enable);
 	vec_free(&o->disable);
+	vec_free(&o->outputs);
 	arena_free(&o->arena);
 }
 
@@ -51,11 +52,22 @@ void print_usage(FILE *out)
 	      "      --disable SLUG[,SLUG] disable rules\n"
 	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
 	      "                            (default: warning)\n"
-	      "  -o, --output FILE         write findings to FILE\n"
 	      "      --fix                 apply the fixes findings carry (RB_NOGVL_OFFLOAD_SAFE\n"
 	      "                            patches): each file replaced atomically, then re-parsed\n"
 	      "      --fix-dry-run, --diff print those fixes as a unified diff instead\n"
 	      "      --explain-callback NAME  print the offload gate checklist of callback NAME\n"
+	      "      --format FORMAT       text (default), json, sarif or github; repeat it to\n"
+	      "                            write several formats in one run\n"
+	      "  -o, --output FILE         write the preceding --format to FILE (default: stdout)\n"
+	      "      --config FILE         use FILE for every analysed file instead of the\n"
+	      "                            nearest .nogvl-lint.yml\n"
+	      "      --no-config           ignore .nogvl-lint.yml files\n"
+	      "      --baseline FILE       report only findings not recorded in FILE, and list\n"
+	      "                            recorded ones that are fixed\n"
+	      "      --write-baseline FILE record the current findings in FILE\n"
+	      "      --report-unused-suppressions\n"
+	      "                            report nogvl-lint: ignore comments that suppress nothing\n"
+	      "      --no-progress         no progress line on a terminal\n"
 	      "      --color=WHEN          always|never|auto\n"
 	      "  -v, --verbose             more detail (repeat for more)\n"
 	      "\n"
@@ -89,7 +101,22 @@ enum {
 	OPT_FIX,
 	OPT_FIX_DRY_RUN,
 	OPT_EXPLAIN_CALLBACK,
+	OPT_BASELINE,
+	OPT_WRITE_BASELINE,
+	OPT_CONFIG,
+	OPT_NO_CONFIG,
+	OPT_REPORT_UNUSED,
+	OPT_NO_PROGRESS,
 };
+
+int output_format_parse(const char *s)
+{
+	static const char *const names[] = {"text", "json", "sarif", "github", "html"};
+	for (int i = 0; i < (int)ARRAY_SIZE(names); i++)
+		if (strcmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
 
 static void push_csv(struct options *o, bool enable, char *arg)
 {
@@ -129,8 +156,15 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"fix-dry-run", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"diff", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"explain-callback", required_argument, NULL, OPT_EXPLAIN_CALLBACK},
+		{"baseline", required_argument, NULL, OPT_BASELINE},
+		{"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
+		{"config", required_argument, NULL, OPT_CONFIG},
+		{"no-config", no_argument, NULL, OPT_NO_CONFIG},
+		{"report-unused-suppressions", no_argument, NULL, OPT_REPORT_UNUSED},
+		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{NULL, 0, NULL, 0},
 	};
+	const char *pending_out = NULL;
 	optind = 0; /* reset (GNU: also re-initialises) */
 	opterr = 0;
 	int c;
@@ -173,6 +207,7 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 				return 2;
 			}
 			o->fail_level = s;
+			o->fail_level_set = true;
 			break;
 		}
 		case 'j': {
@@ -186,24 +221,52 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		}
 		case 'o':
+			/* -o belongs to the latest --format that has no file yet (RuboCop's
+			 * -f/-o pairing); given before any --format it waits for the next
+			 * one, and alone it redirects the default text output */
+			if (o->outputs.n && !o->outputs.v[o->outputs.n - 1].file) {
+				o->outputs.v[o->outputs.n - 1].file = optarg;
+			} else if (pending_out) {
+				fprintf(err, "nogvl-lint: error: -o %s: give a --format before each further -o\n", optarg);
+				return 2;
+			} else if (o->outputs.n) {
+				fprintf(err, "nogvl-lint: error: -o %s: the preceding --format already has -o %s\n", optarg,
+					o->outputs.v[o->outputs.n - 1].file);
+				return 2;
+			} else {
+				pending_out = optarg;
+			}
 			o->output = optarg;
 			break;
-		case OPT_FORMAT:
-			if (strcmp(optarg, "text") == 0)
-				o->format = FMT_TEXT;
-			else if (strcmp(optarg, "json") == 0)
-				o->format = FMT_JSON;
-			else if (strcmp(optarg, "sarif") == 0)
-				o->format = FMT_SARIF;
-			else if (strcmp(optarg, "github") == 0)
-				o->format = FMT_GITHUB;
-			else if (strcmp(optarg, "html") == 0)
-				o->format = FMT_HTML;
-			else {
-				fprintf(err, "nogvl-lint: error: unknown --format '%s' (text, json, sarif, github, html)\n",
-					optarg);
+		case OPT_FORMAT: {
+			int f = output_format_parse(optarg);
+			if (f < 0 || f == FMT_HTML) {
+				fprintf(err, "nogvl-lint: error: unknown --format '%s' (text, json, sarif, github)\n", optarg);
 				return 2;
 			}
+			struct output_spec sp = {f, pending_out};
+			pending_out = NULL;
+			vec_push(&o->outputs, sp);
+			o->format = f;
+			break;
+		}
+		case OPT_BASELINE:
+			o->baseline = optarg;
+			break;
+		case OPT_WRITE_BASELINE:
+			o->write_baseline = optarg;
+			break;
+		case OPT_CONFIG:
+			o->config_file = optarg;
+			break;
+		case OPT_NO_CONFIG:
+			o->no_config = true;
+			break;
+		case OPT_REPORT_UNUSED:
+			o->report_unused_suppressions = true;
+			break;
+		case OPT_NO_PROGRESS:
+			o->progress_off = true;
 			break;
 		case OPT_LIST_RULES:
 			o->list_rules = true;
@@ -267,5 +330,21 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 	}
 	for (int i = optind; i < argc; i++)
 		vec_push(&o->paths, argv[i]);
+	if (pending_out) {
+		struct output_spec sp = {FMT_TEXT, pending_out};
+		vec_push(&o->outputs, sp);
+	}
+	/* at most one output on stdout: machine output never shares a stream */
+	unsigned on_stdout = 0;
+	for (size_t i = 0; i < o->outputs.n; i++)
+		on_stdout += o->outputs.v[i].file == NULL;
+	if (on_stdout > 1) {
+		fprintf(err, "nogvl-lint: error: several --format outputs on stdout; give each but one a -o FILE\n");
+		return 2;
+	}
+	if (o->config_file && o->no_config) {
+		fprintf(err, "nogvl-lint: error: --config and --no-config contradict each other\n");
+		return 2;
+	}
 	return 0;
 }

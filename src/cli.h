@@ -15,6 +15,14 @@ enum output_format {
 	FMT_HTML,
 };
 
+/* One requested output: --format F, optionally followed by -o FILE. */
+struct config_set;
+
+struct output_spec {
+	int format;                       /* enum output_format */
+	const char *file;                 /* NULL: stdout */
+};
+
 struct options {
 	VEC(const char *) paths;          /* positional: files or directories */
 	const char *compile_commands;     /* --compile-commands FILE or -p DIR/compile_commands.json */
@@ -24,9 +32,17 @@ struct options {
 	VEC(const char *) disable;        /* --disable SLUG */
 	unsigned jobs;                    /* --jobs N; 0 = cores */
 	int verbose;                      /* -v count */
-	int format;                       /* enum output_format */
-	const char *output;               /* -o FILE */
+	int format;                       /* enum output_format (of the last --format) */
+	const char *output;               /* -o FILE (of the last output) */
+	VEC(struct output_spec) outputs;  /* every --format/-o pair; empty: text to stdout */
 	int fail_level;                   /* enum severity */
+	bool fail_level_set;              /* --fail-level given (wins over the config) */
+	const char *baseline;             /* --baseline FILE: report only new findings */
+	const char *write_baseline;       /* --write-baseline FILE */
+	const char *config_file;          /* --config FILE: this config for every file */
+	bool no_config;                   /* --no-config: ignore .nogvl-lint.yml files */
+	bool report_unused_suppressions;  /* --report-unused-suppressions */
+	bool progress_off;                /* --no-progress */
 	bool list_rules, help, version;
 	const char *explain;              /* --explain SLUG */
 	bool no_recover;                  /* --no-recover: no stub recovery */
@@ -38,6 +54,7 @@ struct options {
 	const char *explain_callback;     /* --explain-callback NAME */
 	bool color;                       /* colour text output */
 	int color_mode;                   /* -1 auto, 0 never, 1 always */
+	struct config_set *configs;       /* set by the driver: per-file .nogvl-lint.yml */
 	struct arena arena;               /* strings made while parsing */
 };
 
@@ -49,5 +66,7 @@ void options_free(struct options *o);
 int options_parse(struct options *o, int argc, char **argv, FILE *err);
 
 void print_usage(FILE *out);
+/* "text" -> FMT_TEXT ...; -1 when unknown. */
+int output_format_parse(const char *s);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "extconf.h"
 #include "log.h"
 #include "report.h"
@@ -262,6 +263,9 @@ static void add_common_args(const struct options *o, struct inputs *in, struct t
 		vec_push(&j->args, xasprintf("-I%s", in->rh.dirs.v[i]));
 	if (o->ruby34_view && !in->rh.has_offload_flag)
 		vec_push(&j->args, xstrdup("-DRB_NOGVL_OFFLOAD_SAFE=(0x4)"));
+	/* .nogvl-lint.yml include_dirs and defines, before the command line's so those win */
+	if (o->configs)
+		config_extra_args(config_for_path(o->configs, j->file, false), &j->args);
 	for (size_t i = 0; i < o->extra_args.n; i++)
 		vec_push(&j->args, xstrdup(o->extra_args.v[i]));
 	vec_push(&j->args, xasprintf("-idirafter%s", in->virtual_dir));

@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "baseline.h"
 #include "fix.h"
 #include "log.h"
 #include "offload.h"
+#include "output.h"
 #include "report.h"
+#include "ruledoc.h"
 #include "rules.h"
 #include "run.h"
 
@@ -27,9 +30,32 @@ static int explain(FILE *out, const char *slug)
 		fprintf(stderr, "nogvl-lint: error: no rule '%s' (see --list-rules)\n", slug);
 		return 2;
 	}
-	fprintf(out, "%s (%s, %s)\n\n%s\n\nWhy: %s\n\nHow to fix: %s\n", r->slug, severity_name(r->severity),
-		r->category, r->summary, r->rationale, r->fix);
+	const char *page = rule_doc_find(slug);
+	if (page) {
+		fputs(page, out);
+		return 0;
+	}
+	/* debug rules have no page: the descriptor */
+	fprintf(out, "# %s\n\n**Severity:** %s · **Category:** %s\n\n%s\n\n## Why\n\n%s\n\n## How to fix\n\n%s\n",
+		r->slug, severity_name(r->severity), r->category, r->summary, r->rationale, r->fix);
 	return 0;
+}
+
+/* Baseline entries whose finding is gone: the file can shrink. */
+static void report_fixed(FILE *out, const struct run *r, const char *baseline)
+{
+	if (!r->baseline || !r->baseline->fixed)
+		return;
+	fprintf(out, "nogvl-lint: %zu finding%s recorded in %s %s fixed; write the baseline again (--write-baseline) "
+		     "to drop %s:\n",
+		r->baseline->fixed, r->baseline->fixed == 1 ? "" : "s", baseline, r->baseline->fixed == 1 ? "is" : "are",
+		r->baseline->fixed == 1 ? "it" : "them");
+	for (size_t i = 0; i < r->baseline->v.n; i++) {
+		const struct baseline_entry *e = &r->baseline->v.v[i];
+		if (e->state == BL_FIXED)
+			fprintf(out, "  fixed: %s: %s%s[%s] %s\n", e->file, e->function, *e->function ? ": " : "", e->rule,
+				e->message);
+	}
 }
 
 int main(int argc, char **argv)
@@ -83,44 +109,50 @@ int main(int argc, char **argv)
 		source_cache_clear();
 		return rc;
 	}
-	FILE *out = stdout;
-	if (o.output) {
-		out = fopen(o.output, "w");
-		if (!out) {
-			log_error("cannot write %s", o.output);
-			run_free(&r);
-			options_free(&o);
-			return 2;
+	if (o.dump_facts)
+		dump_facts(stdout, &r);
+	if (o.explain_callback || o.fix_dry_run || o.fix) {
+		/* these replace the findings report: the checklist or the patch */
+		if (o.explain_callback)
+			rc = offload_explain(stdout, r.model, o.explain_callback) ? 0 : 1;
+		else {
+			int n = fix_run(&r, o.fix_dry_run, stdout);
+			rc = n < 0 ? 2 : 0;
+			if (o.fix && n >= 0)
+				log_info("%d file%s fixed", n, n == 1 ? "" : "s");
+		}
+		run_free(&r);
+		options_free(&o);
+		source_cache_clear();
+		return rc;
+	}
+	int wrc = output_write_all(&o, &r);
+	/* the summary follows text on stdout; next to machine output it goes to stderr */
+	bool text_on_stdout = !o.outputs.n;
+	for (size_t i = 0; i < o.outputs.n; i++)
+		text_on_stdout = text_on_stdout || (o.outputs.v[i].format == FMT_TEXT && !o.outputs.v[i].file);
+	FILE *sum = text_on_stdout ? stdout : stderr;
+	report_fixed(sum, &r, o.baseline);
+	summary_line(sum, &r.sum);
+	if (o.write_baseline) {
+		char *err = NULL;
+		if (baseline_write(o.write_baseline, &r.findings, &err) != 0) {
+			log_error("%s", err);
+			free(err);
+			wrc = 2;
+		} else {
+			size_t n = 0;
+			for (size_t i = 0; i < r.findings.v.n; i++)
+				n += !r.findings.v.v[i]->suppressed;
+			fprintf(sum, "nogvl-lint: recorded %zu finding%s in %s\n", n, n == 1 ? "" : "s", o.write_baseline);
 		}
 	}
-	if (o.dump_facts)
-		dump_facts(out, &r);
-	if (o.explain_callback) {
-		rc = offload_explain(out, r.model, o.explain_callback) ? 0 : 1;
-		if (out != stdout)
-			fclose(out);
+	if (wrc != 0) {
 		run_free(&r);
 		options_free(&o);
 		source_cache_clear();
-		return rc;
+		return wrc;
 	}
-	if (o.fix_dry_run || o.fix) {
-		int n = fix_run(&r, o.fix_dry_run, out);
-		if (out != stdout)
-			fclose(out);
-		rc = n < 0 ? 2 : 0;
-		if (o.fix && n >= 0)
-			log_info("%d file%s fixed", n, n == 1 ? "" : "s");
-		run_free(&r);
-		options_free(&o);
-		source_cache_clear();
-		return rc;
-	}
-	bool color = o.color_mode == 1 || (o.color_mode < 0 && !o.output && isatty(1) && getenv("NO_COLOR") == NULL);
-	report_text(out, &r.findings, color);
-	summary_line(o.output ? stderr : stdout, &r.sum);
-	if (out != stdout)
-		fclose(out);
 	rc = run_exit_status(&o, &r);
 	run_free(&r);
 	options_free(&o);

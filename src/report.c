@@ -336,7 +336,12 @@ void summary_line(FILE *out, const struct summary *s)
 			s->files_degraded ? ", some analysed degraded" : "");
 	if (s->files_failed)
 		fprintf(out, ", %zu could not be analysed", s->files_failed);
-	fprintf(out, ", %zu finding%s (%zu error%s, %zu warning%s, %zu note%s)\n", total, total == 1 ? "" : "s",
+	fprintf(out, ", %zu finding%s (%zu error%s, %zu warning%s, %zu note%s)", total, total == 1 ? "" : "s",
 		s->errors, s->errors == 1 ? "" : "s", s->warnings, s->warnings == 1 ? "" : "s", s->notes,
 		s->notes == 1 ? "" : "s");
+	if (s->suppressed)
+		fprintf(out, ", %zu suppressed", s->suppressed);
+	if (s->baselined)
+		fprintf(out, ", %zu in the baseline", s->baselined);
+	fputc('\n', out);
 }

@@ -18,6 +18,7 @@ const char *severity_name(int sev);
 int severity_parse(const char *s); /* -1 when unknown */
 
 struct rule_desc;
+struct suppression;
 
 struct note {
 	struct loc loc;
@@ -43,6 +44,9 @@ struct finding {
 	VEC(struct fix) fixes;
 	char *fix_desc;        /* what the fixes do */
 	uint8_t suppressed;
+	uint8_t baselined;     /* recorded in the --baseline file: not reported */
+	const struct suppression *suppressed_by; /* the inline suppression (suppress.h) */
+	char fingerprint[33];  /* stable id without line numbers (fingerprint.h); "" until computed */
 };
 
 struct findings {
@@ -80,6 +84,7 @@ struct summary {
 	size_t files, files_failed, files_with_errors, files_degraded;
 	size_t errors, warnings, notes;
 	size_t sites, callbacks, unresolved;
+	size_t suppressed, baselined; /* findings hidden by comments / by --baseline */
 };
 
 void report_text(FILE *out, const struct findings *fs, bool color);

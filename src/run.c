@@ -6,39 +6,226 @@
 #include <unistd.h>
 
 #include "gvlapi.h"
+#include "fingerprint.h"
 #include "log.h"
 #include "rules.h"
 
 #define STUB_HEADER_NAME "nogvl-lint-stubs.h"
 
-bool rule_enabled(const struct options *o, const struct rule_desc *rd)
+bool rule_cli_disabled(const struct options *o, const struct rule_desc *rd)
 {
 	for (size_t i = 0; i < o->disable.n; i++)
 		if (strcmp(o->disable.v[i], rd->slug) == 0 || strcmp(o->disable.v[i], "all") == 0)
-			return false;
-	if (rd->flags & RULE_DEBUG) {
-		for (size_t i = 0; i < o->enable.n; i++)
-			if (strcmp(o->enable.v[i], rd->slug) == 0)
-				return true;
+			return true;
+	return false;
+}
+
+bool rule_cli_enabled(const struct options *o, const struct rule_desc *rd)
+{
+	for (size_t i = 0; i < o->enable.n; i++)
+		if (strcmp(o->enable.v[i], rd->slug) == 0)
+			return true;
+	return false;
+}
+
+bool rule_enabled(const struct options *o, const struct rule_desc *rd)
+{
+	if (rule_cli_disabled(o, rd))
 		return false;
-	}
+	if (rd->flags & RULE_DEBUG)
+		return rule_cli_enabled(o, rd);
 	return true;
 }
 
+/* Progress on a terminal: drawn only once the run has taken a while, and at
+ * most ten times a second, so short runs and logs stay clean. */
+struct progress {
+	double start, last;
+	bool drawn;
+};
+
 static void progress_cb(void *ctx, size_t done, size_t total, const char *file)
 {
-	(void)ctx;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, file);
-	if (done == total)
-		fputs("\r\033[K", stderr);
+	struct progress *p = ctx;
+	double now = now_seconds();
+	if (done == total) {
+		if (p->drawn)
+			fputs("\r\033[K", stderr);
+		fflush(stderr);
+		return;
+	}
+	if (now - p->start < 1.0 || now - p->last < 0.1)
+		return;
+	p->last = now;
+	p->drawn = true;
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, path_basename(file));
 	fflush(stderr);
+}
+
+/* ---- configuration, suppressions, baseline (after the rules) ---- */
+
+static int rule_index(const struct rule_desc *rd)
+{
+	for (unsigned i = 0; i < rule_count; i++)
+		if (rule_list[i] == rd)
+			return (int)i;
+	return -1;
+}
+
+/* Applies each finding's .nogvl-lint.yml: excluded files, rules switched off
+ * there, severities. The command line wins. */
+static void apply_configs(const struct options *o, struct run *r)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < r->findings.v.n; i++) {
+		struct finding *f = r->findings.v.v[i];
+		const struct config *c = config_for_path(&r->cfg, f->loc.file, false);
+		bool keep = !config_excludes(c, f->loc.file);
+		int sev = f->severity;
+		bool on = config_rule_enabled(c, f->rule->slug, !(f->rule->flags & RULE_DEBUG), &sev);
+		if (keep && !on && !rule_cli_enabled(o, f->rule))
+			keep = false;
+		if (!keep) {
+			struct findings one = {0};
+			vec_push(&one.v, f);
+			findings_free(&one);
+			continue;
+		}
+		f->severity = sev;
+		r->findings.v.v[w++] = f;
+	}
+	r->findings.v.n = w;
+}
+
+struct unused_ctx {
+	const struct options *o;
+	struct run *r;
+};
+
+static bool suppression_evaluated(const char *slug, const char *file, void *vctx)
+{
+	struct unused_ctx *u = vctx;
+	const struct rule_desc *rd = rule_find(slug);
+	int ri = rd ? rule_index(rd) : -1;
+	if (ri < 0 || !u->r->ran[ri])
+		return false;
+	const struct config *c = config_for_path(&u->r->cfg, file, false);
+	if (config_excludes(c, file))
+		return false;
+	if (!u->o->report_unused_suppressions && config_report_unused(c) != 1)
+		return false;
+	if (!rule_cli_enabled(u->o, rule_find("unused-suppression")) &&
+	    !config_rule_enabled(c, "unused-suppression", true, NULL))
+		return false;
+	return rule_cli_enabled(u->o, rd) || config_rule_enabled(c, slug, !(rd->flags & RULE_DEBUG), NULL);
+}
+
+static void apply_suppressions(const struct options *o, struct run *r)
+{
+	/* every project file, so that mistakes in comments are reported even
+	 * where nothing was found */
+	for (size_t t = 0; t < r->ntus; t++) {
+		const struct tu_facts *tu = r->tus[t];
+		if (tu->status == TU_FAILED)
+			continue;
+		for (size_t i = 0; i < tu->files.n; i++)
+			if (!config_excludes(config_for_path(&r->cfg, tu->files.v[i].path, false), tu->files.v[i].path))
+				suppress_get(&r->sup, tu->files.v[i].path);
+	}
+	suppress_apply(&r->sup, &r->findings, r->model);
+	const struct rule_desc *unused = rule_find("unused-suppression");
+	if (unused && !rule_cli_disabled(o, unused)) {
+		struct unused_ctx u = {o, r};
+		suppress_report_unused(&r->sup, &r->findings, unused, unused->severity, suppression_evaluated, &u);
+		/* the config's severity for it */
+		for (size_t i = 0; i < r->findings.v.n; i++) {
+			struct finding *f = r->findings.v.v[i];
+			if (f->rule == unused)
+				config_rule_enabled(config_for_path(&r->cfg, f->loc.file, false), unused->slug, true,
+						    &f->severity);
+		}
+	}
+	findings_sort(&r->findings);
+}
+
+static int apply_baseline(const struct options *o, struct run *r)
+{
+	if (!o->baseline)
+		return 0;
+	r->baseline = xcalloc(1, sizeof(*r->baseline));
+	char *err = NULL;
+	if (baseline_read(o->baseline, r->baseline, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return 2;
+	}
+	if (strcmp(r->baseline->tool_version, NOGVL_VERSION) != 0)
+		log_verbose(1, "%s was written by nogvl-lint %s (this is %s)", o->baseline, r->baseline->tool_version,
+			    NOGVL_VERSION);
+	/* files analysed in this run, as the baseline names them */
+	struct hmap analysed = {0}, roots = {0};
+	strlist keys = {0};
+	for (size_t t = 0; t < r->ntus; t++) {
+		const struct tu_facts *tu = r->tus[t];
+		if (tu->status == TU_FAILED)
+			continue;
+		for (size_t i = 0; i < tu->files.n; i++) {
+			char *rel = fingerprint_relpath(&roots, tu->files.v[i].path);
+			if (hmap_has(&analysed, rel)) {
+				free(rel);
+				continue;
+			}
+			vec_push(&keys, rel);
+			hmap_put(&analysed, rel, (void *)1);
+		}
+	}
+	baseline_apply(r->baseline, &r->findings, &analysed);
+	hmap_free(&analysed);
+	strlist_free(&keys);
+	fingerprint_cache_free(&roots);
+	return 0;
+}
+
+/* The Ruby headers a .nogvl-lint.yml names (ruby_include), read from the
+ * configuration of the first input; the command line wins. */
+static const strlist *config_ruby_dirs(const struct options *o, struct run *r)
+{
+	if (o->ruby_includes.n)
+		return NULL;
+	const char *first = o->compile_commands ? o->compile_commands : o->paths.n ? o->paths.v[0] : ".";
+	char *abs = path_absolute(first);
+	bool dir = path_is_dir(abs);
+	const strlist *l = config_ruby_include(config_for_path(&r->cfg, abs, dir));
+	free(abs);
+	return l;
 }
 
 int run_analysis(const struct options *o, struct run *r)
 {
 	memset(r, 0, sizeof(*r));
+	r->ran = xcalloc(rule_count, 1);
+	if (config_set_init(&r->cfg, o->config_file, o->no_config) != 0) {
+		log_error("%s", r->cfg.error);
+		return 2;
+	}
+	/* a copy of the options that carries the configuration into inputs_build */
+	struct options oc = *o;
+	oc.configs = &r->cfg;
+	const strlist *cfg_ruby = config_ruby_dirs(o, r);
+	if (cfg_ruby) {
+		memset(&oc.ruby_includes, 0, sizeof(oc.ruby_includes));
+		for (size_t i = 0; i < cfg_ruby->n; i++)
+			vec_push(&oc.ruby_includes, cfg_ruby->v[i]);
+	}
 	char *err = NULL;
-	int rc = inputs_build(o, &r->in, &err);
+	int rc = r->cfg.error ? 2 : inputs_build(&oc, &r->in, &err);
+	if (cfg_ruby)
+		vec_free(&oc.ruby_includes);
+	if (r->cfg.error) {
+		log_error("%s", r->cfg.error);
+		free(err);
+		return 2;
+	}
 	for (size_t i = 0; i < r->in.warnings.n; i++)
 		log_warning("%s", r->in.warnings.v[i]);
 	if (rc != 0) {
@@ -50,6 +237,28 @@ int run_analysis(const struct options *o, struct run *r)
 		    r->in.rh.has_offload_flag ? "" : " (no RB_NOGVL_OFFLOAD_SAFE: analysing as Ruby 3.4+ with 0x4)");
 	if (!r->in.jobs.n) {
 		log_error("no C or C++ source files found");
+		return 2;
+	}
+	/* include/exclude globs of each file's configuration */
+	size_t kept = 0, total_jobs = r->in.jobs.n;
+	for (size_t i = 0; i < r->in.jobs.n; i++) {
+		struct tu_job *j = &r->in.jobs.v[i];
+		const struct config *c = config_for_path(&r->cfg, j->file, false);
+		if (config_excludes(c, j->file) || !config_includes(c, j->file)) {
+			log_verbose(1, "%s: excluded by %s", j->display, c ? c->path : "the configuration");
+			tu_job_free(j);
+			continue;
+		}
+		r->in.jobs.v[kept++] = *j;
+	}
+	r->in.jobs.n = kept;
+	if (r->cfg.error) {
+		log_error("%s", r->cfg.error);
+		return 2;
+	}
+	if (!kept) {
+		log_error("all %zu source files are excluded by the configuration (.nogvl-lint.yml include/exclude)",
+			  total_jobs);
 		return 2;
 	}
 	struct file_classifier fc = {0};
@@ -70,8 +279,11 @@ int run_analysis(const struct options *o, struct run *r)
 	vf.Length = (unsigned long)strlen(vf.Contents);
 	po.virtual_files = &vf;
 	po.nvirtual = 1;
-	if (isatty(2) && r->in.jobs.n > 8 && !o->verbose) {
+	struct progress prog = {now_seconds(), 0, false};
+	const char *term = getenv("TERM");
+	if (isatty(2) && !o->verbose && !o->progress_off && !(term && strcmp(term, "dumb") == 0)) {
 		po.progress = progress_cb;
+		po.progress_ctx = &prog;
 	}
 	double t0 = now_seconds();
 	r->ntus = r->in.jobs.n;
@@ -110,24 +322,52 @@ int run_analysis(const struct options *o, struct run *r)
 
 	for (unsigned i = 0; i < rule_count; i++) {
 		const struct rule_desc *rd = rule_list[i];
-		if (!rule_enabled(o, rd))
+		bool run_it = rule_enabled(o, rd);
+		/* a debug rule switched on in some .nogvl-lint.yml */
+		if (!run_it && !rule_cli_disabled(o, rd))
+			hmap_foreach(&r->cfg.by_path, e) run_it = run_it || config_rule_named_on(e->val, rd->slug);
+		if (!run_it)
 			continue;
+		r->ran[i] = 1;
 		struct rule_ctx rc2 = {r->model, rd, &r->findings, rd->severity};
 		rd->run(&rc2);
 	}
 	findings_sort(&r->findings);
+	apply_configs(o, r);
+	apply_suppressions(o, r);
+	fingerprints_compute(&r->findings);
+	if (r->cfg.error) {
+		log_error("%s", r->cfg.error);
+		return 2;
+	}
+	if (apply_baseline(o, r) != 0)
+		return 2;
 	r->t_rules = now_seconds() - t2;
 
 	for (size_t i = 0; i < r->findings.v.n; i++) {
 		const struct finding *f = r->findings.v.v[i];
-		if (f->suppressed)
+		if (f->suppressed) {
+			r->sum.suppressed++;
 			continue;
+		}
+		if (f->baselined) {
+			r->sum.baselined++;
+			continue;
+		}
 		if (f->severity == SEV_ERROR)
 			r->sum.errors++;
 		else if (f->severity == SEV_WARNING)
 			r->sum.warnings++;
 		else
 			r->sum.notes++;
+		int level = o->fail_level;
+		if (!o->fail_level_set) {
+			int cl = config_fail_level(config_for_path(&r->cfg, f->loc.file, false));
+			if (cl >= 0)
+				level = cl;
+		}
+		if (level != SEV_NONE && f->severity >= level)
+			r->failing++;
 	}
 	for (size_t i = 0; i < r->model->sites.n; i++)
 		if (!r->model->sites.v[i].is_template)
@@ -193,19 +433,21 @@ int run_exit_status(const struct options *o, const struct run *r)
 {
 	if (r->sum.files_failed == r->sum.files)
 		return 2;
-	if (o->fail_level == SEV_NONE)
-		return 0;
-	for (size_t i = 0; i < r->findings.v.n; i++) {
-		const struct finding *f = r->findings.v.v[i];
-		if (!f->suppressed && f->severity >= o->fail_level)
-			return 1;
-	}
-	return 0;
+	if (o->write_baseline)
+		return 0; /* the findings are recorded now */
+	return r->failing ? 1 : 0;
 }
 
 void run_free(struct run *r)
 {
 	findings_free(&r->findings);
+	suppress_set_free(&r->sup);
+	config_set_free(&r->cfg);
+	if (r->baseline) {
+		baseline_free(r->baseline);
+		free(r->baseline);
+	}
+	free(r->ran);
 	model_free(r->model);
 	for (size_t i = 0; i < r->ntus; i++)
 		tu_facts_free(r->tus[i]);

@@ -2,10 +2,13 @@
 #ifndef NOGVL_RUN_H
 #define NOGVL_RUN_H
 
+#include "baseline.h"
 #include "cli.h"
+#include "config.h"
 #include "inputs.h"
 #include "model.h"
 #include "report.h"
+#include "suppress.h"
 
 struct run {
 	struct inputs in;
@@ -15,6 +18,11 @@ struct run {
 	struct findings findings;
 	struct summary sum;
 	double t_parse, t_link, t_rules;
+	struct config_set cfg;     /* .nogvl-lint.yml files met */
+	struct suppress_set sup;   /* inline suppressions of the project's files */
+	struct baseline *baseline; /* --baseline, NULL without */
+	uint8_t *ran;              /* per rule_list index: the rule ran */
+	size_t failing;            /* reported findings at or above their fail level */
 };
 
 /* Runs the analysis. Returns 0 when the run produced results (possibly
@@ -25,6 +33,9 @@ void run_free(struct run *r);
 
 /* Is the rule enabled under these options? */
 bool rule_enabled(const struct options *o, const struct rule_desc *rd);
+/* Named by --enable / --disable (or --disable all). */
+bool rule_cli_enabled(const struct options *o, const struct rule_desc *rd);
+bool rule_cli_disabled(const struct options *o, const struct rule_desc *rd);
 
 /* Exit status for a finished run: 1 when findings reach the fail level. */
 int run_exit_status(const struct options *o, const struct run *r);

@@ -1,0 +1,134 @@
+/* output.c: see output.h. */
+#include "output.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "rules.h"
+
+json_t *json_text(const char *s)
+{
+	if (!s)
+		return json_null();
+	json_t *j = json_string(s);
+	if (j)
+		return j;
+	/* not valid UTF-8: keep valid sequences, replace the rest */
+	struct strbuf sb = {0};
+	sb_puts(&sb, "");
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		size_t n = 0;
+		if (*p < 0x80)
+			n = 1;
+		else if ((*p & 0xe0) == 0xc0 && *p >= 0xc2)
+			n = 2;
+		else if ((*p & 0xf0) == 0xe0)
+			n = 3;
+		else if ((*p & 0xf8) == 0xf0 && *p <= 0xf4)
+			n = 4;
+		bool ok = n > 0;
+		for (size_t k = 1; ok && k < n; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (ok && n > 1) {
+			json_t *t = json_stringn((const char *)p, n); /* rejects overlongs and surrogates */
+			ok = t != NULL;
+			json_decref(t);
+		}
+		if (ok) {
+			sb_add(&sb, (const char *)p, n);
+			p += n;
+		} else {
+			sb_puts(&sb, "\xef\xbf\xbd");
+			p++;
+		}
+	}
+	j = json_string(sb_str(&sb));
+	sb_free(&sb);
+	return j ? j : json_string("");
+}
+
+json_t *json_loc(const struct loc *l)
+{
+	char *p = display_path(l->file);
+	json_t *o = json_object();
+	json_object_set_new(o, "file", json_text(p));
+	json_object_set_new(o, "line", json_integer(l->line));
+	json_object_set_new(o, "column", json_integer(l->col));
+	free(p);
+	return o;
+}
+
+char *uri_encode_path(const char *path)
+{
+	struct strbuf sb = {0};
+	sb_puts(&sb, "");
+	if (path[0] == '/')
+		sb_puts(&sb, "file://");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		/* RFC 3986 unreserved characters and the path separator stay */
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+		    *p == '.' || *p == '_' || *p == '~' || *p == '/')
+			sb_putc(&sb, (char)*p);
+		else
+			sb_printf(&sb, "%%%02X", *p);
+	}
+	return sb_detach(&sb);
+}
+
+int output_write_all(const struct options *o, struct run *r)
+{
+	struct output_spec deflt = {FMT_TEXT, NULL};
+	const struct output_spec *outs = o->outputs.n ? o->outputs.v : &deflt;
+	size_t nouts = o->outputs.n ? o->outputs.n : 1;
+	int rc = 0;
+	for (size_t i = 0; i < nouts; i++) {
+		const struct output_spec *sp = &outs[i];
+		FILE *out = stdout;
+		if (sp->file) {
+			out = fopen(sp->file, "w");
+			if (!out) {
+				log_error("cannot write %s: %s", sp->file, strerror(errno));
+				rc = 2;
+				continue;
+			}
+		}
+		int w = 0;
+		switch (sp->format) {
+		case FMT_JSON:
+			w = report_json(out, o, r);
+			break;
+		case FMT_SARIF:
+			w = report_sarif(out, o, r);
+			break;
+		case FMT_GITHUB:
+			w = report_github(out, o, r);
+			break;
+		default: {
+			if (o->dump_facts)
+				dump_facts(out, r);
+			bool color = o->color_mode == 1 ||
+				     (o->color_mode < 0 && !sp->file && isatty(1) && getenv("NO_COLOR") == NULL);
+			struct findings shown = {0};
+			for (size_t k = 0; k < r->findings.v.n; k++)
+				if (finding_reported(r->findings.v.v[k]))
+					vec_push(&shown.v, r->findings.v.v[k]);
+			report_text(out, &shown, color);
+			vec_free(&shown.v);
+			break;
+		}
+		}
+		if (fflush(out) != 0 || ferror(out))
+			w = -1;
+		if (sp->file && fclose(out) != 0)
+			w = -1;
+		if (w != 0) {
+			log_error("cannot write %s", sp->file ? sp->file : "to stdout");
+			rc = 2;
+		}
+	}
+	return rc;
+}
