@@ -10,6 +10,10 @@ extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
+extern const struct rule_desc rule_ubf_ignored;
+extern const struct rule_desc rule_ubf_not_async_safe;
+extern const struct rule_desc rule_ubf_on_cpu_work;
+extern const struct rule_desc rule_uninterruptible_blocking;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
@@ -18,6 +22,10 @@ const struct rule_desc *const rule_list[] = {
 	&rule_debug_release_site,
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
+	&rule_ubf_ignored,
+	&rule_ubf_not_async_safe,
+	&rule_ubf_on_cpu_work,
+	&rule_uninterruptible_blocking,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,
 };
