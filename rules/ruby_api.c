@@ -43,7 +43,6 @@ static const char *const allowed[] = {
 
 /* The ruby_xmalloc family (thread.c "Safe C API"; may take the GVL for GC). */
 static const char *const alloc[] = {
-	"ruby_strdup", /* ruby/util.h `#define strdup(s) ruby_strdup(s)`: xmalloc */
 	"ruby_xcalloc",
 	"ruby_xfree",
 	"ruby_xmalloc",
@@ -72,15 +71,6 @@ static const char *const pure[] = {
 	"rbimpl_fix2long_by_idiv",
 	"rbimpl_fix2long_by_shift",
 	"rbimpl_right_shift_is_arithmetic_p",
-	/* ruby/internal/memory.h: `#define memcpy ruby_nonempty_memcpy`, an inline
-	 * wrapper that calls memcpy only when n != 0 (no Ruby state) */
-	"ruby_nonempty_memcpy",
-	/* ruby/subst.h `#define snprintf ruby_snprintf` (and vsnprintf), ruby/util.h
-	 * `#define strtod(s,e) ruby_strtod(s,e)`: Ruby's own C formatting and
-	 * conversion, memory only */
-	"ruby_snprintf",
-	"ruby_strtod",
-	"ruby_vsnprintf",
 };
 
 /* Object internals (value-access-without-gvl). */

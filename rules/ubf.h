@@ -99,9 +99,13 @@ struct cb_item {
 struct cb_scan {
 	struct reach_set rs;
 	bool resolved;   /* every callback target has a body and no function pointer stays unresolved */
+	bool clean;      /* every reached function comes from a translation unit that parsed without
+			    errors (a call lost to a parse error cannot hide) */
 	bool nonblock;   /* O_NONBLOCK / SOCK_NONBLOCK / SO_RCVTIMEO set by the callback or the caller */
+	bool gem_threads; /* the gem starts threads of its own (pthread_create ...) */
 	VEC(struct cb_item) items;
 	uint32_t nblocking, nopaque, npolls;
+	uint32_t nwork;  /* loops and known CPU library calls: evidence of real work */
 };
 
 void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_scan *out);
@@ -143,6 +147,10 @@ void ubf_scan_ubf(const struct model *m, const struct msite *s, struct ubf_scan 
 void ubf_scan_free(struct ubf_scan *us);
 
 /* ---- helpers ---- */
+
+/* fn is reached only as the start routine of a thread the callback creates
+ * (pthread_create, thrd_create): it does not run on the callback's thread. */
+bool ubf_on_other_thread(const struct model *m, const struct reach_set *rs, uint32_t fn);
 
 /* The site passes RB_NOGVL_UBF_ASYNC_SAFE (known flags only). */
 bool site_ubf_async_safe(const struct msite *s);

@@ -4,27 +4,27 @@
  * Fires only on a proof: the UBF is fully resolved and does nothing but flag
  * writes, pipe/eventfd writes and memory-only calls (anything else, such as
  * pthread_cond_signal, shutdown(2), kill(2) or a library's cancel call, may be
- * the real cancellation); the callback is fully resolved; no function it
- * reaches reads the flag; no library call or unresolved pointer it reaches
- * is handed the flag's struct; and for a pipe, nothing it reaches waits on a
- * descriptor or calls into a library that could. */
-#include <stdlib.h>
+ * the real cancellation); the callback is fully resolved and parsed without
+ * errors; nothing in the gem but the UBF reads the flag; no library call the
+ * callback makes is handed the flag's struct; and for a pipe, nothing the
+ * callback reaches waits on a descriptor or calls into a library that could. */
 #include <string.h>
-
-#include "gvlapi.h"
 
 #include "rules.h"
 #include "ubf.h"
 
 /* The flag (record+field, or a global's USR) is read, or its address taken,
- * in one of the functions of rs. */
-static bool flag_read(const struct model *m, const struct reach_set *rs, const struct ubf_item *flag,
-		      const struct reach_set *exclude)
+ * anywhere in the gem but the UBF itself: in the callback, in a handler a
+ * library calls back while the callback runs inside it (ruby/openssl's key
+ * generation progress callback), or in a loop on the caller's side that runs
+ * the work in bounded slices and stops between them (zlib's
+ * `while (!args->interrupt)`). */
+static bool flag_read(const struct model *m, const struct ubf_item *flag, const struct reach_set *ubf_rs)
 {
-	for (uint32_t i = 0; i < rs->n; i++) {
-		if (exclude && exclude->by_fn[rs->fns[i]].reached)
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		if (ubf_rs->by_fn[fi].reached)
 			continue;
-		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
+		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind != EV_ACCESS || !(e->u.access.mode & (ACC_READ | ACC_ADDR)))
@@ -41,64 +41,6 @@ static bool flag_read(const struct model *m, const struct reach_set *rs, const s
 		}
 	}
 	return false;
-}
-
-/* Functions whose address the gem hands out (passed to a call, stored in a
- * struct field or a function-pointer variable): a library may call them back
- * while the callback runs inside it, e.g. a progress handler registered on the
- * GVL side that checks the flag. */
-static void handed_out_roots(const struct model *m, struct cbres *out)
-{
-	VEC(uint32_t) t = {0};
-	bool *seen = xcalloc(m->fns.n + 1, 1);
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			const struct expr *xs = NULL;
-			uint32_t nx = 0;
-			if (e->kind == EV_CALL) {
-				/* callbacks and UBFs of release calls are not library handlers */
-				const struct mfunc *callee = model_func_by_usr(m, e->u.call.usr);
-				if (gvl_api_find(e->u.call.name) || (callee && callee->wrapper >= 0))
-					continue;
-				xs = e->u.call.args;
-				nx = e->u.call.nargs;
-			} else if (e->kind == EV_ASSIGN) {
-				xs = &e->u.assign.rhs;
-				nx = 1;
-			}
-			for (uint32_t a = 0; a < nx; a++) {
-				const struct mfunc *tf = xs[a].kind == EX_FUNC ? model_func_by_usr(m, xs[a].func_usr) : NULL;
-				if (tf && !seen[tf->id]) {
-					seen[tf->id] = true;
-					vec_push(&t, tf->id);
-				}
-			}
-		}
-	}
-	for (size_t t2 = 0; t2 < m->ntus; t2++) {
-		const struct tu_facts *tu = m->tus[t2];
-		for (size_t i = 0; i < tu->bindings.n; i++) {
-			const struct mfunc *tf = model_func_by_usr(m, tu->bindings.v[i].fn_usr);
-			if (tf && !seen[tf->id]) {
-				seen[tf->id] = true;
-				vec_push(&t, tf->id);
-			}
-		}
-		for (size_t i = 0; i < tu->vars.n; i++) {
-			const struct mfunc *tf = model_func_by_usr(m, tu->vars.v[i].init_fn_usr);
-			if (tf && !seen[tf->id]) {
-				seen[tf->id] = true;
-				vec_push(&t, tf->id);
-			}
-		}
-	}
-	free(seen);
-	memset(out, 0, sizeof(*out));
-	out->how = CB_DIRECT;
-	out->ntargets = (uint32_t)t.n;
-	out->targets = t.v; /* owned: freed by the caller */
 }
 
 /* A call the callback makes into code we cannot see is handed the flag's
@@ -146,9 +88,6 @@ static bool waits_on_fd(const struct cb_scan *cs)
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
-	struct cbres handed = {0};
-	struct reach_set handed_rs = {0};
-	bool handed_done = false;
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *s = &m->sites.v[i];
 		if (s->is_template || s->ubf_kind != UBF_FUNC)
@@ -172,25 +111,12 @@ static void run(struct rule_ctx *rc)
 		}
 		struct cb_scan cs;
 		ubf_scan_callback(m, s, &cs);
-		bool observed = !cs.resolved;
+		/* a parse error could hide the read or the wait */
+		bool observed = !cs.resolved || !cs.clean || m->fns.v[s->fn].tu->status != TU_OK;
 		for (size_t k = 0; k < us.items.n && !observed; k++) {
 			const struct ubf_item *it = &us.items.v[k];
 			if (it->kind == UI_FLAG)
-				observed = flag_read(m, &cs.rs, it, NULL) || flag_handed_out(m, &cs, it);
-		}
-		if (!observed && first_flag && (cs.nopaque || cs.npolls)) {
-			/* the callback calls into a library: a handler the gem registered
-			 * with it may be what reads the flag */
-			if (!handed_done) {
-				handed_out_roots(m, &handed);
-				model_reach_from(m, &handed, -1, &handed_rs);
-				handed_done = true;
-			}
-			for (size_t k = 0; k < us.items.n && !observed; k++) {
-				const struct ubf_item *it = &us.items.v[k];
-				if (it->kind == UI_FLAG)
-					observed = flag_read(m, &handed_rs, it, &us.rs);
-			}
+				observed = flag_read(m, it, &us.rs) || flag_handed_out(m, &cs, it);
 		}
 		if (!observed && first_pipe)
 			observed = waits_on_fd(&cs);
@@ -205,15 +131,15 @@ static void run(struct rule_ctx *rc)
 		struct finding *f;
 		if (first_flag && first_pipe)
 			f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-					"the unblocking function '%s' sets '%s' and writes to a pipe, but the callback "
-					"'%s' never reads the flag or waits on the pipe: cancelling has no effect and "
+					"the unblocking function '%s' sets '%s' and writes to a pipe, but nothing reads the "
+					"flag and the callback '%s' never waits on the pipe: cancelling has no effect and "
 					"Thread#kill or Ctrl-C wait for the callback to finish; check '%s' in the "
 					"callback's loop",
 					ubf, flag, cb, flag);
 		else if (first_flag)
 			f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-					"the unblocking function '%s' sets '%s', but the callback '%s' never reads it: "
-					"cancelling has no effect and Thread#kill or Ctrl-C wait for the callback to "
+					"the unblocking function '%s' sets '%s', but nothing reads it: the callback '%s' "
+					"never checks it, so cancelling has no effect and Thread#kill or Ctrl-C wait for the callback to "
 					"finish; check '%s' in the callback's loop and return early",
 					ubf, flag, cb, flag);
 		else
@@ -246,9 +172,6 @@ static void run(struct rule_ctx *rc)
 		cb_scan_free(&cs);
 		ubf_scan_free(&us);
 	}
-	free(handed.targets);
-	if (handed_done)
-		reach_set_free(&handed_rs);
 }
 
 const struct rule_desc rule_ubf_ignored = {

@@ -13,8 +13,11 @@ static void run(struct rule_ctx *rc)
 		struct cb_scan cs;
 		ubf_scan_callback(m, s, &cs);
 		/* only a proof of CPU work fires: every callee has a body or is a known
-		 * non-blocking library call, and nothing polls Ruby's interrupt flag */
-		if (!cs.resolved || cs.nblocking || cs.nopaque || cs.npolls) {
+		 * non-blocking library call, nothing polls Ruby's interrupt flag, no
+		 * parse error can have hidden a call, and there is work to speak of (a
+		 * loop or a library call such as memcpy or deflate; an empty stub
+		 * is small-work-nogvl's business) */
+		if (!cs.resolved || !cs.clean || cs.nblocking || cs.nopaque || cs.npolls || !cs.nwork) {
 			cb_scan_free(&cs);
 			continue;
 		}

@@ -152,6 +152,12 @@ static uint8_t call_bound(const struct model *m, const struct msite *s, const st
 		return CB_BOUNDED;
 	case BOUND_NEVER:
 		*why = "with no timeout";
+		/* a condition variable, semaphore, barrier or join on the gem's own
+		 * threads: they usually finish bounded work (a worker pool, a
+		 * shutdown join); whether they wait on something external is not
+		 * visible */
+		if (bc->wake != WAKE_SIGNAL_IO && bc->wake != WAKE_SIGNAL_PROCESS && cs->gem_threads)
+			return CB_UNKNOWN;
 		return CB_UNBOUNDED;
 	case BOUND_FD:
 		return fd_bound(m, s, cs, mf, ev, why);
@@ -186,6 +192,42 @@ static uint8_t call_bound(const struct model *m, const struct msite *s, const st
 	}
 }
 
+static bool is_thread_start(const char *n)
+{
+	return str_eq(n, "pthread_create") || str_eq(n, "thrd_create");
+}
+
+bool ubf_on_other_thread(const struct model *m, const struct reach_set *rs, uint32_t fn)
+{
+	uint32_t cur = fn;
+	for (unsigned guard = 0; guard < 256; guard++) {
+		const struct reach *r = &rs->by_fn[cur];
+		if (!r->reached || r->pred_fn < 0 || r->edge_kind == 0)
+			return false;
+		if (r->edge_kind == EDGE_FNARG) {
+			const struct mfunc *caller = &m->fns.v[r->pred_fn];
+			if (is_thread_start(caller->f->events[r->pred_ev].u.call.name))
+				return true;
+		}
+		cur = (uint32_t)r->pred_fn;
+	}
+	return false;
+}
+
+static bool gem_starts_threads(const struct model *m)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind == EV_CALL &&
+			    (is_thread_start(e->u.call.name) || str_eq(e->u.call.name, "rb_thread_create")))
+				return true;
+		}
+	}
+	return false;
+}
+
 static void cb_push(struct cb_scan *cs, uint32_t fn, uint32_t ev, uint8_t kind, const char *name)
 {
 	struct cb_item it = {fn, ev, kind, CB_BOUNDED, NULL, name, NULL};
@@ -201,6 +243,8 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 	memset(cs, 0, sizeof(*cs));
 	model_reach_from(m, &s->cb, (int32_t)s->id, &cs->rs);
 	cs->resolved = s->cb.ntargets > 0 && !s->cb.nexternal && !s->cb.partial && !cs->rs.nopaque;
+	cs->clean = true;
+	cs->gem_threads = gem_starts_threads(m);
 	/* non-blocking descriptors set up by the callback or its caller */
 	for (uint32_t i = 0; i < cs->rs.n && !cs->nonblock; i++)
 		cs->nonblock = fn_sets_nonblock(&m->fns.v[cs->rs.fns[i]]);
@@ -210,6 +254,13 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 	for (uint32_t i = 0; i < cs->rs.n; i++) {
 		uint32_t fi = cs->rs.fns[i];
 		const struct mfunc *mf = &m->fns.v[fi];
+		if (ubf_on_other_thread(m, &cs->rs, fi))
+			continue;
+		if (mf->tu->status != TU_OK)
+			cs->clean = false;
+		for (uint32_t ri = 0; ri < mf->f->nregions; ri++)
+			if (mf->f->regions[ri].kind == RG_LOOP)
+				cs->nwork++;
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind != EV_CALL || e->gvl_guard || e->u.call.indirect || has_body(m, &e->u.call))
@@ -240,8 +291,10 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 					cb_push(cs, fi, ei, CI_OPAQUE, u.name);
 				continue; /* inline helpers, accessors, ruby_xmalloc: memory only */
 			}
-			if (ubf_cpu_call(n))
+			if (ubf_cpu_call(n)) {
+				cs->nwork++;
 				continue;
+			}
 			cb_push(cs, fi, ei, CI_OPAQUE, n);
 		}
 	}

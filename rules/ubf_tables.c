@@ -698,16 +698,18 @@ static const char *const interrupt_polls[] = {
 /* Ruby's headers replace some libc names with its own functions; for what a
  * call does they are the libc function. Sources: ruby/subst.h (snprintf,
  * vsnprintf; close/shutdown/getpeername/getsockname with BROKEN_CLOSE),
- * ruby/internal/memory.h (memcpy), ruby/util.h (strdup, strtod). */
+ * ruby/internal/memory.h (memcpy), ruby/util.h (strdup, strtod, strtoul, qsort). */
 static const char *const libc_alias[][2] = {
 	{"ruby_close", "close"},
 	{"ruby_getpeername", "getpeername"},
 	{"ruby_getsockname", "getsockname"},
 	{"ruby_nonempty_memcpy", "memcpy"},
+	{"ruby_qsort", "qsort"},
 	{"ruby_shutdown", "shutdown"},
 	{"ruby_snprintf", "snprintf"},
 	{"ruby_strdup", "strdup"},
 	{"ruby_strtod", "strtod"},
+	{"ruby_strtoul", "strtoul"},
 	{"ruby_vsnprintf", "vsnprintf"},
 };
 

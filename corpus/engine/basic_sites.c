@@ -26,8 +26,8 @@ VALUE run_all(VALUE self)
 	struct job j = {0};
 	void *(*fp)(void *) = work;
 	rb_thread_call_without_gvl(work, &j, NULL, NULL); /* expect: debug-release-site */ /* expect-msg: callback 'work' (direct), ubf NULL, flags 0 */
-	rb_thread_call_without_gvl((void *(*)(void *))work, &j, RUBY_UBF_IO, NULL); /* expect: debug-release-site, ubf-on-cpu-work */ /* expect-msg: 'work' (cast), ubf RUBY_UBF_IO */
-	rb_thread_call_without_gvl(fp, &j, RUBY_UBF_PROCESS, NULL); /* expect: debug-release-site, ubf-on-cpu-work */ /* expect-msg: 'work' (local function pointer), ubf RUBY_UBF_PROCESS */
+	rb_thread_call_without_gvl((void *(*)(void *))work, &j, RUBY_UBF_IO, NULL); /* expect: debug-release-site */ /* expect-msg: 'work' (cast), ubf RUBY_UBF_IO */
+	rb_thread_call_without_gvl(fp, &j, RUBY_UBF_PROCESS, NULL); /* expect: debug-release-site */ /* expect-msg: 'work' (local function pointer), ubf RUBY_UBF_PROCESS */
 	rb_thread_call_without_gvl2(global_fp, &j, NULL, NULL); /* expect: debug-release-site */ /* expect-msg: 'work' (global function pointer), ubf NULL, flags RB_NOGVL_INTR_FAIL */
 	rb_nogvl(work, &j, NULL, NULL, RB_NOGVL_INTR_FAIL | RB_NOGVL_UBF_ASYNC_SAFE); /* expect: debug-release-site */ /* expect-msg: flags RB_NOGVL_INTR_FAIL | RB_NOGVL_UBF_ASYNC_SAFE */
 	RELEASE(work, &j); /* expect: debug-release-site */

@@ -30,7 +30,7 @@ static void *checksum_nogvl(void *p)
 static void *copy_nogvl(void *p)
 {
 	struct buf *b = p;
-	memcpy(b->out, b->p, b->n < sizeof(b->out) ? b->n : sizeof(b->out));
+	memmove(b->out, b->p, b->n < sizeof(b->out) ? b->n : sizeof(b->out));
 	b->sum = strlen(b->out);
 	return NULL;
 }
