@@ -66,5 +66,12 @@ typedef void (*gate_checker)(const struct model *m, const struct msite *s, const
 			     struct gate_result *g);
 void gate_check_ruby_api(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			 struct gate_result *g);
+/* GATE_UBF (ubf_scan.c): pass for NULL, RUBY_UBF_IO/RUBY_UBF_PROCESS and a custom
+ * UBF that only sets flags or writes a pipe/eventfd; fail for a UBF that calls
+ * Ruby or uses thread identity (pthread_self, TLS, pthread_kill of a thread
+ * saved on the caller's side); cannot verify otherwise (locks, condition
+ * variables, library calls, an unresolved UBF). */
+void gate_check_ubf(const struct model *m, const struct msite *s, const struct reach_set *rs,
+		    struct gate_result *g);
 
 #endif

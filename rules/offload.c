@@ -24,7 +24,7 @@ static const struct gate_reg registry[] = {
 	{GATE_OUTPUTS, NULL},
 	{GATE_SHARED_STATE, NULL},
 	{GATE_FD, gate_check_fd},
-	{GATE_UBF, NULL},
+	{GATE_UBF, gate_check_ubf},
 	{GATE_OPAQUE, gate_check_opaque},
 	{GATE_WORK_SIZE, gate_check_work_size},
 };
@@ -248,6 +248,12 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 	bool small = true;
 	for (uint32_t i = 0; i < rs->n && small; i++) {
 		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
+		/* a claim of absence needs a clean parse: a missing library header can
+		 * hide the call that does the real work */
+		if (mf->tu->nerrors || mf->tu->degraded) {
+			small = false;
+			break;
+		}
 		for (uint32_t r = 0; r < mf->f->nregions; r++)
 			if (mf->f->regions[r].kind == RG_LOOP)
 				small = false;

@@ -15,6 +15,10 @@ extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
 extern const struct rule_desc rule_small_work_nogvl;
 extern const struct rule_desc rule_unused_suppression;
+extern const struct rule_desc rule_ubf_ignored;
+extern const struct rule_desc rule_ubf_not_async_safe;
+extern const struct rule_desc rule_ubf_on_cpu_work;
+extern const struct rule_desc rule_uninterruptible_blocking;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
@@ -27,6 +31,10 @@ const struct rule_desc *const rule_list[] = {
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
 	&rule_small_work_nogvl,
+	&rule_ubf_ignored,
+	&rule_ubf_not_async_safe,
+	&rule_ubf_on_cpu_work,
+	&rule_uninterruptible_blocking,
 	&rule_unused_suppression,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,

@@ -1702,7 +1702,10 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 		return CXChildVisit_Continue;
 
 	if (k == CXCursor_MacroExpansion || k == CXCursor_MacroDefinition || k == CXCursor_InclusionDirective) {
-		if (!x->pp_pass || fi->path != x->main_path)
+		/* expansions and includes of the main file; definitions also from the
+		 * project's own headers (a release macro in ext/foo_gvl.h) */
+		if (!x->pp_pass || (fi->path != x->main_path &&
+				    !(k == CXCursor_MacroDefinition && fi->origin == ORIGIN_PROJECT)))
 			return CXChildVisit_Continue;
 		if (k == CXCursor_MacroExpansion) {
 			struct range r = cursor_range(x, c);

@@ -243,6 +243,7 @@ struct macro_exp {
 	uint32_t begin, end;  /* offsets of the expansion in the main file */
 };
 
+/* A macro defined in the main file or in one of the project's headers. */
 struct macro_def {
 	const char *name;
 	struct loc loc;

@@ -280,6 +280,17 @@ static int first_fn_arg(const struct mfunc *mf, const struct call *c)
 	return c->nargs >= 2 ? 1 : 0;
 }
 
+/* The body of the macro `name` as defined in the site's TU, or NULL. */
+static const char *macro_body(const struct tu_facts *tu, const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < tu->macro_defs.n; i++)
+		if (str_eq(tu->macro_defs.v[i].name, name))
+			return tu->macro_defs.v[i].body;
+	return NULL;
+}
+
 static void classify_ubf(struct msite *s)
 {
 	if (!s->api || s->api->ubf < 0) {
@@ -299,6 +310,14 @@ static void classify_ubf(struct msite *s)
 		s->ubf_kind = UBF_FUNC;
 	else
 		s->ubf_kind = UBF_UNKNOWN;
+	/* the sentinel written inside the body of the release macro the site
+	 * expands from: keep that spelling (RUBY_UBF_IO and RUBY_UBF_PROCESS expand
+	 * to the same value) */
+	if (s->ubf.how == CB_SENTINEL && !(mac && str_starts(mac, "RUBY_UBF_"))) {
+		const char *body = macro_body(s->tu, s->macro);
+		if (body && strstr(body, "RUBY_UBF_PROCESS") && !strstr(body, "RUBY_UBF_IO"))
+			s->ubf_kind = UBF_PROCESS;
+	}
 	/* a UBF passed through a macro whose text names the sentinel */
 	if (s->ubf_kind == UBF_UNKNOWN && s->ubf.text) {
 		if (strstr(s->ubf.text, "RUBY_UBF_PROCESS"))
@@ -332,6 +351,7 @@ static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct g
 	s.called = c->name;
 	s.inner = -1;
 	s.data_fn = fnid;
+	int ubf_kind = -1;
 	if (api) {
 		s.api = api;
 		int cbi = api->cb >= 0 ? api->cb : first_fn_arg(mf, c);
@@ -365,8 +385,10 @@ static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct g
 								  : inner->cb;
 		if (w->ubf_param >= 0 && arg_at(c, w->ubf_param))
 			s.ubf = resolve_fn_expr(m, mf, ev, arg_at(c, w->ubf_param));
-		else
+		else {
 			s.ubf = inner->ubf;
+			ubf_kind = inner->ubf_kind;
+		}
 		if (w->data1_param >= 0) {
 			s.data1 = arg_at(c, w->data1_param);
 		} else {
@@ -387,6 +409,8 @@ static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct g
 		}
 	}
 	classify_ubf(&s);
+	if (ubf_kind >= 0)
+		s.ubf_kind = (uint8_t)ubf_kind; /* not forwarded: as the wrapper's own site has it */
 	vec_push(&m->sites, s);
 }
 

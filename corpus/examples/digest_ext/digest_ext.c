@@ -34,7 +34,7 @@ static VALUE digest_update(VALUE self, VALUE str)
 	a.ctx = rb_check_typeddata(self, &digest_type);
 	a.ptr = (const unsigned char *)RSTRING_PTR(copy);
 	a.len = (size_t)RSTRING_LEN(copy);
-	rb_thread_call_without_gvl(update_nogvl, &a, RUBY_UBF_PROCESS, NULL);
+	rb_thread_call_without_gvl(update_nogvl, &a, RUBY_UBF_PROCESS, NULL); /* expect: ubf-on-cpu-work */
 	return self;
 }
 

@@ -1,0 +1,81 @@
+/* uninterruptible-blocking: a NULL UBF with a callback that can block without
+ * bound. Reported at the blocking call inside the callback. */
+#include <stdlib.h>
+
+#include "rules.h"
+#include "ubf.h"
+
+static const char *fix_for(const struct blocking_call *bc)
+{
+	switch (bc->wake) {
+	case WAKE_SIGNAL_IO:
+		return bc->fd_wait ? "pass RUBY_UBF_IO (its signal makes the call fail with EINTR) or a UBF that writes "
+				     "to a pipe or eventfd the callback also waits on"
+				   : "pass RUBY_UBF_IO (its signal makes the call fail with EINTR) and return on EINTR";
+	case WAKE_SIGNAL_PROCESS:
+		return "pass RUBY_UBF_PROCESS (its signal makes the wait fail with EINTR) and return on EINTR";
+	case WAKE_CONDVAR:
+		return "pass a UBF that sets a cancel flag and signals the condition variable, and check the flag "
+		       "after every wake-up (a signal does not end this wait)";
+	case WAKE_SEMAPHORE:
+		return "pass a UBF that sets a cancel flag and calls sem_post, and check the flag after every wake-up";
+	default:
+		return "wait with a timeout in a loop that checks a cancel flag set by a custom UBF";
+	}
+}
+
+static void run(struct rule_ctx *rc)
+{
+	const struct model *m = rc->m;
+	struct hmap seen = {0};
+	struct strpool keys = {0};
+	for (size_t i = 0; i < m->sites.n; i++) {
+		const struct msite *s = &m->sites.v[i];
+		if (s->is_template || s->ubf_kind != UBF_NULL)
+			continue;
+		struct cb_scan cs;
+		ubf_scan_callback(m, s, &cs);
+		for (size_t k = 0; k < cs.items.n; k++) {
+			const struct cb_item *it = &cs.items.v[k];
+			if (it->kind != CI_BLOCKING || it->bound != CB_UNBOUNDED)
+				continue;
+			char *key = xasprintf("%u:%u", it->fn, it->ev);
+			const char *ik = intern(&keys, key);
+			free(key);
+			if (hmap_has(&seen, ik))
+				continue;
+			hmap_put(&seen, ik, (void *)1);
+			const struct mfunc *mf = &m->fns.v[it->fn];
+			const struct event *e = &mf->f->events[it->ev];
+			struct finding *f = rule_report(
+				rc, &e->loc, mf->f->name,
+				"'%s'%s%s can block without bound, but '%s' runs without the GVL with a NULL unblocking "
+				"function: Ctrl-C, Thread#kill and timeouts cannot interrupt it; %s",
+				it->name, it->why ? " " : "", it->why ? it->why : "", mf->f->name, fix_for(it->bc));
+			finding_macro_note(f, e);
+			finding_chain_set(f, m, cs.rs.by_fn, it->fn, CTX_NOGVL);
+		}
+		cb_scan_free(&cs);
+	}
+	hmap_free(&seen);
+	strpool_free(&keys);
+}
+
+const struct rule_desc rule_uninterruptible_blocking = {
+	.slug = "uninterruptible-blocking",
+	.severity = SEV_WARNING,
+	.category = "Unblocking functions",
+	.summary = "A callback released with a NULL unblocking function can block without bound (read, recv, "
+		   "accept, poll/select without timeout, waitpid, pthread_cond_wait, sem_wait ...).",
+	.rationale = "With a NULL UBF Ruby has no way to wake the thread: Thread#kill, Thread#raise, Timeout and "
+		     "Ctrl-C set the interrupt flag and wait for the callback to return, which may be never. thread.c: "
+		     "\"If you don't provide proper ubf(), your program will not stop for Control+C or other "
+		     "shutdown events.\"",
+	.fix = "Pass RUBY_UBF_IO (RUBY_UBF_PROCESS for waitpid) so Ruby's signal makes the system call fail with "
+	       "EINTR, and return on EINTR; for condition variables, semaphores or waits a signal does not end, "
+	       "pass a custom UBF that sets a cancel flag and wakes the wait (signal the condition variable, "
+	       "sem_post, write to a self-pipe the callback polls). A wait with a finite timeout in a loop that "
+	       "checks the flag also works.",
+	.flags = 0,
+	.run = run,
+};
