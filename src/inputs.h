@@ -43,6 +43,7 @@ struct inputs {
 	strlist roots;          /* project roots (absolute) */
 	struct ruby_headers rh;
 	strlist warnings;       /* one line each, printed by the driver */
+	strlist notes;          /* one line each, printed with -v */
 	char *virtual_dir;      /* directory of the virtual extconf header */
 	bool buildless;
 };

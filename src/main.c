@@ -3,6 +3,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <clang-c/Index.h>
+
 #include "cli.h"
 #include "log.h"
 #include "report.h"
@@ -46,7 +48,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (o.version) {
-		printf("nogvl-lint %s (libclang %s)\n", NOGVL_VERSION, "");
+		CXString v = clang_getClangVersion();
+		printf("nogvl-lint %s (libclang: %s)\n", NOGVL_VERSION, clang_getCString(v) ? clang_getCString(v) : "?");
+		clang_disposeString(v);
 		options_free(&o);
 		return 0;
 	}

@@ -33,6 +33,16 @@ static void progress_cb(void *ctx, size_t done, size_t total, const char *file)
 	fflush(stderr);
 }
 
+static bool in_project(const struct finding *f, void *ctx)
+{
+	const struct file_classifier *fc = ctx;
+	if (f->loc.file && classify_path(fc, f->loc.file) == ORIGIN_PROJECT)
+		return true;
+	log_verbose(1, "%s:%u: finding outside the project's files not shown: %s [%s]",
+		    f->loc.file ? f->loc.file : "?", f->loc.line, f->msg, f->rule->slug);
+	return false;
+}
+
 int run_analysis(const struct options *o, struct run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -40,6 +50,8 @@ int run_analysis(const struct options *o, struct run *r)
 	int rc = inputs_build(o, &r->in, &err);
 	for (size_t i = 0; i < r->in.warnings.n; i++)
 		log_warning("%s", r->in.warnings.v[i]);
+	for (size_t i = 0; i < r->in.notes.n; i++)
+		log_verbose(1, "%s", r->in.notes.v[i]);
 	if (rc != 0) {
 		log_error("%s", err ? err : "bad input");
 		free(err);
@@ -100,7 +112,8 @@ int run_analysis(const struct options *o, struct run *r)
 		if (tu->degraded)
 			r->sum.files_degraded++;
 		for (size_t k = 0; k < tu->dropped_flags.n; k++)
-			log_verbose(1, "%s: dropped flag %s", tu->display, tu->dropped_flags.v[k]);
+			log_verbose(str_ends(tu->dropped_flags.v[k], DROP_ROUTINE) ? 2 : 1, "%s: dropped flag %s",
+				    tu->display, tu->dropped_flags.v[k]);
 	}
 
 	r->model = model_link(r->tus, r->ntus);
@@ -115,6 +128,8 @@ int run_analysis(const struct options *o, struct run *r)
 		rd->run(&rc2);
 	}
 	findings_sort(&r->findings);
+	/* findings only in the project's own files, never in Ruby or system headers */
+	findings_filter(&r->findings, in_project, &fc);
 	r->t_rules = now_seconds() - t2;
 
 	for (size_t i = 0; i < r->findings.v.n; i++) {
