@@ -87,6 +87,14 @@ int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, cha
 			}
 			add_dir(&rh->dirs, explicit_dirs->v[i]);
 		}
+		bool any = false;
+		for (size_t i = 0; i < rh->dirs.n; i++)
+			any = any || has_ruby_h(rh->dirs.v[i]);
+		if (!any) {
+			*err = xasprintf("--ruby-include %s: no ruby.h or ruby/config.h there", explicit_dirs->v[0]);
+			strlist_free(&rh->dirs);
+			return -1;
+		}
 		rh->source = xstrdup("--ruby-include");
 		rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
 		return 0;
@@ -230,9 +238,12 @@ static void walk_dir(const char *dir, bool include_vendor, strlist *out, strlist
 void discover_sources(const char *path, bool include_vendor, strlist *out, strlist *warnings)
 {
 	if (path_is_dir(path)) {
+		size_t first = out->n;
 		seen_vec seen = {0};
 		walk_dir(path, include_vendor, out, warnings, &seen, 0);
 		vec_free(&seen);
+		/* one order for all (the walk sorts per directory: "sub/x.c" vs "sub.c") */
+		xqsort(out->v + first, out->n - first, sizeof(char *), str_ptr_cmp);
 		return;
 	}
 	vec_push(out, xstrdup(path));
