@@ -360,6 +360,14 @@ int filter_flags(char *const *argv0, size_t argc0, const char *file, const char 
 			}
 			continue;
 		}
+		/* libclang would change the whole process's current directory */
+		if (strcmp(a, "-working-directory") == 0 || str_starts(a, "-working-directory=")) {
+			bool sep = strcmp(a, "-working-directory") == 0 && next;
+			vec_push(dropped, xasprintf("%s%s%s (changes the analyser's current directory)", a, sep ? " " : "",
+						    sep ? next : ""));
+			i += sep;
+			continue;
+		}
 		if (str_in_list(a, drop_exact_routine, ARRAY_SIZE(drop_exact_routine)) >= 0 ||
 		    starts_with_any(a, drop_prefix_routine, ARRAY_SIZE(drop_prefix_routine)) ||
 		    (str_starts(a, "-o") && a[2]) || (str_starts(a, "-MF") && a[3]) || (str_starts(a, "-MT") && a[3]) ||

@@ -411,9 +411,9 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			compdb_free(&db);
 			return 2;
 		}
-		/* relative paths the filter could not see (in -Xclang values, ...) */
-		vec_push(&j.args, xstrdup("-working-directory"));
-		vec_push(&j.args, xstrdup(e->directory));
+		/* relative paths are made absolute by filter_flags (not with clang's
+		 * -working-directory: in libclang it changes the process's current
+		 * directory, under the other parser threads) */
 		char *fd = path_dirname(e->file);
 		add_dir(&in->roots, fd);
 		free(fd);

@@ -80,6 +80,8 @@ int main(int argc, char **argv)
 	struct run r;
 	rc = run_analysis(&o, &r);
 	if (rc != 0) {
+		if (r.sum.files) /* files were tried and none could be analysed */
+			summary_line(o.output ? stderr : stdout, &r.sum);
 		run_free(&r);
 		options_free(&o);
 		source_cache_clear();

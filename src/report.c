@@ -215,7 +215,7 @@ char *display_path(const char *abs)
 	if (!abs)
 		return xstrdup("<unknown>");
 	char cwd[PATH_MAX];
-	if (getcwd(cwd, sizeof(cwd)))
+	if (getcwd(cwd, sizeof(cwd)) && strcmp(cwd, "/") != 0)
 		return path_relative(abs, cwd);
 	return xstrdup(abs);
 }

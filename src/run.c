@@ -58,7 +58,9 @@ int run_analysis(const struct options *o, struct run *r)
 		return 2;
 	}
 	log_verbose(1, "Ruby headers (%s): %s%s", r->in.rh.source, r->in.rh.dirs.n ? r->in.rh.dirs.v[0] : "",
-		    r->in.rh.has_offload_flag ? "" : " (no RB_NOGVL_OFFLOAD_SAFE: analysing as Ruby 3.4+ with 0x4)");
+		    r->in.rh.has_offload_flag ? ""
+		    : o->ruby34_view      ? " (no RB_NOGVL_OFFLOAD_SAFE: analysing as Ruby 3.4+ with 0x4)"
+					  : " (no RB_NOGVL_OFFLOAD_SAFE; --no-offload-view: analysing as these headers are)");
 	if (!r->in.jobs.n) {
 		log_error("no C or C++ source files found");
 		return 2;

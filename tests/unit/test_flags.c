@@ -135,6 +135,18 @@ static void test_flags__gcc_only_dropped(void **state)
 	filtered_free(&f);
 }
 
+static void test_flags__working_directory_dropped(void **state)
+{
+	(void)state;
+	struct filtered f;
+	run_filter(&f, "/p", "/p/a.c", "clang", "-working-directory", "/x", "-working-directory=/y", "-DK", NULL);
+	assert_int_equal(f.rc, 0);
+	assert_keep(&f, "-DK", NULL);
+	assert_true(th_has(f.dropped.v, f.dropped.n, "-working-directory /x (changes the analyser's current directory)"));
+	assert_true(th_has_sub(f.dropped.v, f.dropped.n, "-working-directory=/y"));
+	filtered_free(&f);
+}
+
 static void assert_refused(const char *want_in_msg, ...)
 {
 	VEC(char *) argv = {0};
@@ -217,6 +229,7 @@ int main(void)
 		cmocka_unit_test(test_flags__source_file_dropped),
 		cmocka_unit_test(test_flags__relative_paths_made_absolute),
 		cmocka_unit_test(test_flags__gcc_only_dropped),
+		cmocka_unit_test(test_flags__working_directory_dropped),
 		cmocka_unit_test(test_flags__plugins_refused),
 		cmocka_unit_test(test_flags__response_files),
 	};
