@@ -262,7 +262,7 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 
 /* ---- arguments clang rejects ---- */
 
-#define PROBE_FILE "/nogvl-lint-probe/probe.c"
+#define PROBE_FILE "/dev/null"
 #define MAX_FLAG_ROUNDS 16
 
 /* Result of checking one argument vector: which positions to drop and why. */
@@ -303,12 +303,15 @@ static void flag_cache_free(struct flag_cache *c)
 static CXTranslationUnit probe_parse(CXIndex idx, char *const *args, const bool *drop, size_t n, size_t limit)
 {
 	argvec argv = {0};
+	vec_push(&argv, "-x"); /* the arguments' own -x, if any, comes later and wins */
+	vec_push(&argv, "c");
 	for (size_t i = 0; i < n && i < limit; i++)
 		if (!drop[i])
 			vec_push(&argv, args[i]);
-	struct CXUnsavedFile u = {PROBE_FILE, "", 0};
+	/* an empty file on disk: libclang leaks the copies of unsaved files
+	 * when the driver fails, which is what probes are for */
 	CXTranslationUnit ctu = NULL;
-	enum CXErrorCode e = clang_parseTranslationUnit2(idx, PROBE_FILE, argv.v, (int)argv.n, &u, 1,
+	enum CXErrorCode e = clang_parseTranslationUnit2(idx, PROBE_FILE, argv.v, (int)argv.n, NULL, 0,
 							 CXTranslationUnit_KeepGoing, &ctu);
 	vec_free(&argv);
 	if (e != CXError_Success && ctu) {

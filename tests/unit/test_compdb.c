@@ -210,7 +210,7 @@ static void test_compdb__jobs(void **state)
 	char *dir = th_mkdtemp();
 	char *a = th_write(dir, "ext/a.c", "int a;\n");
 	char *b = th_write(dir, "ext/b.c", "int b;\n");
-	th_write(dir, "ext/notes.txt", "x\n");
+	free(th_write(dir, "ext/notes.txt", "x\n"));
 	char *json = xasprintf("[{\"directory\": \"%s/ext\", \"file\": \"a.c\", \"command\": \"cc -Iinc -DONE -c a.c -o a.o\"},"
 			       " {\"directory\": \"%s/ext\", \"file\": \"a.c\", \"command\": \"cc -DTWO -c a.c\"},"
 			       " {\"directory\": \"%s/ext\", \"file\": \"b.c\", \"arguments\": [\"cc\", \"-c\", \"b.c\"]},"
