@@ -396,6 +396,11 @@ static const char *const separate_value_opts[] = {
 	"-iquote", "-isysroot", "-isystem", "-mllvm", "-o", "-target", "-working-directory", "-x",
 };
 
+/* Options that pass their value on to another tool. */
+static const char *const passthrough_opts[] = {
+	"-Xassembler", "-Xclang", "-Xlinker", "-Xpreprocessor", "-mllvm",
+};
+
 /* Groups the arguments into units: an option with its separate value. */
 static size_t unit_end(char *const *args, size_t n, size_t i)
 {
@@ -471,6 +476,12 @@ static struct flag_verdict *check_flags(CXIndex idx, char *const *args, size_t n
 						v->drop[k] = true;
 						v->why[k] = xasprintf("clang: %s", msg);
 						progress = true;
+						/* -Xclang -bogus: the -Xclang goes too, or it takes the next argument */
+						if (k > 0 && !v->drop[k - 1] &&
+						    str_in_list(args[k - 1], passthrough_opts, ARRAY_SIZE(passthrough_opts)) >= 0) {
+							v->drop[k - 1] = true;
+							v->why[k - 1] = xasprintf("clang: %s", msg);
+						}
 					}
 					clang_disposeString(s);
 				}
