@@ -210,9 +210,10 @@ int compdb_load(const char *path, struct compdb *db, char **err)
 bool flag_loads_plugin(const char *arg, const char *next)
 {
 	if (str_starts(arg, "-fplugin") || str_starts(arg, "-fpass-plugin") || str_starts(arg, "--plugin") ||
-	    str_starts(arg, "-plugin") || str_starts(arg, "-load") || str_starts(arg, "-Xclang=-load"))
+	    str_starts(arg, "-plugin") || str_starts(arg, "-load") || str_starts(arg, "-Xclang=-load") ||
+	    str_starts(arg, "-Xclang=-plugin") || str_starts(arg, "-Xclang=-add-plugin"))
 		return true;
-	if (strcmp(arg, "-Xclang") == 0 && next &&
+	if ((strcmp(arg, "-Xclang") == 0 || strcmp(arg, "-Xpreprocessor") == 0) && next &&
 	    (str_starts(next, "-load") || str_starts(next, "-plugin") || str_starts(next, "-add-plugin") ||
 	     str_starts(next, "-fplugin") || str_starts(next, "-fpass-plugin")))
 		return true;
@@ -221,8 +222,8 @@ bool flag_loads_plugin(const char *arg, const char *next)
 
 /* Options whose value is a separate argument and that we drop with it. */
 static const char *const drop_with_value[] = {
-	"-o", "-MF", "-MT", "-MQ", "-MJ", "--serialize-diagnostics", "-Xlinker", "-Xassembler",
-	"-Xpreprocessor", "-dependency-file", "-arch", "-install_name", "-L", "-l", "-T",
+	"--serialize-diagnostics", "-L", "-MF", "-MJ", "-MQ", "-MT", "-T", "-Xassembler", "-Xlinker",
+	"-Xpreprocessor", "-arch", "-dependency-file", "-install_name", "-l", "-o",
 };
 
 /* Options that take a path value we make absolute. */
@@ -231,21 +232,35 @@ static const char *const path_valued[] = {
 	"-F", "-iframework", "-include-pch",
 };
 
-/* Exact flags dropped (no analysis meaning, or rejected by clang). */
-static const char *const drop_exact[] = {
-	"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-MG", "-pipe", "-shared", "-static",
-	"-rdynamic", "-pie", "-no-pie", "-s", "-save-temps", "-fno-guess-branch-probability",
-	"-fno-tree-vrp", "-fno-strict-overflow", "-fconserve-stack", "-fno-var-tracking-assignments",
-	"-fno-defer-pop", "-Wno-maybe-uninitialized",
+/* Joined forms of path-valued options whose value we make absolute. */
+static const char *const path_joined[] = {
+	"--sysroot=", "-F", "-I", "-idirafter", "-iquote", "-isystem",
 };
 
-/* Prefixes of flags that only matter for linking/codegen or that clang rejects. */
-static const char *const drop_prefix[] = {
+/* Exact flags about outputs, dependency files and linking. */
+static const char *const drop_exact_routine[] = {
+	"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-MG", "-pipe", "-shared", "-static",
+	"-rdynamic", "-pie", "-no-pie", "-s", "-save-temps",
+};
+
+/* Exact flags only GCC knows (clang rejects them). */
+static const char *const drop_exact_gcc[] = {
+	"-fconserve-stack", "-fno-defer-pop", "-fno-guess-branch-probability", "-fno-strict-overflow",
+	"-fno-tree-vrp", "-fno-var-tracking-assignments", "-Wno-maybe-uninitialized",
+};
+
+/* Prefixes of linker, assembler and code-generation options: no meaning for
+ * analysis (clang accepts some of them, in some versions). */
+static const char *const drop_prefix_routine[] = {
 	"-Wl,", "-Wa,", "-Wp,-MD", "-Wp,-MMD", "-flto", "-fprofile-", "-fsanitize", "-fcoverage",
 	"-ftest-coverage", "-fdebug-prefix-map", "-ffile-prefix-map", "-fmacro-prefix-map",
-	"-fstack-clash-protection", "-fcf-protection", "-specs=", "--param", "-fdiagnostics-color",
-	"-fvar-tracking", "-fno-semantic-interposition", "-fipa-", "-fno-ipa-", "-fstack-protector",
-	"-mfunction-return", "-mindirect-branch", "-fzero-call-used-regs", "-fharden",
+	"-fstack-clash-protection", "-fcf-protection", "-fdiagnostics-color", "-fno-semantic-interposition",
+	"-fstack-protector", "-mfunction-return", "-fzero-call-used-regs",
+};
+
+/* Prefixes of options only GCC knows. */
+static const char *const drop_prefix_gcc[] = {
+	"--param", "-fharden", "-fipa-", "-fno-ipa-", "-fvar-tracking", "-mindirect-branch", "-specs=",
 };
 
 static bool is_source_arg(const char *a)
@@ -255,14 +270,81 @@ static bool is_source_arg(const char *a)
 			       strcmp(ext, ".cxx") == 0 || strcmp(ext, ".C") == 0 || strcmp(ext, ".m") == 0);
 }
 
-int filter_flags(char *const *argv, size_t argc, const char *file, const char *directory, strlist *keep,
-		 strlist *dropped, char **err)
+static bool starts_with_any(const char *a, const char *const *list, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (str_starts(a, list[k]))
+			return true;
+	return false;
+}
+
+#define MAX_RESPONSE_DEPTH 4
+#define MAX_RESPONSE_BYTES (4u * 1024 * 1024)
+
+/* argv with @file response files expanded (as the compiler driver would),
+ * so that nothing reaches libclang unseen. */
+static int expand_response_files(char *const *argv, size_t argc, const char *directory, strlist *out,
+				 unsigned depth, char **err)
 {
 	for (size_t i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] != '@' || !a[1] || i == 0) {
+			vec_push(out, xstrdup(a));
+			continue;
+		}
+		if (depth >= MAX_RESPONSE_DEPTH) {
+			*err = xasprintf("response file %s: nested too deeply", a);
+			return -1;
+		}
+		char *path = a[1] == '/' ? xstrdup(a + 1) : path_join(directory, a + 1);
+		char *text = read_file(path, NULL, MAX_RESPONSE_BYTES);
+		if (!text) {
+			*err = xasprintf("cannot read response file %s: %s", path, strerror(errno));
+			free(path);
+			return -1;
+		}
+		strlist words = {0};
+		vec_push(&words, xstrdup("cc")); /* a placeholder argv[0] so '@' is recognised below it */
+		int r = shell_split(text, &words);
+		free(text);
+		if (r != 0) {
+			*err = xasprintf("response file %s: unterminated quote", path);
+			free(path);
+			strlist_free(&words);
+			return -1;
+		}
+		free(path);
+		strlist inner = {0};
+		r = expand_response_files(words.v, words.n, directory, &inner, depth + 1, err);
+		strlist_free(&words);
+		for (size_t k = 1; k < inner.n; k++)
+			vec_push(out, inner.v[k]);
+		if (inner.n)
+			free(inner.v[0]);
+		vec_free(&inner);
+		if (r != 0)
+			return -1;
+	}
+	return 0;
+}
+
+int filter_flags(char *const *argv0, size_t argc0, const char *file, const char *directory, strlist *keep,
+		 strlist *dropped, char **err)
+{
+	strlist all = {0};
+	if (expand_response_files(argv0, argc0, directory, &all, 0, err) != 0) {
+		strlist_free(&all);
+		return -1;
+	}
+	char *const *argv = all.v;
+	size_t argc = all.n;
+	for (size_t i = 0; i < argc; i++) {
 		if (flag_loads_plugin(argv[i], i + 1 < argc ? argv[i + 1] : NULL)) {
-			*err = xasprintf("refusing compiler flag '%s%s%s': it loads code into the analyser",
-					 argv[i], strcmp(argv[i], "-Xclang") == 0 && i + 1 < argc ? " " : "",
-					 strcmp(argv[i], "-Xclang") == 0 && i + 1 < argc ? argv[i + 1] : "");
+			bool pair = (strcmp(argv[i], "-Xclang") == 0 || strcmp(argv[i], "-Xpreprocessor") == 0) &&
+				    i + 1 < argc;
+			*err = xasprintf("refusing compiler flag '%s%s%s': it loads code into the analyser", argv[i],
+					 pair ? " " : "", pair ? argv[i + 1] : "");
+			strlist_free(&all);
 			return -1;
 		}
 	}
@@ -270,59 +352,66 @@ int filter_flags(char *const *argv, size_t argc, const char *file, const char *d
 		const char *a = argv[i];
 		const char *next = i + 1 < argc ? argv[i + 1] : NULL;
 		if (str_in_list(a, drop_with_value, ARRAY_SIZE(drop_with_value)) >= 0) {
-			vec_push(dropped, xstrdup(a));
 			if (next) {
-				vec_push(dropped, xstrdup(next));
+				vec_push(dropped, xasprintf("%s %s" DROP_ROUTINE, a, next));
 				i++;
+			} else {
+				vec_push(dropped, xasprintf("%s" DROP_ROUTINE, a));
 			}
 			continue;
 		}
-		if (str_in_list(a, drop_exact, ARRAY_SIZE(drop_exact)) >= 0) {
-			vec_push(dropped, xstrdup(a));
+		/* libclang would change the whole process's current directory */
+		if (strcmp(a, "-working-directory") == 0 || str_starts(a, "-working-directory=")) {
+			bool sep = strcmp(a, "-working-directory") == 0 && next;
+			vec_push(dropped, xasprintf("%s%s%s (changes the analyser's current directory)", a, sep ? " " : "",
+						    sep ? next : ""));
+			i += sep;
 			continue;
 		}
-		bool pref = false;
-		for (size_t k = 0; k < ARRAY_SIZE(drop_prefix); k++)
-			if (str_starts(a, drop_prefix[k]))
-				pref = true;
-		if (pref || (str_starts(a, "-o") && strlen(a) > 2) || (str_starts(a, "-MF") && strlen(a) > 3) ||
-		    (str_starts(a, "-MT") && strlen(a) > 3) || (str_starts(a, "-L") && strlen(a) > 2) ||
-		    (str_starts(a, "-l") && strlen(a) > 2)) {
-			vec_push(dropped, xstrdup(a));
+		if (str_in_list(a, drop_exact_routine, ARRAY_SIZE(drop_exact_routine)) >= 0 ||
+		    starts_with_any(a, drop_prefix_routine, ARRAY_SIZE(drop_prefix_routine)) ||
+		    (str_starts(a, "-o") && a[2]) || (str_starts(a, "-MF") && a[3]) || (str_starts(a, "-MT") && a[3]) ||
+		    (str_starts(a, "-MQ") && a[3]) || (str_starts(a, "-L") && a[2]) || (str_starts(a, "-l") && a[2])) {
+			vec_push(dropped, xasprintf("%s" DROP_ROUTINE, a));
+			continue;
+		}
+		if (str_in_list(a, drop_exact_gcc, ARRAY_SIZE(drop_exact_gcc)) >= 0 ||
+		    starts_with_any(a, drop_prefix_gcc, ARRAY_SIZE(drop_prefix_gcc))) {
+			vec_push(dropped, xasprintf("%s (GCC-only)", a));
 			continue;
 		}
 		if (is_source_arg(a)) {
-			char *abs = abs_against(a, directory);
+			char *abs = a[0] == '/' ? path_normalize(a) : abs_against(a, directory);
 			bool same = strcmp(abs, file) == 0;
 			free(abs);
 			if (!same)
-				vec_push(dropped, xstrdup(a));
+				vec_push(dropped, xasprintf("%s (another source file)", a));
 			continue; /* the input file is given separately */
 		}
 		/* path-valued options: absolute paths so the parse does not depend on cwd */
 		bool handled = false;
-		for (size_t k = 0; k < ARRAY_SIZE(path_valued); k++) {
-			const char *o = path_valued[k];
+		if (str_in_list(a, path_valued, ARRAY_SIZE(path_valued)) >= 0 && next) {
+			vec_push(keep, xstrdup(a));
+			vec_push(keep, next[0] == '/' ? xstrdup(next) : abs_against(next, directory));
+			i++;
+			handled = true;
+		}
+		for (size_t k = 0; !handled && k < ARRAY_SIZE(path_joined); k++) {
+			/* joined forms: -Idir, -isystemdir, --sysroot=dir */
+			const char *o = path_joined[k];
 			size_t ol = strlen(o);
-			if (strcmp(a, o) == 0 && next) {
-				vec_push(keep, xstrdup(a));
-				vec_push(keep, next[0] == '/' ? xstrdup(next) : abs_against(next, directory));
-				i++;
-				handled = true;
-				break;
-			}
-			if (ol == 2 && strncmp(a, o, 2) == 0 && a[2]) {
-				const char *v = a + 2;
-				char *p = v[0] == '/' ? xstrdup(v) : abs_against(v, directory);
-				vec_push(keep, xasprintf("%s%s", o, p));
-				free(p);
-				handled = true;
-				break;
-			}
+			const char *v = str_starts(a, o) ? a + ol : NULL;
+			if (!v || !*v || *v == '-' || *v == '=' || *v == '$' || *v == '/')
+				continue;
+			char *p = abs_against(v, directory);
+			vec_push(keep, xasprintf("%s%s", o, p));
+			free(p);
+			handled = true;
 		}
 		if (handled)
 			continue;
 		vec_push(keep, xstrdup(a));
 	}
+	strlist_free(&all);
 	return 0;
 }

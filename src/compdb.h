@@ -29,10 +29,17 @@ void compdb_free(struct compdb *db);
  * quote. */
 int shell_split(const char *cmd, strlist *out);
 
-/* Compiler arguments for analysing `file`: drops the compiler, the input file,
- * output and dependency-file options and flags clang does not accept; refuses
- * plugin-loading flags (returns -1 with *err). Relative -I/-include paths are
- * made absolute against directory. */
+/* Compiler arguments for analysing `file` (absolute, normalised): expands
+ * @response files, drops the compiler (argv[0]), the input file, output,
+ * dependency-file and link options, and flags only GCC knows; refuses
+ * plugin-loading flags (returns -1 with *err naming the flag; also for an
+ * unreadable response file). Relative paths of -I, -isystem, -include, ...
+ * are made absolute against directory.
+ *
+ * Each entry of `dropped` is "FLAG (reason)"; routine drops (outputs,
+ * dependency files, linking, code generation) end with DROP_ROUTINE. Flags
+ * that clang itself rejects are found later, by parse.c. */
+#define DROP_ROUTINE " (not used for analysis)"
 int filter_flags(char *const *argv, size_t argc, const char *file, const char *directory, strlist *keep,
 		 strlist *dropped, char **err);
 

@@ -200,6 +200,8 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 	char *save = NULL;
 	strlist pending_words = {0}; /* %w[...] lists, for `.each { |f| have_func(f) }` */
 	unsigned pending_age = 0;
+	struct strbuf wacc = {0};     /* a %w[...] list being read */
+	char wclose = 0;              /* its closing bracket while it is open */
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* strip comments (outside literals, roughly) */
 		char *hash = NULL;
@@ -217,18 +219,31 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		if (hash)
 			*hash = '\0';
 
-		const char *w = strstr(line, "%w");
-		if (!w)
-			w = strstr(line, "%i");
-		if (w && (w[2] == '[' || w[2] == '(' || w[2] == '{')) {
-			char close = w[2] == '[' ? ']' : w[2] == '(' ? ')' : '}';
-			const char *e = strchr(w + 3, close);
-			if (e) {
+		/* %w[...] word lists, possibly over several lines */
+		const char *w = NULL, *wend = NULL;
+		if (wclose) {
+			w = line;
+			wend = strchr(line, wclose);
+		} else if ((w = strstr(line, "%w")) != NULL || (w = strstr(line, "%i")) != NULL) {
+			if (w[2] == '[' || w[2] == '(' || w[2] == '{') {
+				wclose = w[2] == '[' ? ']' : w[2] == '(' ? ')' : '}';
+				w += 3;
+				sb_reset(&wacc);
+				wend = strchr(w, wclose);
+			} else {
+				w = NULL;
+			}
+		}
+		if (w) {
+			sb_add(&wacc, w, wend ? (size_t)(wend - w) : strlen(w));
+			sb_putc(&wacc, ' ');
+			if (wend) {
 				strlist_free(&pending_words);
-				char *inner = xstrndup(w + 3, (size_t)(e - w - 3));
-				shell_split(inner, &pending_words);
-				free(inner);
+				shell_split(sb_str(&wacc), &pending_words);
 				pending_age = 0;
+				wclose = 0;
+			} else {
+				continue; /* the list goes on */
 			}
 		}
 
@@ -346,6 +361,7 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		pending_age++;
 	}
 	strlist_free(&pending_words);
+	sb_free(&wacc);
 	free(copy);
 	free(rt.all);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "extconf.h"
@@ -86,6 +87,14 @@ int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, cha
 				return -1;
 			}
 			add_dir(&rh->dirs, explicit_dirs->v[i]);
+		}
+		bool any = false;
+		for (size_t i = 0; i < rh->dirs.n; i++)
+			any = any || has_ruby_h(rh->dirs.v[i]);
+		if (!any) {
+			*err = xasprintf("--ruby-include %s: no ruby.h or ruby/config.h there", explicit_dirs->v[0]);
+			strlist_free(&rh->dirs);
+			return -1;
 		}
 		rh->source = xstrdup("--ruby-include");
 		rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
@@ -230,9 +239,12 @@ static void walk_dir(const char *dir, bool include_vendor, strlist *out, strlist
 void discover_sources(const char *path, bool include_vendor, strlist *out, strlist *warnings)
 {
 	if (path_is_dir(path)) {
+		size_t first = out->n;
 		seen_vec seen = {0};
 		walk_dir(path, include_vendor, out, warnings, &seen, 0);
 		vec_free(&seen);
+		/* one order for all (the walk sorts per directory: "sub/x.c" vs "sub.c") */
+		xqsort(out->v + first, out->n - first, sizeof(char *), str_ptr_cmp);
 		return;
 	}
 	vec_push(out, xstrdup(path));
@@ -248,6 +260,7 @@ void inputs_free(struct inputs *in)
 	strlist_free(&in->roots);
 	ruby_headers_free(&in->rh);
 	strlist_free(&in->warnings);
+	strlist_free(&in->notes);
 	free(in->virtual_dir);
 }
 
@@ -277,11 +290,6 @@ static int job_cmp(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
-static char *display_of(const char *given)
-{
-	return xstrdup(given);
-}
-
 static int build_buildless(const struct options *o, struct inputs *in, char **err)
 {
 	strlist files = {0};
@@ -302,14 +310,25 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			free(d);
 		}
 		free(abs);
-		discover_sources(p, o->include_vendor, &files, &in->warnings);
+		if (S_ISDIR(st.st_mode)) {
+			discover_sources(p, o->include_vendor, &files, &in->warnings);
+		} else if (is_source_file(p)) {
+			vec_push(&files, xstrdup(p));
+		} else {
+			const char *e = path_ext(p);
+			bool header = strcmp(e, ".h") == 0 || strcmp(e, ".hh") == 0 || strcmp(e, ".hpp") == 0;
+			vec_push(&in->warnings,
+				 xasprintf("%s: %s; skipped", p,
+					   header ? "a header is analysed through the files that include it"
+						  : "not a C or C++ source file (.c, .cc, .cpp, .cxx)"));
+		}
 	}
 	struct extconf_cache ec = {0};
 	ec.ruby_dirs = &in->rh.dirs;
 	for (size_t i = 0; i < files.n; i++) {
 		struct tu_job j = {0};
 		j.file = path_absolute(files.v[i]);
-		j.display = display_of(files.v[i]);
+		j.display = display_path(j.file);
 		j.directory = path_dirname(j.file);
 		j.buildless = true;
 		j.cxx = is_cxx(j.file);
@@ -348,8 +367,15 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		vec_push(&in->warnings, xasprintf("%s: %s", o->compile_commands, db.warnings.v[i]));
 	/* optional positional filters: only these files */
 	strlist only = {0};
-	for (size_t i = 0; i < o->paths.n; i++)
+	for (size_t i = 0; i < o->paths.n; i++) {
+		if (access(o->paths.v[i], F_OK) != 0) {
+			*err = xasprintf("%s: %s", o->paths.v[i], strerror(errno));
+			strlist_free(&only);
+			compdb_free(&db);
+			return 2;
+		}
 		vec_push(&only, path_absolute(o->paths.v[i]));
+	}
 	char *dbabs = path_absolute(o->compile_commands);
 	char *dbdir = path_dirname(dbabs);
 	free(dbabs);
@@ -365,8 +391,13 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			if (!match)
 				continue;
 		}
-		if (hmap_has(&seen, e->file))
-			continue; /* the same file compiled twice: analyse it once */
+		if (hmap_has(&seen, e->file)) {
+			/* the same file compiled twice: analyse it once, with the first entry */
+			char *d = display_path(e->file);
+			vec_push(&in->notes, xasprintf("%s: more than one entry; the first is used", d));
+			free(d);
+			continue;
+		}
 		hmap_put(&seen, e->file, (void *)1);
 		struct tu_job j = {0};
 		j.file = xstrdup(e->file);
@@ -384,6 +415,9 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			compdb_free(&db);
 			return 2;
 		}
+		/* relative paths are made absolute by filter_flags (not with clang's
+		 * -working-directory: in libclang it changes the process's current
+		 * directory, under the other parser threads) */
 		char *fd = path_dirname(e->file);
 		add_dir(&in->roots, fd);
 		free(fd);
@@ -391,6 +425,13 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		vec_push(&in->jobs, j);
 	}
 	hmap_free(&seen);
+	for (size_t k = 0; k < only.n; k++) {
+		bool any = false;
+		for (size_t i = 0; i < in->jobs.n && !any; i++)
+			any = path_is_below(in->jobs.v[i].file, only.v[k]);
+		if (!any)
+			vec_push(&in->warnings, xasprintf("%s: no entry in the compile database", o->paths.v[k]));
+	}
 	/* roots are fixed only now; the common args go last */
 	for (size_t i = 0; i < in->jobs.n; i++)
 		add_common_args(o, in, &in->jobs.v[i]);
@@ -404,6 +445,14 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 
 int inputs_build(const struct options *o, struct inputs *in, char **err)
 {
+	for (size_t i = 0; i < o->extra_args.n; i++) {
+		const char *next = i + 1 < o->extra_args.n ? o->extra_args.v[i + 1] : NULL;
+		if (flag_loads_plugin(o->extra_args.v[i], next)) {
+			*err = xasprintf("refusing compiler flag '%s': it loads code into the analyser",
+					 o->extra_args.v[i]);
+			return 2;
+		}
+	}
 	strlist explicit_dirs = {0};
 	for (size_t i = 0; i < o->ruby_includes.n; i++)
 		vec_push(&explicit_dirs, xstrdup(o->ruby_includes.v[i]));

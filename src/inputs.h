@@ -21,8 +21,10 @@ struct ruby_headers {
 	char *source;            /* how they were found, for -v */
 };
 
-/* Finds Ruby's headers: explicit dirs, else RbConfig from `ruby`, else
- * pkg-config, else /usr/include/ruby-*. Returns 0, or -1 with *err. */
+/* Finds Ruby's headers: the explicit dirs (--ruby-include; each must exist and
+ * one must hold ruby.h or ruby/config.h), else rubyarchhdrdir and rubyhdrdir
+ * from RbConfig of the `ruby` on PATH, else /usr/include/ruby-* and friends.
+ * Returns 0, or -1 with *err (caller frees). */
 int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, char **err);
 void ruby_headers_free(struct ruby_headers *rh);
 /* Reads dir/ruby/thread.h (in any of dirs) for RB_NOGVL_OFFLOAD_SAFE. */
@@ -32,9 +34,11 @@ bool ruby_headers_have_offload(const strlist *dirs);
 extern const char *const buildless_defines[];
 extern const unsigned buildless_ndefines;
 
-/* Collects source files under path (a file or a directory), sorted, skipping
- * tmp/, vendor/, pkg/ and .git/ unless include_vendor. Problems (unreadable
- * directories, symlink loops) are appended to warnings. */
+/* Appends the source files (.c .cc .cpp .cxx) under path to out, sorted by
+ * path (a file path is appended as given), skipping tmp/, vendor/, pkg/ (unless
+ * include_vendor) and .git/, .svn/, .hg/. Symbolic links to files are
+ * followed, links to directories are not. Problems (unreadable directories)
+ * are appended to warnings, and the rest is still scanned. */
 void discover_sources(const char *path, bool include_vendor, strlist *out, strlist *warnings);
 bool is_source_file(const char *path);
 
@@ -43,6 +47,7 @@ struct inputs {
 	strlist roots;          /* project roots (absolute) */
 	struct ruby_headers rh;
 	strlist warnings;       /* one line each, printed by the driver */
+	strlist notes;          /* one line each, printed with -v */
 	char *virtual_dir;      /* directory of the virtual extconf header */
 	bool buildless;
 };

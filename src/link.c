@@ -830,7 +830,8 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 	{
 		size_t n = m->sites.n;
 		struct msite *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
-		memcpy(sorted, m->sites.v, n * sizeof(*sorted));
+		if (n)
+			memcpy(sorted, m->sites.v, n * sizeof(*sorted));
 		xqsort(sorted, n, sizeof(*sorted), site_cmp);
 		uint32_t *remap = xmalloc((n ? n : 1) * sizeof(uint32_t));
 		for (size_t i = 0; i < n; i++)
@@ -842,7 +843,8 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		}
 		for (size_t i = 0; i < m->wrappers.n; i++)
 			m->wrappers.v[i].site = remap[m->wrappers.v[i].site];
-		memcpy(m->sites.v, sorted, n * sizeof(*sorted));
+		if (n)
+			memcpy(m->sites.v, sorted, n * sizeof(*sorted));
 		free(sorted);
 		free(remap);
 	}

@@ -3,6 +3,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <clang-c/Index.h>
+
 #include "cli.h"
 #include "baseline.h"
 #include "fix.h"
@@ -74,7 +76,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (o.version) {
-		printf("nogvl-lint %s (libclang %s)\n", NOGVL_VERSION, "");
+		CXString v = clang_getClangVersion();
+		printf("nogvl-lint %s (libclang: %s)\n", NOGVL_VERSION, clang_getCString(v) ? clang_getCString(v) : "?");
+		clang_disposeString(v);
 		options_free(&o);
 		return 0;
 	}
@@ -104,6 +108,8 @@ int main(int argc, char **argv)
 	struct run r;
 	rc = run_analysis(&o, &r);
 	if (rc != 0) {
+		if (r.sum.files) /* files were tried and none could be analysed */
+			summary_line(o.output ? stderr : stdout, &r.sum);
 		run_free(&r);
 		options_free(&o);
 		source_cache_clear();

@@ -189,6 +189,18 @@ void findings_sort(struct findings *fs)
 	fs->v.n = w;
 }
 
+void findings_filter(struct findings *fs, bool (*keep)(const struct finding *f, void *ctx), void *ctx)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < fs->v.n; i++) {
+		if (keep(fs->v.v[i], ctx))
+			fs->v.v[w++] = fs->v.v[i];
+		else
+			finding_free(fs->v.v[i]);
+	}
+	fs->v.n = w;
+}
+
 void findings_free(struct findings *fs)
 {
 	for (size_t i = 0; i < fs->v.n; i++)
@@ -203,7 +215,7 @@ char *display_path(const char *abs)
 	if (!abs)
 		return xstrdup("<unknown>");
 	char cwd[PATH_MAX];
-	if (getcwd(cwd, sizeof(cwd)))
+	if (getcwd(cwd, sizeof(cwd)) && strcmp(cwd, "/") != 0)
 		return path_relative(abs, cwd);
 	return xstrdup(abs);
 }
@@ -330,10 +342,12 @@ void report_text(FILE *out, const struct findings *fs, bool color)
 void summary_line(FILE *out, const struct summary *s)
 {
 	size_t total = s->errors + s->warnings + s->notes;
-	fprintf(out, "%zu file%s analysed", s->files, s->files == 1 ? "" : "s");
-	if (s->files_with_errors)
-		fprintf(out, " (%zu with parse errors%s)", s->files_with_errors,
-			s->files_degraded ? ", some analysed degraded" : "");
+	size_t analysed = s->files - s->files_failed;
+	fprintf(out, "%zu file%s analysed (%zu with parse errors", analysed, analysed == 1 ? "" : "s",
+		s->files_with_errors);
+	if (s->files_degraded)
+		fprintf(out, ", %zu recovered with stubs", s->files_degraded);
+	fputc(')', out);
 	if (s->files_failed)
 		fprintf(out, ", %zu could not be analysed", s->files_failed);
 	fprintf(out, ", %zu finding%s (%zu error%s, %zu warning%s, %zu note%s)", total, total == 1 ? "" : "s",

@@ -71,6 +71,8 @@ void finding_site_note(struct finding *f, const struct model *m, const struct ms
 
 /* Sorts (file, line, col, slug, message) and drops exact duplicates. */
 void findings_sort(struct findings *fs);
+/* Keeps the findings for which keep() is true, in order; frees the others. */
+void findings_filter(struct findings *fs, bool (*keep)(const struct finding *f, void *ctx), void *ctx);
 void findings_free(struct findings *fs);
 
 /* Display path: relative to the current directory when below it. */
@@ -81,6 +83,9 @@ const char *source_line(const char *file, uint32_t line);
 void source_cache_clear(void);
 
 struct summary {
+	/* files: every source file given or found; files_failed: could not be
+	 * analysed at all; files_with_errors: analysed, with clang errors;
+	 * files_degraded: analysed with recovery stubs */
 	size_t files, files_failed, files_with_errors, files_degraded;
 	size_t errors, warnings, notes;
 	size_t sites, callbacks, unresolved;
@@ -88,6 +93,8 @@ struct summary {
 };
 
 void report_text(FILE *out, const struct findings *fs, bool color);
+/* "2 files analysed (1 with parse errors), 1 could not be analysed,
+ *  3 findings (1 error, 2 warnings, 0 notes)" on one line. */
 void summary_line(FILE *out, const struct summary *s);
 
 #endif

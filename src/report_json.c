@@ -358,7 +358,7 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 	json_object_set_new(sum, "notes", json_integer((json_int_t)s->notes));
 	json_object_set_new(sum, "suppressed", json_integer((json_int_t)s->suppressed));
 	json_object_set_new(sum, "baselined", json_integer((json_int_t)s->baselined));
-	json_object_set_new(sum, "failing", json_integer((json_int_t)r->failing));
+	json_object_set_new(sum, "failing", json_integer((json_int_t)run_failing_count(o, r)));
 	json_object_set_new(sum, "sites", json_integer((json_int_t)s->sites));
 	json_object_set_new(sum, "callbacks_resolved", json_integer((json_int_t)s->callbacks));
 	json_object_set_new(sum, "callbacks_unresolved", json_integer((json_int_t)s->unresolved));

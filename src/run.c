@@ -200,6 +200,16 @@ static const strlist *config_ruby_dirs(const struct options *o, struct run *r)
 	return l;
 }
 
+static bool in_project(const struct finding *f, void *ctx)
+{
+	const struct file_classifier *fc = ctx;
+	if (f->loc.file && classify_path(fc, f->loc.file) == ORIGIN_PROJECT)
+		return true;
+	log_verbose(1, "%s:%u: finding outside the project's files not shown: %s [%s]",
+		    f->loc.file ? f->loc.file : "?", f->loc.line, f->msg, f->rule->slug);
+	return false;
+}
+
 int run_analysis(const struct options *o, struct run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -228,13 +238,17 @@ int run_analysis(const struct options *o, struct run *r)
 	}
 	for (size_t i = 0; i < r->in.warnings.n; i++)
 		log_warning("%s", r->in.warnings.v[i]);
+	for (size_t i = 0; i < r->in.notes.n; i++)
+		log_verbose(1, "%s", r->in.notes.v[i]);
 	if (rc != 0) {
 		log_error("%s", err ? err : "bad input");
 		free(err);
 		return 2;
 	}
 	log_verbose(1, "Ruby headers (%s): %s%s", r->in.rh.source, r->in.rh.dirs.n ? r->in.rh.dirs.v[0] : "",
-		    r->in.rh.has_offload_flag ? "" : " (no RB_NOGVL_OFFLOAD_SAFE: analysing as Ruby 3.4+ with 0x4)");
+		    r->in.rh.has_offload_flag ? ""
+		    : o->ruby34_view      ? " (no RB_NOGVL_OFFLOAD_SAFE: analysing as Ruby 3.4+ with 0x4)"
+					  : " (no RB_NOGVL_OFFLOAD_SAFE; --no-offload-view: analysing as these headers are)");
 	if (!r->in.jobs.n) {
 		log_error("no C or C++ source files found");
 		return 2;
@@ -313,7 +327,8 @@ int run_analysis(const struct options *o, struct run *r)
 		if (tu->degraded)
 			r->sum.files_degraded++;
 		for (size_t k = 0; k < tu->dropped_flags.n; k++)
-			log_verbose(1, "%s: dropped flag %s", tu->display, tu->dropped_flags.v[k]);
+			log_verbose(str_ends(tu->dropped_flags.v[k], DROP_ROUTINE) ? 2 : 1, "%s: dropped flag %s",
+				    tu->display, tu->dropped_flags.v[k]);
 	}
 
 	r->model = model_link(r->tus, r->ntus);
@@ -333,6 +348,8 @@ int run_analysis(const struct options *o, struct run *r)
 		rd->run(&rc2);
 	}
 	findings_sort(&r->findings);
+	/* findings only in the project's own files, never in Ruby or system headers */
+	findings_filter(&r->findings, in_project, &fc);
 	apply_configs(o, r);
 	apply_suppressions(o, r);
 	fingerprints_compute(&r->findings);
@@ -360,14 +377,6 @@ int run_analysis(const struct options *o, struct run *r)
 			r->sum.warnings++;
 		else
 			r->sum.notes++;
-		int level = o->fail_level;
-		if (!o->fail_level_set) {
-			int cl = config_fail_level(config_for_path(&r->cfg, f->loc.file, false));
-			if (cl >= 0)
-				level = cl;
-		}
-		if (level != SEV_NONE && f->severity >= level)
-			r->failing++;
 	}
 	for (size_t i = 0; i < r->model->sites.n; i++)
 		if (!r->model->sites.v[i].is_template)
@@ -429,13 +438,38 @@ int run_analysis(const struct options *o, struct run *r)
 	return 0;
 }
 
+/* A reported finding at or above its fail level (the command line's, else its
+ * file's .nogvl-lint.yml, else warning). */
+static bool finding_fails(const struct options *o, const struct run *r, const struct finding *f)
+{
+	if (f->suppressed || f->baselined)
+		return false;
+	int level = o->fail_level;
+	if (!o->fail_level_set) {
+		/* config_for_path memoises lookups: the set is a cache, not the run's state */
+		struct config_set *cfg = (struct config_set *)&r->cfg;
+		int cl = config_fail_level(config_for_path(cfg, f->loc.file, false));
+		if (cl >= 0)
+			level = cl;
+	}
+	return level != SEV_NONE && f->severity >= level;
+}
+
+size_t run_failing_count(const struct options *o, const struct run *r)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->findings.v.n; i++)
+		n += finding_fails(o, r, r->findings.v.v[i]);
+	return n;
+}
+
 int run_exit_status(const struct options *o, const struct run *r)
 {
 	if (r->sum.files_failed == r->sum.files)
 		return 2;
 	if (o->write_baseline)
 		return 0; /* the findings are recorded now */
-	return r->failing ? 1 : 0;
+	return run_failing_count(o, r) ? 1 : 0;
 }
 
 void run_free(struct run *r)

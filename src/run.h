@@ -22,7 +22,6 @@ struct run {
 	struct suppress_set sup;   /* inline suppressions of the project's files */
 	struct baseline *baseline; /* --baseline, NULL without */
 	uint8_t *ran;              /* per rule_list index: the rule ran */
-	size_t failing;            /* reported findings at or above their fail level */
 };
 
 /* Runs the analysis. Returns 0 when the run produced results (possibly
@@ -36,6 +35,9 @@ bool rule_enabled(const struct options *o, const struct rule_desc *rd);
 /* Named by --enable / --disable (or --disable all). */
 bool rule_cli_enabled(const struct options *o, const struct rule_desc *rd);
 bool rule_cli_disabled(const struct options *o, const struct rule_desc *rd);
+
+/* Reported findings at or above their fail level. */
+size_t run_failing_count(const struct options *o, const struct run *r);
 
 /* Exit status for a finished run: 1 when findings reach the fail level. */
 int run_exit_status(const struct options *o, const struct run *r);

@@ -67,18 +67,20 @@ static void parse_expectations(const char *file, const char *text, expect_vec *o
 		}
 		char *mx = strstr(l, "expect-msg:");
 		if (mx) {
+			/* the message runs to the end of its comment; blank it out so an
+			 * expect: comment after it on the line is still seen */
+			char *start = mx;
 			mx += strlen("expect-msg:");
 			while (*mx == ' ')
 				mx++;
 			char *end = strstr(mx, "*/");
-			if (end)
-				*end = '\0';
-			size_t n = strlen(mx);
+			size_t n = end ? (size_t)(end - mx) : strlen(mx);
 			while (n && (mx[n - 1] == ' ' || mx[n - 1] == '\t'))
-				mx[--n] = '\0';
-			struct expect e = {xstrdup(file), line, NULL, xstrdup(mx), false};
+				n--;
+			struct expect e = {xstrdup(file), line, NULL, xstrndup(mx, n), false};
 			vec_push(out, e);
-			*(mx - strlen("expect-msg:")) = '\0'; /* the rest of the line is the message */
+			char *stop = end ? end : mx + strlen(mx);
+			memset(start, ' ', (size_t)(stop - start));
 		}
 		char *x = strstr(l, "expect:");
 		if (x && (strstr(l, "//") || strstr(l, "/*"))) {
@@ -124,6 +126,46 @@ static void collect_files(const char *path, strlist *out)
 		free(p);
 	}
 	strlist_free(&names);
+}
+
+/* Writes line l with its expect: comment replaced by want ("" for none);
+ * other comments (expect-msg:, directives) stay. */
+static void bless_line(struct strbuf *sb, const char *l, const char *want)
+{
+	const char *x = strstr(l, "/* expect:");
+	const char *after = NULL;
+	if (x) {
+		const char *e = strstr(x, "*/");
+		after = e ? e + 2 : x + strlen(x);
+	} else if ((x = strstr(l, "// expect:")) != NULL) {
+		after = x + strlen(x);
+	}
+	if (!x) {
+		/* a new expect: comment goes before an expect-msg: comment */
+		const char *m = *want ? strstr(l, "/* expect-msg:") : NULL;
+		if (m) {
+			sb_add(sb, l, (size_t)(m - l));
+			sb_puts(sb, want);
+			sb_putc(sb, ' ');
+			sb_puts(sb, m);
+			return;
+		}
+		sb_puts(sb, l);
+		if (*want) {
+			sb_putc(sb, ' ');
+			sb_puts(sb, want);
+		}
+		return;
+	}
+	size_t keep = (size_t)(x - l);
+	while (keep && (l[keep - 1] == ' ' || l[keep - 1] == '\t'))
+		keep--;
+	sb_add(sb, l, keep);
+	if (*want) {
+		sb_putc(sb, ' ');
+		sb_puts(sb, want);
+	}
+	sb_puts(sb, after); /* keeps its own leading blank */
 }
 
 struct got {
@@ -236,26 +278,17 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 						const char *eol = strchr(p, '\n');
 						size_t len = eol ? (size_t)(eol - p) : strlen(p);
 						char *l = xstrndup(p, len);
-						char *x = strstr(l, "/* expect:");
-						if (!x)
-							x = strstr(l, "// expect:");
-						if (x) {
-							*x = '\0';
-							size_t n = strlen(l);
-							while (n && (l[n - 1] == ' ' || l[n - 1] == '\t'))
-								l[--n] = '\0';
-						}
-						sb_puts(&sb, l);
-						bool first = true;
+						struct strbuf want = {0};
 						for (size_t k = 0; k < got.n; k++) {
 							if (got.v[k].line != line || strcmp(got.v[k].file, files.v[fi]) != 0)
 								continue;
-							sb_puts(&sb, first ? " /* expect: " : ", ");
-							sb_puts(&sb, got.v[k].slug);
-							first = false;
+							sb_puts(&want, want.len ? ", " : "/* expect: ");
+							sb_puts(&want, got.v[k].slug);
 						}
-						if (!first)
-							sb_puts(&sb, " */");
+						if (want.len)
+							sb_puts(&want, " */");
+						bless_line(&sb, l, sb_str(&want));
+						sb_free(&want);
 						free(l);
 						if (eol)
 							sb_putc(&sb, '\n');

@@ -7,12 +7,12 @@ write_ext
 run ext.c
 check "text: exit 1 on errors" is "$rc" 1
 check "text: clang-style line" has out.txt "ext.c:20:2: error: 'rb_raise' raises a Ruby exception"
-check "text: summary on stdout" has out.txt "1 file analysed, 3 findings"
+check "text: summary on stdout" has out.txt "1 file analysed (0 with parse errors), 3 findings"
 
 run --format json ext.c
 check "json: exit 1" is "$rc" 1
 check "json: stdout is one JSON document" isjson out.txt
-check "json: summary line on stderr" has err.txt "1 file analysed, 3 findings"
+check "json: summary line on stderr" has err.txt "1 file analysed (0 with parse errors), 3 findings"
 check "json: three findings" is "$(jq '.findings | length' out.txt)" 3
 check "json: tool version" is "$(jq -r '.tool.version' out.txt)" "$("$BIN" --version | awk '{print $2}')"
 check "json: finding fields" is "$(jq -r '.findings[] | select(.line == 20) | [.rule, .severity, .file, .column, .function, (.fingerprint | length), .buildless] | @tsv' out.txt)" \

@@ -1,0 +1,197 @@
+/* test_extconf.c: reading extconf.rb statically (extconf.c). Ruby probes are
+ * answered from the installed Ruby headers. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "extconf.h"
+#include "helpers.h"
+#include "inputs.h"
+
+static struct ruby_headers rh;
+
+static int setup(void **state)
+{
+	(void)state;
+	strlist none = {0};
+	char *err = NULL;
+	if (ruby_headers_find(&none, &rh, &err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		free(err);
+		return -1;
+	}
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	ruby_headers_free(&rh);
+	return 0;
+}
+
+static void parse(const char *text, struct extconf_info *ei)
+{
+	memset(ei, 0, sizeof(*ei));
+	extconf_parse(text, "/gem/ext/foo", &rh.dirs, ei);
+}
+
+#define HAS(ei, d) th_has((ei)->defines.v, (ei)->defines.n, (d))
+
+static void test_extconf__probes(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("require 'mkmf'\n"
+	      "have_header('ruby/thread.h')\n"
+	      "have_header(\"ruby/no_such_header.h\")\n"
+	      "have_header('zlib.h') or abort 'need zlib'\n"
+	      "have_func('rb_thread_call_without_gvl', 'ruby/thread.h')\n"
+	      "have_func(\"deflateInit2_\", [\"zlib.h\"])\n"
+	      "have_func 'rb_nogvl'\n"
+	      "have_library('z', 'deflate', 'zlib.h')\n"
+	      "find_library('ssl', 'SSL_new')\n"
+	      "have_type('struct timespec', 'time.h')\n"
+	      "have_struct_member('struct stat', 'st_mtim', 'sys/stat.h')\n"
+	      "have_const('O_CLOEXEC', 'fcntl.h')\n"
+	      "create_makefile('foo/foo')\n",
+	      &ei);
+	assert_true(HAS(&ei, "HAVE_RUBY_THREAD_H=1"));
+	assert_false(HAS(&ei, "HAVE_RUBY_NO_SUCH_HEADER_H=1")); /* a Ruby header the install lacks */
+	assert_true(HAS(&ei, "HAVE_ZLIB_H=1"));                 /* other probes: assumed to succeed */
+	assert_true(HAS(&ei, "HAVE_RB_THREAD_CALL_WITHOUT_GVL=1"));
+	assert_true(HAS(&ei, "HAVE_DEFLATEINIT2_=1"));
+	assert_true(HAS(&ei, "HAVE_RB_NOGVL=1"));
+	assert_true(HAS(&ei, "HAVE_LIBZ=1"));
+	assert_true(HAS(&ei, "HAVE_LIBSSL=1"));
+	assert_true(HAS(&ei, "HAVE_TYPE_STRUCT_TIMESPEC=1"));
+	assert_true(HAS(&ei, "HAVE_STRUCT_STAT_ST_MTIM=1"));
+	assert_true(HAS(&ei, "HAVE_ST_ST_MTIM=1"));
+	assert_true(HAS(&ei, "HAVE_CONST_O_CLOEXEC=1"));
+	assert_int_equal(ei.defines.n, 11);
+	extconf_info_free(&ei);
+}
+
+/* A function Ruby removed (2.2) stays undefined, so the gem's fallback
+ * branch is the one analysed: the installed headers do not declare it. */
+static void test_extconf__removed_ruby_function(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("have_func('rb_thread_blocking_region')\n"
+	      "have_func(\"rb_thread_call_without_gvl2\")\n",
+	      &ei);
+	assert_false(HAS(&ei, "HAVE_RB_THREAD_BLOCKING_REGION=1"));
+	assert_true(HAS(&ei, "HAVE_RB_THREAD_CALL_WITHOUT_GVL2=1"));
+	assert_true(th_has_sub(ei.notes.v, ei.notes.n, "rb_thread_blocking_region"));
+	extconf_info_free(&ei);
+}
+
+static void test_extconf__word_lists(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("%w[rb_nogvl rb_thread_blocking_region memmem].each { |f| have_func(f) }\n"
+	      "%w(\n"
+	      "  rb_str_locktmp\n"
+	      "  clock_gettime\n"
+	      ").each do |f|\n"
+	      "  have_func(f, 'ruby.h')\n"
+	      "end\n",
+	      &ei);
+	assert_true(HAS(&ei, "HAVE_RB_NOGVL=1"));
+	assert_true(HAS(&ei, "HAVE_MEMMEM=1"));
+	assert_false(HAS(&ei, "HAVE_RB_THREAD_BLOCKING_REGION=1"));
+	assert_true(HAS(&ei, "HAVE_RB_STR_LOCKTMP=1"));
+	assert_true(HAS(&ei, "HAVE_CLOCK_GETTIME=1"));
+	assert_int_equal(ei.defines.n, 4);
+	extconf_info_free(&ei);
+}
+
+static void test_extconf__defs_and_flags(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("$defs << \"-DUSE_FOO\"\n"
+	      "$defs.push('-DLEVEL=3')\n"
+	      "append_cflags(\"-DFROM_APPEND -Ivendor/inc -O3\")\n"
+	      "append_cppflags(['-DFROM_CPP'])\n"
+	      "$CFLAGS << ' -DCFLAG_DEF -I/opt/lib/include'\n"
+	      "$CPPFLAGS += \" -DCPP_DEF\"\n"
+	      "$INCFLAGS << \" -I$(srcdir)/x\"\n",
+	      &ei);
+	assert_true(HAS(&ei, "USE_FOO"));
+	assert_true(HAS(&ei, "LEVEL=3"));
+	assert_true(HAS(&ei, "FROM_APPEND"));
+	assert_true(HAS(&ei, "FROM_CPP"));
+	assert_true(HAS(&ei, "CFLAG_DEF"));
+	assert_true(HAS(&ei, "CPP_DEF"));
+	assert_int_equal(ei.defines.n, 6);
+	assert_int_equal(ei.include_dirs.n, 2);
+	assert_string_equal(ei.include_dirs.v[0], "/gem/ext/foo/vendor/inc");
+	assert_string_equal(ei.include_dirs.v[1], "/opt/lib/include");
+	extconf_info_free(&ei);
+}
+
+static void test_extconf__comments_and_interpolation(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("# have_func('commented_out')\n"
+	      "have_func(\"lib_#{name}_init\")\n"
+	      "have_header('a.h') # have_header('b.h')\n"
+	      "puts \"# not a comment\"; have_func('after_string')\n",
+	      &ei);
+	assert_false(HAS(&ei, "HAVE_COMMENTED_OUT=1"));
+	assert_false(th_has_sub(ei.defines.v, ei.defines.n, "LIB_"));
+	assert_true(HAS(&ei, "HAVE_A_H=1"));
+	assert_false(HAS(&ei, "HAVE_B_H=1"));
+	assert_true(HAS(&ei, "HAVE_AFTER_STRING=1"));
+	extconf_info_free(&ei);
+}
+
+/* The nearest extconf.rb, looked up from a file's directory within the roots. */
+static void test_extconf__nearest(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	free(th_write(dir, "ext/foo/extconf.rb", "have_func('near')\n"));
+	free(th_write(dir, "extconf.rb", "have_func('outside_root')\n"));
+	th_mkdir(dir, "ext/foo/sub/deeper");
+	th_mkdir(dir, "ext/other");
+	char *root = path_join(dir, "ext");
+	char *deeper = path_join(dir, "ext/foo/sub/deeper");
+	char *other = path_join(dir, "ext/other");
+	struct extconf_cache c = {0};
+	c.ruby_dirs = &rh.dirs;
+	char *roots[] = {root};
+	const struct extconf_info *ei = extconf_for(&c, deeper, roots, 1);
+	assert_non_null(ei);
+	assert_true(HAS(ei, "HAVE_NEAR=1"));
+	assert_true(str_ends(ei->path, "ext/foo/extconf.rb"));
+	assert_ptr_equal(extconf_for(&c, deeper, roots, 1), ei); /* cached */
+	/* not above the project root */
+	assert_null(extconf_for(&c, other, roots, 1));
+	extconf_cache_free(&c);
+	free(root);
+	free(deeper);
+	free(other);
+	th_rm_rf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_extconf__probes),
+		cmocka_unit_test(test_extconf__removed_ruby_function),
+		cmocka_unit_test(test_extconf__word_lists),
+		cmocka_unit_test(test_extconf__defs_and_flags),
+		cmocka_unit_test(test_extconf__comments_and_interpolation),
+		cmocka_unit_test(test_extconf__nearest),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

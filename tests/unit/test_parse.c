@@ -1,0 +1,200 @@
+/* test_parse.c: parsing jobs (parse.c): arguments clang rejects are dropped
+ * and recorded, files that fail do not take the others down. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <clang-c/Index.h>
+
+#include "helpers.h"
+#include "parse.h"
+
+static char *dir;
+static struct file_classifier fc;
+static const char *roots[1];
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = th_mkdtemp();
+	roots[0] = dir;
+	fc.project_roots = roots;
+	fc.nproject_roots = 1;
+	free(th_write(dir, "marked.c", "#ifndef MARK\n#error MARK is not defined\n#endif\nint f(void) { return MARK; }\n"));
+	free(th_write(dir, "fatal.c", "#include \"no_such_header.h\"\nint g(void) { return undeclared_name; }\n"));
+	char *bin = path_join(dir, "binary.c");
+	FILE *f = fopen(bin, "wb");
+	fwrite("\x7f" "ELF\0\0\0\x01\x02", 1, 9, f);
+	fclose(f);
+	free(bin);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	th_rm_rf(dir);
+	free(dir);
+	return 0;
+}
+
+static void make_job(struct tu_job *j, const char *name, ...)
+{
+	memset(j, 0, sizeof(*j));
+	j->file = path_join(dir, name);
+	j->display = xstrdup(name);
+	j->directory = xstrdup(dir);
+	va_list ap;
+	va_start(ap, name);
+	for (const char *a = va_arg(ap, const char *); a; a = va_arg(ap, const char *))
+		vec_push(&j->args, xstrdup(a));
+	va_end(ap);
+}
+
+static struct tu_facts *parse(const struct tu_job *j)
+{
+	struct parse_opts po = {0};
+	po.jobs = 1;
+	po.fc = &fc;
+	po.recover = true;
+	CXIndex idx = clang_createIndex(0, 0);
+	struct tu_facts *tu = parse_one(idx, j, &po);
+	clang_disposeIndex(idx);
+	return tu;
+}
+
+static bool dropped(const struct tu_facts *tu, const char *flag)
+{
+	for (size_t i = 0; i < tu->dropped_flags.n; i++)
+		if (str_starts(tu->dropped_flags.v[i], flag) && tu->dropped_flags.v[i][strlen(flag)] == ' ')
+			return true;
+	return false;
+}
+
+static void test_parse__good_flags_kept(void **state)
+{
+	(void)state;
+	struct tu_job j;
+	make_job(&j, "marked.c", "-DMARK=1", "-O2", "-Wall", "-std=gnu11", "-fPIC", NULL);
+	struct tu_facts *tu = parse(&j);
+	assert_int_equal(tu->status, TU_OK);
+	assert_int_equal(tu->nerrors, 0);
+	assert_int_equal(tu->dropped_flags.n, 0);
+	assert_int_equal(tu->funcs.n, 1);
+	tu_facts_free(tu);
+	tu_job_free(&j);
+}
+
+/* GCC-only flags mkmf passes on: clang says "unknown argument"; they are
+ * dropped, the rest of the command line stays, and the reason is kept. */
+static void test_parse__unknown_arguments_dropped(void **state)
+{
+	(void)state;
+	struct tu_job j;
+	make_job(&j, "marked.c", "-fno-allow-store-data-races", "-DMARK=1", "-fanalyzer", "-mindirect-branch-register",
+		 NULL);
+	struct tu_facts *tu = parse(&j);
+	assert_int_equal(tu->status, TU_OK);
+	assert_int_equal(tu->nerrors, 0); /* MARK still defined */
+	assert_int_equal(tu->dropped_flags.n, 3);
+	assert_true(dropped(tu, "-fno-allow-store-data-races"));
+	assert_true(dropped(tu, "-fanalyzer"));
+	assert_true(dropped(tu, "-mindirect-branch-register"));
+	assert_non_null(strstr(tu->dropped_flags.v[0], "unknown argument"));
+	tu_facts_free(tu);
+	tu_job_free(&j);
+}
+
+/* Arguments that make the driver fail with no diagnostic at all (no TU):
+ * found by bisection, with their separate value. */
+static void test_parse__driver_failures_bisected(void **state)
+{
+	(void)state;
+	struct tu_job j;
+	make_job(&j, "marked.c", "-DMARK=1", "-Wall", "-march=nogvl-no-such-cpu", "-O2", "-Xclang",
+		 "-nogvl-no-such-cc1-option", "-Wextra", NULL);
+	struct tu_facts *tu = parse(&j);
+	assert_int_equal(tu->status, TU_OK);
+	assert_int_equal(tu->nerrors, 0);
+	assert_true(dropped(tu, "-march=nogvl-no-such-cpu"));
+	assert_true(dropped(tu, "-Xclang"));
+	assert_true(dropped(tu, "-nogvl-no-such-cc1-option"));
+	assert_int_equal(tu->dropped_flags.n, 3);
+	tu_facts_free(tu);
+	tu_job_free(&j);
+}
+
+static void test_parse__failures(void **state)
+{
+	(void)state;
+	struct tu_job j;
+	/* fatal errors: counted, facts still extracted */
+	make_job(&j, "fatal.c", NULL);
+	struct tu_facts *tu = parse(&j);
+	assert_int_equal(tu->status, TU_ERRORS);
+	assert_true(tu->nerrors >= 1);
+	assert_true(tu->diags.n >= 1);
+	assert_non_null(strstr(tu->diags.v[0].msg, "no_such_header.h"));
+	assert_int_equal(tu->funcs.n, 1);
+	tu_facts_free(tu);
+	tu_job_free(&j);
+
+	make_job(&j, "binary.c", NULL);
+	tu = parse(&j);
+	assert_int_equal(tu->status, TU_FAILED);
+	assert_non_null(strstr(tu->fail_reason, "binary"));
+	tu_facts_free(tu);
+	tu_job_free(&j);
+
+	make_job(&j, "missing.c", NULL);
+	tu = parse(&j);
+	assert_int_equal(tu->status, TU_FAILED);
+	assert_non_null(strstr(tu->fail_reason, "cannot read"));
+	tu_facts_free(tu);
+	tu_job_free(&j);
+}
+
+/* Several jobs on worker threads: every result in its slot, failures included. */
+static void test_parse__parallel(void **state)
+{
+	(void)state;
+	struct tu_job jobs[6];
+	make_job(&jobs[0], "marked.c", "-DMARK=1", NULL);
+	make_job(&jobs[1], "binary.c", NULL);
+	make_job(&jobs[2], "fatal.c", NULL);
+	make_job(&jobs[3], "marked.c", "-DMARK=2", "-fno-allow-store-data-races", NULL);
+	make_job(&jobs[4], "missing.c", NULL);
+	make_job(&jobs[5], "marked.c", "-DMARK=3", "-fno-allow-store-data-races", NULL);
+	struct parse_opts po = {0};
+	po.jobs = 3;
+	po.fc = &fc;
+	struct tu_facts **tus = parse_all(jobs, 6, &po);
+	static const int want[] = {TU_OK, TU_FAILED, TU_ERRORS, TU_OK, TU_FAILED, TU_OK};
+	for (size_t i = 0; i < 6; i++) {
+		assert_non_null(tus[i]);
+		assert_int_equal(tus[i]->status, want[i]);
+		assert_string_equal(tus[i]->path, jobs[i].file);
+	}
+	assert_true(dropped(tus[3], "-fno-allow-store-data-races"));
+	assert_true(dropped(tus[5], "-fno-allow-store-data-races"));
+	for (size_t i = 0; i < 6; i++) {
+		tu_facts_free(tus[i]);
+		tu_job_free(&jobs[i]);
+	}
+	free(tus);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse__good_flags_kept),
+		cmocka_unit_test(test_parse__unknown_arguments_dropped),
+		cmocka_unit_test(test_parse__driver_failures_bisected),
+		cmocka_unit_test(test_parse__failures),
+		cmocka_unit_test(test_parse__parallel),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

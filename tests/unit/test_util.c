@@ -1,0 +1,283 @@
+/* test_util.c: the small helpers the driver relies on (paths, shell words,
+ * strings, maps, buffers, reading files and commands). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "compdb.h"
+#include "extconf.h"
+#include "helpers.h"
+#include "report.h"
+#include "util.h"
+
+static void check_norm(const char *in, const char *want)
+{
+	char *got = path_normalize(in);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_util__path_normalize(void **state)
+{
+	(void)state;
+	check_norm("a/./b/../c", "a/c");
+	check_norm("/usr//include/./ruby/../x.h", "/usr/include/x.h");
+	check_norm("/../x", "/x");
+	check_norm("../a/b", "../a/b");
+	check_norm("a/../../b", "../b");
+	check_norm("./", ".");
+	check_norm("", ".");
+	check_norm("/", "/");
+	check_norm("a/b/", "a/b");
+}
+
+static void check_rel(const char *p, const char *base, const char *want)
+{
+	char *got = path_relative(p, base);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static void test_util__path_relative(void **state)
+{
+	(void)state;
+	check_rel("/work/gem/ext/a.c", "/work/gem", "ext/a.c");
+	check_rel("/work/gem/ext/a.c", "/work/gem/", "ext/a.c");
+	check_rel("/work/gemx/a.c", "/work/gem", "/work/gemx/a.c"); /* a sibling, not below */
+	check_rel("/usr/include/ruby.h", "/work", "/usr/include/ruby.h");
+	check_rel("/work/gem", "/work/gem", "/work/gem"); /* the directory itself stays absolute */
+	check_rel("/a.c", "/", "a.c");
+	check_rel("/x/a.c", NULL, "/x/a.c");
+}
+
+static void test_util__path_is_below(void **state)
+{
+	(void)state;
+	assert_true(path_is_below("/a/b/c", "/a/b"));
+	assert_true(path_is_below("/a/b", "/a/b"));
+	assert_true(path_is_below("/a/b/c", "/a/b/"));
+	assert_true(path_is_below("/a", "/"));
+	assert_false(path_is_below("/a/bc", "/a/b"));
+	assert_false(path_is_below("/a", "/a/b"));
+}
+
+static void test_util__path_parts(void **state)
+{
+	(void)state;
+	char *s = path_join("/a", "b.c");
+	assert_string_equal(s, "/a/b.c");
+	free(s);
+	s = path_join("/a/", "b.c");
+	assert_string_equal(s, "/a/b.c");
+	free(s);
+	s = path_join("/a", "/abs.c");
+	assert_string_equal(s, "/abs.c");
+	free(s);
+	s = path_join("", "b.c");
+	assert_string_equal(s, "b.c");
+	free(s);
+	s = path_dirname("/a/b/c.c");
+	assert_string_equal(s, "/a/b");
+	free(s);
+	s = path_dirname("/c.c");
+	assert_string_equal(s, "/");
+	free(s);
+	s = path_dirname("c.c");
+	assert_string_equal(s, ".");
+	free(s);
+	assert_string_equal(path_basename("/a/b/c.c"), "c.c");
+	assert_string_equal(path_ext("/a/b.d/c.cpp"), ".cpp");
+	assert_string_equal(path_ext("/a/b.d/Makefile"), "");
+	assert_string_equal(path_ext("/a/.hidden"), "");
+}
+
+static void test_util__path_absolute(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	char *f = th_write(dir, "sub/x.c", "int x;\n");
+	char *cwd = getcwd(NULL, 0);
+	assert_int_equal(chdir(dir), 0);
+	char *a = path_absolute("sub/../sub/x.c");
+	assert_string_equal(a, f);
+	free(a);
+	/* a file that does not exist is made absolute lexically */
+	a = path_absolute("nope/../missing.c");
+	char *want = path_join(dir, "missing.c");
+	assert_string_equal(a, want);
+	free(want);
+	free(a);
+	/* display paths are relative to the current directory when below it */
+	a = display_path(f);
+	assert_string_equal(a, "sub/x.c");
+	free(a);
+	a = display_path("/usr/include/ruby.h");
+	assert_string_equal(a, "/usr/include/ruby.h");
+	free(a);
+	assert_int_equal(chdir(cwd), 0);
+	free(cwd);
+	th_rm_rf(dir);
+	free(f);
+	free(dir);
+}
+
+/* Splits cmd and compares with the NULL-terminated expected words. */
+static void check_split(const char *cmd, ...)
+{
+	strlist got = {0};
+	assert_int_equal(shell_split(cmd, &got), 0);
+	va_list ap;
+	va_start(ap, cmd);
+	size_t i = 0;
+	for (const char *w = va_arg(ap, const char *); w; w = va_arg(ap, const char *), i++) {
+		assert_true(i < got.n);
+		assert_string_equal(got.v[i], w);
+	}
+	va_end(ap);
+	assert_int_equal(got.n, i);
+	strlist_free(&got);
+}
+
+static void test_util__shell_split(void **state)
+{
+	(void)state;
+	check_split("cc -c a.c", "cc", "-c", "a.c", NULL);
+	check_split("  cc\t-O2 \n a.c  ", "cc", "-O2", "a.c", NULL);
+	check_split("cc '-DNAME=a b' x", "cc", "-DNAME=a b", "x", NULL);
+	check_split("cc \"-DSTR=\\\"hi there\\\"\"", "cc", "-DSTR=\"hi there\"", NULL);
+	check_split("cc -DX=\\\"v\\\"", "cc", "-DX=\"v\"", NULL);
+	check_split("cc a\\ b.c", "cc", "a b.c", NULL);
+	check_split("cc '' \"\"", "cc", "", "", NULL);
+	check_split("cc pre'mid'\"end\"", "cc", "premidend", NULL);
+	check_split("cc \"a\\\\b\" 'c\\d'", "cc", "a\\b", "c\\d", NULL);
+	check_split("", NULL);
+	strlist bad = {0};
+	assert_int_equal(shell_split("cc 'unterminated", &bad), -1);
+	strlist_free(&bad);
+	assert_int_equal(shell_split("cc \"unterminated", &bad), -1);
+	strlist_free(&bad);
+}
+
+static void test_util__strings(void **state)
+{
+	(void)state;
+	static const char *const sorted[] = {"alpha", "beta", "gamma"};
+	assert_true(str_in_sorted("beta", sorted, 3));
+	assert_false(str_in_sorted("delta", sorted, 3));
+	assert_false(str_in_sorted(NULL, sorted, 3));
+	assert_int_equal(str_in_list("gamma", sorted, 3), 2);
+	assert_int_equal(str_in_list("zeta", sorted, 3), -1);
+	assert_true(str_starts("-fplugin=x", "-fplugin"));
+	assert_false(str_starts(NULL, "x"));
+	assert_true(str_ends("a.c", ".c"));
+	assert_false(str_ends("c", ".c"));
+	assert_true(str_eq(NULL, NULL));
+	assert_false(str_eq("a", NULL));
+	assert_true(str_cmp(NULL, "a") < 0);
+	char *n = mkmf_cpp_name("ruby/thread.h");
+	assert_string_equal(n, "RUBY_THREAD_H");
+	free(n);
+	n = mkmf_cpp_name("struct timespec");
+	assert_string_equal(n, "STRUCT_TIMESPEC");
+	free(n);
+}
+
+static void test_util__strbuf_and_map(void **state)
+{
+	(void)state;
+	struct strbuf sb = {0};
+	assert_string_equal(sb_str(&sb), "");
+	sb_printf(&sb, "%d-%s", 42, "x");
+	sb_putc(&sb, '!');
+	assert_string_equal(sb_str(&sb), "42-x!");
+	char *d = sb_detach(&sb);
+	assert_string_equal(d, "42-x!");
+	assert_null(sb.buf);
+	free(d);
+
+	struct hmap m = {0};
+	char keys[200][8];
+	for (int i = 0; i < 200; i++) {
+		snprintf(keys[i], sizeof(keys[i]), "k%d", i);
+		assert_null(hmap_put(&m, keys[i], (void *)(intptr_t)(i + 1)));
+	}
+	assert_int_equal(m.n, 200);
+	assert_int_equal((intptr_t)hmap_get(&m, "k137"), 138);
+	assert_false(hmap_has(&m, "k200"));
+	assert_int_equal((intptr_t)hmap_put(&m, keys[5], (void *)7), 6);
+	hmap_free(&m);
+
+	struct strpool pool = {0};
+	assert_ptr_equal(intern(&pool, "abc"), intern(&pool, "abc"));
+	assert_ptr_not_equal(intern(&pool, "abc"), intern(&pool, "abd"));
+	strpool_free(&pool);
+
+	xqsort(NULL, 0, sizeof(int), NULL); /* an empty array is fine */
+}
+
+static void test_util__read_file(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	char *f = th_write(dir, "f.txt", "0123456789");
+	size_t len = 0;
+	char *t = read_file(f, &len, 0);
+	assert_non_null(t);
+	assert_int_equal(len, 10);
+	assert_string_equal(t, "0123456789");
+	free(t);
+	assert_null(read_file(f, NULL, 5));
+	assert_int_equal(errno, EFBIG);
+	assert_null(read_file(dir, NULL, 0));
+	assert_int_equal(errno, EISDIR);
+	char *missing = path_join(dir, "missing");
+	assert_null(read_file(missing, NULL, 0));
+	assert_int_equal(errno, ENOENT);
+	free(missing);
+	th_rm_rf(dir);
+	free(f);
+	free(dir);
+}
+
+static void test_util__capture_command(void **state)
+{
+	(void)state;
+	char *argv[] = {"sh", "-c", "printf 'a\\nb'", NULL};
+	char *out = capture_command(argv, 100);
+	assert_non_null(out);
+	assert_string_equal(out, "a\nb");
+	free(out);
+	char *fails[] = {"sh", "-c", "exit 3", NULL};
+	assert_null(capture_command(fails, 100));
+	char *missing[] = {"nogvl-lint-no-such-program", NULL};
+	assert_null(capture_command(missing, 100));
+}
+
+static void test_util__line_index(void **state)
+{
+	(void)state;
+	const char *text = "ab\ncd\n\nef";
+	struct line_index li;
+	line_index_build(&li, text, strlen(text));
+	assert_int_equal(li.n, 4);
+	assert_int_equal(line_index_offset(&li, 2, 2), 4);
+	assert_int_equal(line_index_offset(&li, 4, 1), 7);
+	assert_int_equal(line_index_offset(&li, 5, 1), UINT32_MAX);
+	line_index_free(&li);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_util__path_normalize), cmocka_unit_test(test_util__path_relative),
+		cmocka_unit_test(test_util__path_is_below),  cmocka_unit_test(test_util__path_parts),
+		cmocka_unit_test(test_util__path_absolute),  cmocka_unit_test(test_util__shell_split),
+		cmocka_unit_test(test_util__strings),        cmocka_unit_test(test_util__strbuf_and_map),
+		cmocka_unit_test(test_util__read_file),      cmocka_unit_test(test_util__capture_command),
+		cmocka_unit_test(test_util__line_index),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
