@@ -71,6 +71,7 @@ static const char *const pure[] = {
 	"rbimpl_fix2long_by_idiv",
 	"rbimpl_fix2long_by_shift",
 	"rbimpl_right_shift_is_arithmetic_p",
+	"ruby_nonempty_memcpy", /* ruby/internal/memory.h: `#define memcpy ruby_nonempty_memcpy` (plain memcpy) */
 };
 
 /* Object internals (value-access-without-gvl). */

@@ -8,16 +8,24 @@
 
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
+extern const struct rule_desc rule_lock_across_boundary;
+extern const struct rule_desc rule_mt_unsafe_call;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
+extern const struct rule_desc rule_shared_mutable_state;
+extern const struct rule_desc rule_thread_local_state;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
 const struct rule_desc *const rule_list[] = {
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
+	&rule_lock_across_boundary,
+	&rule_mt_unsafe_call,
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
+	&rule_shared_mutable_state,
+	&rule_thread_local_state,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,
 };

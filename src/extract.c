@@ -81,6 +81,7 @@ struct xctx {
 	VEC(struct region) rg;
 	int32_t region;
 	int guard;           /* > 0: the GVL is known held here */
+	int atomic;          /* > 0: inside an atomic builtin's arguments */
 	bool pp_pass;        /* first pass: preprocessing record only */
 	struct strbuf tmp;
 };
@@ -454,6 +455,13 @@ static bool type_is_pointerish(CXType t)
 	return c.kind == CXType_Pointer;
 }
 
+static bool type_is_array(CXType t)
+{
+	CXType c = clang_getCanonicalType(t);
+	return c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray ||
+	       c.kind == CXType_VariableArray || c.kind == CXType_DependentSizedArray;
+}
+
 static bool type_is_integral(CXType t)
 {
 	CXType c = clang_getCanonicalType(t);
@@ -636,6 +644,7 @@ static void emit_access(struct xctx *x, CXCursor c, const struct ref *r, int mod
 	struct event *e = new_event(x, EV_ACCESS, c);
 	e->u.access.ref = *r;
 	e->u.access.mode = (uint8_t)mode;
+	e->u.access.atomic_op = x->atomic > 0;
 }
 
 static bool first_tok_is(struct xctx *x, CXCursor c, const char *sp, struct range *rout)
@@ -751,7 +760,7 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 			out->e.ref.field = field;
 			out->e.ref.record = record_of(x, bt);
 			if (ptr)
-				out->e.ref.deref = 1;
+				out->e.ref.deref = out->e.ref.ptr_deref = 1;
 			out->e.ref.addr = 0;
 		} else {
 			out->e.kind = EX_OTHER;
@@ -777,6 +786,8 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 				out->e.ref.path = path_append(x, b.e.ref.path, NULL, true);
 				if (type_is_pointerish(clang_getCursorType(kd.p[0])))
 					out->e.ref.deref = 1;
+				if (!type_is_array(clang_getCursorType(strip_wrappers(kd.p[0], NULL))))
+					out->e.ref.ptr_deref = 1;
 			}
 			esum_free(&b);
 			esum_free(&ix);
@@ -796,6 +807,8 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 				out->e.kind = EX_REF;
 				out->e.ref = b.e.ref;
 				out->e.ref.deref = 1;
+				if (!type_is_array(clang_getCursorType(strip_wrappers(kd.p[0], NULL))))
+					out->e.ref.ptr_deref = 1;
 			}
 			esum_free(&b);
 			kids_free(&kd);
@@ -944,6 +957,26 @@ static void walk_init_list(struct xctx *x, CXCursor list, const struct ref *lhs,
 		free(fields.p);
 }
 
+static bool atomic_name(const char *n)
+{
+	return str_starts(n, "__atomic_") || str_starts(n, "__c11_atomic_") || str_starts(n, "__sync_") ||
+	       str_starts(n, "__opencl_atomic_") || str_starts(n, "rbimpl_atomic_");
+}
+
+/* An atomic builtin expression (clang's AtomicExpr, exposed as an
+ * UnexposedExpr): __atomic_add_fetch(&x, ...) written here, or a macro such as
+ * C11's atomic_fetch_add or RUBY_ATOMIC_INC expanding to one. */
+static bool is_atomic_expr(struct xctx *x, CXCursor c)
+{
+	struct range r = cursor_range(x, c);
+	const struct tok *t = tok_at(r.fi, r.begin);
+	if (!t || t->off != r.begin || !t->sp)
+		return false;
+	if (atomic_name(t->sp))
+		return true;
+	return r.macro && (str_starts(t->sp, "atomic_") || strstr(t->sp, "ATOMIC") != NULL);
+}
+
 static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
@@ -1080,7 +1113,7 @@ static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		bool incdec = false;
 		if (!r.macro) {
 			const struct tok *t0 = tok_at(r.fi, r.begin);
-			const struct tok *tl = tok_before(r.fi, r.end + 1);
+			const struct tok *tl = tok_before(r.fi, r.end);
 			if (t0 && (strcmp(t0->sp, "++") == 0 || strcmp(t0->sp, "--") == 0))
 				incdec = true;
 			if (tl && (strcmp(tl->sp, "++") == 0 || strcmp(tl->sp, "--") == 0))
@@ -1174,6 +1207,9 @@ static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		break;
 	}
 	/* generic: walk children as reads */
+	bool atomic = k == CXCursor_UnexposedExpr && is_atomic_expr(x, c);
+	if (atomic)
+		x->atomic++;
 	struct kids kd;
 	kids_get(c, &kd);
 	for (unsigned i = 0; i < kd.n; i++) {
@@ -1190,6 +1226,8 @@ static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		}
 	}
 	kids_free(&kd);
+	if (atomic)
+		x->atomic--;
 	try_evaluate(x, c, out);
 }
 
@@ -1262,6 +1300,9 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 	}
 	call.nargs = (uint32_t)nargs;
 	call.args = nargs ? arena_alloc(&x->tu->arena, (size_t)nargs * sizeof(struct expr)) : NULL;
+	bool atomic = call.name && atomic_name(call.name);
+	if (atomic)
+		x->atomic++;
 	for (int i = 0; i < nargs; i++) {
 		CXCursor a = clang_Cursor_getArgument(c, (unsigned)i);
 		struct esum as = {0};
@@ -1271,6 +1312,8 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 		esum_finish(x, &as, &call.args[i]);
 		esum_free(&as);
 	}
+	if (atomic)
+		x->atomic--;
 	kids_free(&kd);
 	struct event *e = new_event(x, EV_CALL, c);
 	e->u.call = call;

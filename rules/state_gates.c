@@ -1,0 +1,1227 @@
+/* state_gates.c: the shared and thread state gates of the offload check
+ * (gates.h) and the evidence the four state rules report:
+ *
+ *   GATE_SHARED_STATE  -> shared-mutable-state, mt-unsafe-call
+ *   GATE_THREAD_STATE  -> thread-local-state (offload only)
+ *   GATE_ERROR_CHANNEL -> thread-local-state (offload only)
+ *   GATE_LOCK          -> lock-across-boundary (offload only)
+ *
+ * Every checker looks at one release site: the functions its callback
+ * reaches without the GVL (a reach set) and, for the error channel and the
+ * locks, the caller's events around the call. Sources: gvl-semantics.md 2.4
+ * (only errno is carried back), 2.7 (the calling thread's state is not
+ * visible to an offloaded callback), rules 13; design.md section 5;
+ * real-world.md (a TLS seed set and cleared inside one callback is fine;
+ * locks released in a later callback are not; error queues read after the
+ * call are not).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates.h"
+#include "rules.h"
+#include "state_knowledge.h"
+#include "state_rules.h"
+
+/* ---- small helpers ---- */
+
+static bool static_storage(const struct var *v)
+{
+	return v && (v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC || v->kind == VK_LOCAL_STATIC);
+}
+
+/* Flags of a global, merged with its linked definition (an extern
+ * declaration may not say _Atomic or const the way the definition does). */
+static uint32_t var_flags(const struct model *m, const struct var *v)
+{
+	uint32_t f = v->flags;
+	if (v->usr && (v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC)) {
+		const struct var *g = hmap_get(&m->globals, v->usr);
+		if (g)
+			f |= g->flags & (VF_CONST | VF_ATOMIC | VF_TLS | VF_MUTEX);
+	}
+	return f;
+}
+
+static const char *storage_text(const struct var *v)
+{
+	switch (v->kind) {
+	case VK_GLOBAL: return "global";
+	case VK_FILE_STATIC: return "static";
+	case VK_LOCAL_STATIC: return "static local";
+	default: return "variable";
+	}
+}
+
+static bool plain_path(const struct ref *r)
+{
+	return !r->path || !*r->path;
+}
+
+static const struct mfunc *project_callee(const struct model *m, const struct call *c)
+{
+	return c->indirect ? NULL : model_func_by_usr(m, c->usr);
+}
+
+/* A call of a library function (no body in the project, not through a pointer). */
+static bool library_call(const struct model *m, const struct event *e)
+{
+	return e->kind == EV_CALL && !e->u.call.indirect && e->u.call.name && !model_func_by_usr(m, e->u.call.usr);
+}
+
+/* The name to show for a call: the macro the user wrote (memcpy, MEMCPY)
+ * when the call is that macro's expansion, else the callee. */
+static const char *call_display(const struct event *e)
+{
+	if (e->macro && !e->in_macro_arg)
+		return e->macro;
+	return e->u.call.name;
+}
+
+static bool in_reach(const struct reach_set *rs, uint32_t fn)
+{
+	return rs->by_fn[fn].reached != 0;
+}
+
+static bool region_within(const struct func *f, int32_t r, int32_t anc)
+{
+	for (unsigned guard = 0; r >= 0 && guard < 4096; guard++) {
+		if (r == anc)
+			return true;
+		r = f->regions[r].parent;
+	}
+	return false;
+}
+
+/* The innermost region around r (itself included, the body excluded) that
+ * ends by returning: what happens there does not carry on after it. */
+static int32_t returning_region(const struct func *f, int32_t r)
+{
+	for (unsigned guard = 0; r >= 0 && guard < 4096; guard++) {
+		if (f->regions[r].kind == RG_BODY)
+			return -1;
+		if (f->regions[r].ends_with_return)
+			return r;
+		r = f->regions[r].parent;
+	}
+	return -1;
+}
+
+static const char *cb_name(const struct model *m, const struct msite *s)
+{
+	if (s->cb.ntargets)
+		return m->fns.v[s->cb.targets[0]].f->name;
+	if (s->cb.nexternal)
+		return s->cb.external[0];
+	return s->cb.text ? s->cb.text : "the callback";
+}
+
+/* ---- mutexes ---- */
+
+struct lockop {
+	uint32_t ev;
+	int op;            /* enum lock_op */
+	const char *key;   /* interned identity, NULL when unknown */
+	const char *text;  /* as written, without a leading '&' */
+	int32_t scope;     /* returning region the op is confined to, -1 */
+};
+typedef VEC(struct lockop) lockop_vec;
+
+struct state_ctx {
+	const struct model *m;
+	struct strpool pool;
+	lockop_vec *locks;      /* by mfunc id, filled on demand */
+	uint8_t *locks_done;
+	/* static-only pointer analysis: per TU, per var: 0 unknown, 1 busy, 2 yes, 3 no */
+	uint8_t **so_memo;
+	const struct var ***so_witness;
+};
+
+static void ctx_init(struct state_ctx *c, const struct model *m)
+{
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->locks = xcalloc(m->fns.n + 1, sizeof(lockop_vec));
+	c->locks_done = xcalloc(m->fns.n + 1, 1);
+	c->so_memo = xcalloc(m->ntus + 1, sizeof(uint8_t *));
+	c->so_witness = xcalloc(m->ntus + 1, sizeof(const struct var **));
+}
+
+static void ctx_free(struct state_ctx *c)
+{
+	for (size_t i = 0; i < c->m->fns.n; i++)
+		vec_free(&c->locks[i]);
+	free(c->locks);
+	free(c->locks_done);
+	for (size_t i = 0; i < c->m->ntus; i++) {
+		free(c->so_memo[i]);
+		free(c->so_witness[i]);
+	}
+	free(c->so_memo);
+	free(c->so_witness);
+	strpool_free(&c->pool);
+}
+
+/* Identity of the mutex an argument names, comparable across functions:
+ * a global/static object by its USR and member path, a struct member by
+ * record and field (&conn->lock and &c->lock are the same lock), a local or
+ * parameter by function and variable. NULL when it cannot be told. */
+static const char *mutex_key(struct state_ctx *c, const struct mfunc *mf, const struct expr *a)
+{
+	if (!a || a->kind != EX_REF)
+		return NULL;
+	const struct var *v = mf_var(mf, a->ref.var);
+	if (!v)
+		return NULL;
+	const char *path = a->ref.path ? a->ref.path : "";
+	char *k = NULL;
+	if (static_storage(v) && !a->ref.ptr_deref)
+		k = xasprintf("g:%s:%s", v->usr ? v->usr : v->name, path);
+	else if (a->ref.field && a->ref.record)
+		k = xasprintf("m:%s.%s", a->ref.record, a->ref.field);
+	else if (!*path)
+		k = xasprintf("v:%u:%d", mf->id, a->ref.var);
+	if (!k)
+		return NULL;
+	const char *r = intern(&c->pool, k);
+	free(k);
+	return r;
+}
+
+static const char *strip_amp(struct state_ctx *c, const char *t)
+{
+	if (!t)
+		return "?";
+	while (*t == '&' || *t == ' ')
+		t++;
+	return intern(&c->pool, t);
+}
+
+static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
+{
+	if (c->locks_done[fn])
+		return &c->locks[fn];
+	c->locks_done[fn] = 1;
+	const struct mfunc *mf = &c->m->fns.v[fn];
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind != EV_CALL || e->gvl_guard || e->u.call.indirect)
+			continue;
+		const struct lock_fn *lf = lock_fn_find(e->u.call.name);
+		if (!lf || (uint32_t)lf->arg >= e->u.call.nargs)
+			continue;
+		const struct expr *a = &e->u.call.args[lf->arg];
+		struct lockop op = {ei, lf->op, mutex_key(c, mf, a), strip_amp(c, a->text),
+				    returning_region(mf->f, e->region)};
+		vec_push(&c->locks[fn], op);
+	}
+	return &c->locks[fn];
+}
+
+static bool op_applies(const struct func *f, const struct lockop *op, uint32_t at)
+{
+	return op->ev < at && (op->scope < 0 || region_within(f, f->events[at].region, op->scope));
+}
+
+/* Locks held just before event `at` of fn (any mutex when key is NULL). */
+static int held_before(struct state_ctx *c, uint32_t fn, uint32_t at, const char *key)
+{
+	const lockop_vec *ops = fn_locks(c, fn);
+	const struct func *f = c->m->fns.v[fn].f;
+	int n = 0;
+	for (size_t i = 0; i < ops->n; i++) {
+		const struct lockop *op = &ops->v[i];
+		if (key && op->key != key)
+			continue;
+		if (!op_applies(f, op, at))
+			continue;
+		if (op->op == LOCK_ACQUIRE)
+			n++;
+		else if (op->op == LOCK_RELEASE && n > 0)
+			n--;
+	}
+	return n;
+}
+
+/* The site and the wrapper sites inside it: each (function, event) that
+ * makes the release call, outermost first. */
+static uint32_t site_callers(const struct model *m, const struct msite *s, const struct msite **out, uint32_t max)
+{
+	uint32_t n = 0;
+	for (const struct msite *cur = s; cur && n < max; cur = cur->inner >= 0 ? &m->sites.v[cur->inner] : NULL)
+		out[n++] = cur;
+	return n;
+}
+
+/* The first event after s->ev in s's function that is another release call. */
+static uint32_t next_site_event(const struct model *m, const struct msite *s)
+{
+	uint32_t end = m->fns.v[s->fn].f->nevents;
+	for (size_t i = 0; i < m->sites.n; i++) {
+		const struct msite *o = &m->sites.v[i];
+		if (o->fn == s->fn && o->ev > s->ev && o->ev < end)
+			end = o->ev;
+	}
+	return end;
+}
+
+/* ---- static-only pointers ----
+ *
+ * A pointer "can only point at statics" when every value it can hold is the
+ * address of a global or static object (or a pointer into one):
+ *   - a local pointer: every assignment to it (initialiser included) stores
+ *     such an address, or moves it with += / ++; its own address is never
+ *     taken;
+ *   - a parameter: every call that reaches the function (direct, through a
+ *     resolved pointer, as a release site's callback with its data1, or from
+ *     rb_thread_call_with_gvl) passes such an address in that position, and
+ *     no library is handed the function (it could call it with anything).
+ * Static pointer variables are not static-only: what they point at is not
+ * known (writes through them are "cannot verify" for the gate). */
+
+static size_t tu_index(const struct model *m, const struct tu_facts *tu)
+{
+	for (size_t i = 0; i < m->ntus; i++)
+		if (m->tus[i] == tu)
+			return i;
+	return 0;
+}
+
+static bool so_var(struct state_ctx *c, const struct mfunc *mf, int32_t var, const struct var **witness);
+
+/* Whether expression e, evaluated in mf, is the address of static storage
+ * (witness: that static). */
+static bool so_expr(struct state_ctx *c, const struct mfunc *mf, const struct expr *e, const struct var **witness)
+{
+	if (!e)
+		return false;
+	if (e->kind == EX_OTHER && e->nreads >= 1 && e->text) {
+		/* pointer arithmetic: buf + n, p - 1 */
+		const struct var *v = mf_var(mf, e->reads[0].var);
+		if (!v || !plain_path(&e->reads[0]))
+			return false;
+		size_t n = strlen(v->name);
+		const char *t = e->text;
+		while (*t == '(')
+			t++;
+		if (strncmp(t, v->name, n) != 0)
+			return false;
+		t += n;
+		while (*t == ' ')
+			t++;
+		if (*t != '+' && *t != '-')
+			return false;
+		struct expr tmp = {0};
+		tmp.kind = EX_REF;
+		tmp.ref = e->reads[0];
+		return so_expr(c, mf, &tmp, witness);
+	}
+	if (e->kind != EX_REF)
+		return false;
+	const struct var *v = mf_var(mf, e->ref.var);
+	if (!v)
+		return false;
+	if (static_storage(v)) {
+		uint32_t fl = var_flags(c->m, v);
+		if (fl & (VF_TLS | VF_CONST | VF_RUBY_HEADER | VF_SYSTEM_HEADER))
+			return false;
+		bool ok = (e->ref.addr && !e->ref.ptr_deref) ||
+			  (!e->ref.addr && !e->ref.deref && (fl & VF_ARRAY) && plain_path(&e->ref));
+		if (ok)
+			*witness = v;
+		return ok;
+	}
+	if (v->kind != VK_LOCAL && v->kind != VK_PARAM)
+		return false;
+	if (!e->ref.addr && !e->ref.deref && plain_path(&e->ref))
+		return so_var(c, mf, e->ref.var, witness);
+	if (e->ref.addr && e->ref.ptr_deref) /* &p->f, &p[i] */
+		return so_var(c, mf, e->ref.var, witness);
+	return false;
+}
+
+static bool fn_handed_to_library(const struct model *m, const struct mfunc *mf)
+{
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
+		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_FNARG)
+			return true;
+	return false;
+}
+
+static bool so_param(struct state_ctx *c, const struct mfunc *mf, const struct var *v, const struct var **witness)
+{
+	const struct model *m = c->m;
+	if (fn_handed_to_library(m, mf))
+		return false;
+	unsigned sources = 0;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+		const struct mfunc *caller = &m->fns.v[ed->from];
+		const struct call *call = &caller->f->events[ed->ev].u.call;
+		if ((uint32_t)v->param_index >= call->nargs)
+			return false;
+		if (!so_expr(c, caller, &call->args[v->param_index], witness))
+			return false;
+		sources++;
+	}
+	for (size_t i = 0; i < m->sites.n; i++) {
+		const struct msite *s = &m->sites.v[i];
+		if (s->is_template)
+			continue;
+		for (uint32_t t = 0; t < s->cb.ntargets; t++) {
+			if (s->cb.targets[t] != mf->id)
+				continue;
+			if (v->param_index != 0 || !so_expr(c, &m->fns.v[s->data_fn], s->data1, witness))
+				return false;
+			sources++;
+		}
+		for (uint32_t t = 0; t < s->ubf.ntargets; t++) {
+			if (s->ubf.targets[t] != mf->id)
+				continue;
+			if (v->param_index != 0 || !so_expr(c, &m->fns.v[s->data_fn], s->data2, witness))
+				return false;
+			sources++;
+		}
+	}
+	for (size_t i = 0; i < m->withgvl.n; i++) {
+		const struct withgvl_call *w = &m->withgvl.v[i];
+		for (uint32_t t = 0; t < w->target.ntargets; t++) {
+			if (w->target.targets[t] != mf->id)
+				continue;
+			const struct mfunc *caller = &m->fns.v[w->fn];
+			const struct call *call = &caller->f->events[w->ev].u.call;
+			if (v->param_index != 0 || call->nargs < 2 || !so_expr(c, caller, &call->args[1], witness))
+				return false;
+			sources++;
+		}
+	}
+	return sources > 0;
+}
+
+static bool so_local(struct state_ctx *c, const struct mfunc *mf, int32_t var, const struct var **witness)
+{
+	unsigned assigns = 0;
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & ACC_ADDR) &&
+		    plain_path(&e->u.access.ref))
+			return false; /* &p: may be set anywhere */
+		if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != var || !plain_path(&e->u.assign.lhs) ||
+		    e->u.assign.lhs.deref)
+			continue;
+		if (e->u.assign.compound)
+			continue; /* p += n stays inside the same object */
+		if (!so_expr(c, mf, &e->u.assign.rhs, witness))
+			return false;
+		assigns++;
+	}
+	return assigns > 0;
+}
+
+static bool so_var(struct state_ctx *c, const struct mfunc *mf, int32_t var, const struct var **witness)
+{
+	const struct var *v = mf_var(mf, var);
+	if (!v || !(v->flags & VF_POINTER))
+		return false;
+	size_t ti = tu_index(c->m, mf->tu);
+	if (!c->so_memo[ti]) {
+		c->so_memo[ti] = xcalloc(mf->tu->vars.n + 1, 1);
+		c->so_witness[ti] = xcalloc(mf->tu->vars.n + 1, sizeof(const struct var *));
+	}
+	uint8_t *memo = &c->so_memo[ti][var];
+	if (*memo == 2) {
+		*witness = c->so_witness[ti][var];
+		return true;
+	}
+	if (*memo)
+		return false; /* no, or a cycle: stay silent */
+	*memo = 1;
+	const struct var *w = NULL;
+	bool ok = false;
+	if (v->kind == VK_LOCAL)
+		ok = so_local(c, mf, var, &w);
+	else if (v->kind == VK_PARAM && v->fn == (int32_t)(mf->f - mf->tu->funcs.v))
+		ok = so_param(c, mf, v, &w);
+	c->so_memo[ti][var] = ok ? 2 : 3;
+	if (ok) {
+		c->so_witness[ti][var] = w;
+		*witness = w;
+	}
+	return ok;
+}
+
+/* ---- GATE_SHARED_STATE ---- */
+
+static bool is_once_call(const char *name)
+{
+	return str_eq(name, "pthread_once") || str_eq(name, "call_once") || str_eq(name, "InitOnceExecuteOnce");
+}
+
+/* prot[fn] = every path from the release site to fn runs under a lock (taken
+ * in the callback, or held by the caller across the call), or inside
+ * pthread_once. Greatest fixpoint over the reach set. */
+static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const struct reach_set *rs)
+{
+	const struct model *m = c->m;
+	uint8_t *prot = xcalloc(m->fns.n + 1, 1);
+	const struct msite *callers[8];
+	uint32_t nc = site_callers(m, s, callers, 8);
+	bool caller_locked = false;
+	for (uint32_t i = 0; i < nc; i++)
+		if (held_before(c, callers[i]->fn, callers[i]->ev, NULL) > 0)
+			caller_locked = true;
+	for (uint32_t i = 0; i < rs->n; i++)
+		prot[rs->fns[i]] = 1;
+	for (uint32_t t = 0; t < s->cb.ntargets; t++)
+		if (!caller_locked)
+			prot[s->cb.targets[t]] = 0;
+	bool changed = true;
+	for (unsigned round = 0; changed && round < 64; round++) {
+		changed = false;
+		for (uint32_t i = 0; i < rs->n; i++) {
+			uint32_t f = rs->fns[i];
+			if (!prot[f])
+				continue;
+			const struct mfunc *mf = &m->fns.v[f];
+			for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+				if (!in_reach(rs, ed->from))
+					continue;
+				const struct event *ce = &m->fns.v[ed->from].f->events[ed->ev];
+				if (ce->gvl_guard)
+					continue;
+				if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
+				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call.name)))
+					continue;
+				prot[f] = 0;
+				changed = true;
+				break;
+			}
+		}
+	}
+	return prot;
+}
+
+/* The static-local declaration itself (`static char buf[64];`, `static int n
+ * = 0;`): initialised once at start-up, not a write when the code runs. */
+static bool static_local_decl(const struct mfunc *mf, uint32_t ei, const struct var *v)
+{
+	if (v->kind != VK_LOCAL_STATIC)
+		return false;
+	const struct event *e = &mf->f->events[ei];
+	if (e->kind == EV_ASSIGN)
+		return e->u.assign.is_init;
+	if (e->loc.file == v->loc.file && e->loc.off == v->loc.off)
+		return true;
+	if (ei + 1 < mf->f->nevents) {
+		const struct event *n = &mf->f->events[ei + 1];
+		return n->kind == EV_ASSIGN && n->u.assign.is_init && n->u.assign.lhs.var == e->u.access.ref.var;
+	}
+	return false;
+}
+
+static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, bool prot)
+{
+	const struct model *m = c->m;
+	const struct mfunc *mf = &m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	const struct ref *r = &e->u.access.ref;
+	const struct var *v = mf_var(mf, r->var);
+	if (!v || e->u.access.atomic_op)
+		return;
+	if (static_storage(v)) {
+		uint32_t fl = var_flags(m, v);
+		if (fl & (VF_CONST | VF_ATOMIC | VF_TLS | VF_MUTEX | VF_RUBY_HEADER | VF_SYSTEM_HEADER))
+			return;
+		if (static_local_decl(mf, ei, v) || prot)
+			return;
+		if (!r->ptr_deref) {
+			struct gate_evidence *ev = gate_add(
+				g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+				"'%s' writes %s '%s' without a lock while the GVL is released: other threads may run "
+				"it at the same time; keep the state in the callback's data, or take a mutex",
+				mf->f->name, storage_text(v), v->name);
+			ev->rule = "shared-mutable-state";
+			ev->ev = (int32_t)ei;
+			gate_note_add(ev, &v->loc, "'%s' is declared here", v->name);
+		} else {
+			struct gate_evidence *ev =
+				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					 "'%s' writes through %s pointer '%s': cannot tell whether the memory it points "
+					 "at is shared",
+					 mf->f->name, storage_text(v), v->name);
+			ev->ev = (int32_t)ei;
+		}
+		return;
+	}
+	if ((v->kind == VK_LOCAL || v->kind == VK_PARAM) && r->ptr_deref && !prot) {
+		const struct var *w = NULL;
+		if (!so_var(c, mf, r->var, &w) || !w)
+			return;
+		struct gate_evidence *ev = gate_add(
+			g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+			"'%s' writes %s '%s' through '%s' without a lock while the GVL is released: other threads "
+			"may run it at the same time; keep the state in the callback's data, or take a mutex",
+			mf->f->name, storage_text(w), w->name, v->name);
+		ev->rule = "shared-mutable-state";
+		ev->ev = (int32_t)ei;
+		gate_note_add(ev, &w->loc, "'%s' only ever points at '%s', declared here", v->name, w->name);
+	}
+}
+
+static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	const struct writer_fn *wf = writer_fn_find(e->u.call.name);
+	if (!wf || (uint32_t)wf->arg >= e->u.call.nargs)
+		return;
+	const struct expr *a = &e->u.call.args[wf->arg];
+	const struct var *w = NULL;
+	if (!so_expr(c, mf, a, &w) || !w)
+		return;
+	const struct var *via = a->kind == EX_REF ? mf_var(mf, a->ref.var) : NULL;
+	struct gate_evidence *ev;
+	if (via && via != w)
+		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+			      "'%s' writes %s '%s' through '%s' with '%s' without a lock while the GVL is released: "
+			      "other threads may run it at the same time; use a buffer in the callback's data",
+			      mf->f->name, storage_text(w), w->name, via->name, call_display(e));
+	else
+		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+			      "'%s' writes %s '%s' with '%s' without a lock while the GVL is released: other threads "
+			      "may run it at the same time; use a buffer in the callback's data",
+			      mf->f->name, storage_text(w), w->name, call_display(e));
+	ev->rule = "shared-mutable-state";
+	ev->ev = (int32_t)ei;
+	gate_note_add(ev, &w->loc, "'%s' is declared here", w->name);
+}
+
+static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	const struct mt_unsafe_fn *u = mt_unsafe_find(e->u.call.name);
+	if (!u)
+		return;
+	if (u->null_arg >= 0) {
+		if ((uint32_t)u->null_arg >= e->u.call.nargs)
+			return;
+		const struct expr *a = &e->u.call.args[u->null_arg];
+		if (a->kind != EX_NULL && !(a->kind == EX_INT && a->has_ival && a->ival == 0))
+			return;
+	}
+	struct gate_evidence *ev;
+	if (u->instead)
+		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+			      "'%s' is not thread-safe (it %s), but '%s' runs without the GVL, in parallel with other "
+			      "threads; use %s",
+			      u->name, u->why, mf->f->name, u->instead);
+	else
+		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+			      "'%s' is not thread-safe (it %s), but '%s' runs without the GVL, in parallel with other "
+			      "threads; call it before releasing the GVL",
+			      u->name, u->why, mf->f->name);
+	ev->rule = "mt-unsafe-call";
+	ev->ev = (int32_t)ei;
+}
+
+void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g)
+{
+	struct state_ctx c;
+	ctx_init(&c, m);
+	uint8_t *prot = protected_fns(&c, s, rs);
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard)
+				continue;
+			bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
+			if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
+				shared_write(&c, g, fi, ei, locked);
+			else if (library_call(m, e)) {
+				if (!locked)
+					library_writes(&c, g, fi, ei);
+				mt_unsafe(&c, g, fi, ei);
+			}
+		}
+	}
+	free(prot);
+	ctx_free(&c);
+}
+
+/* ---- GATE_THREAD_STATE ---- */
+
+/* One thread-local channel: a __thread variable (by USR) or a
+ * pthread_key_t-style key (by mutex_key-like identity). */
+struct tls_use {
+	uint32_t fn, ev;
+	bool set;    /* stores a value (whole variable, or pthread_setspecific) */
+};
+typedef VEC(struct tls_use) tls_use_vec;
+
+static const char *tls_var_key(struct state_ctx *c, const struct var *v)
+{
+	char *k = xasprintf("t:%s", v->usr ? v->usr : v->name);
+	const char *r = intern(&c->pool, k);
+	free(k);
+	return r;
+}
+
+/* The TLS key an event uses, or NULL; *set: whether it stores. */
+static const char *tls_event_key(struct state_ctx *c, const struct mfunc *mf, const struct event *e, bool *set)
+{
+	*set = false;
+	if (e->kind == EV_ACCESS) {
+		const struct var *v = mf_var(mf, e->u.access.ref.var);
+		if (!v || !(var_flags(c->m, v) & VF_TLS))
+			return NULL;
+		*set = (e->u.access.mode & ACC_WRITE) && !(e->u.access.mode & ACC_READ) && !e->u.access.ref.deref &&
+		       plain_path(&e->u.access.ref);
+		return tls_var_key(c, v);
+	}
+	if (e->kind == EV_CALL && !e->u.call.indirect) {
+		const struct thread_state_fn *ts = thread_state_find(e->u.call.name);
+		if (!ts || ts->kind != TS_TLS_API || (uint32_t)ts->key_arg >= e->u.call.nargs)
+			return NULL;
+		*set = ts->sets;
+		const char *k = mutex_key(c, mf, &e->u.call.args[ts->key_arg]);
+		return k ? k : intern(&c->pool, e->u.call.args[ts->key_arg].text ? e->u.call.args[ts->key_arg].text : "?");
+	}
+	return NULL;
+}
+
+/* Whether the channel `key` is seeded and cleared inside one function F of
+ * the reach set, with every other use in the reach set below F: then every
+ * read sees what this run of the callback stored, on whatever thread it runs
+ * (real-world.md: "A thread-local seed set and cleared entirely inside one
+ * callback: fine"). */
+static bool tls_confined(struct state_ctx *c, const struct reach_set *rs, const char *key)
+{
+	const struct model *m = c->m;
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const struct mfunc *mf = &m->fns.v[fi];
+		int32_t first_set = -1, last_set = -1, first_other = -1, last_other = -1;
+		unsigned nsets = 0;
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard)
+				continue;
+			bool set = false;
+			const char *k = tls_event_key(c, mf, e, &set);
+			bool other = false;
+			if (k == key && set) {
+				if (first_set < 0)
+					first_set = (int32_t)ei;
+				last_set = (int32_t)ei;
+				nsets++;
+				continue;
+			}
+			if (k == key)
+				other = true;
+			else if (e->kind == EV_CALL && project_callee(m, &e->u.call))
+				other = true;
+			else if (e->kind == EV_CALL && e->u.call.indirect)
+				other = true;
+			if (other) {
+				if (first_other < 0)
+					first_other = (int32_t)ei;
+				last_other = (int32_t)ei;
+			}
+		}
+		if (nsets < 2 || (first_other >= 0 && (first_other < first_set || last_other > last_set)))
+			continue;
+		/* every other use in the reach set is in a function reached from fi */
+		struct cbres root = {0};
+		uint32_t t = fi;
+		root.ntargets = 1;
+		root.targets = &t;
+		struct reach_set below;
+		model_reach_from(m, &root, -1, &below);
+		bool ok = true;
+		for (uint32_t j = 0; j < rs->n && ok; j++) {
+			uint32_t fj = rs->fns[j];
+			if (fj == fi || in_reach(&below, fj))
+				continue;
+			const struct mfunc *mj = &m->fns.v[fj];
+			for (uint32_t ei = 0; ei < mj->f->nevents && ok; ei++) {
+				bool set;
+				if (!mj->f->events[ei].gvl_guard && tls_event_key(c, mj, &mj->f->events[ei], &set) == key)
+					ok = false;
+			}
+		}
+		/* and fi does not reach itself back (recursion would see a cleared seed) */
+		if (ok && below.by_fn[fi].pred_fn >= 0)
+			ok = false;
+		reach_set_free(&below);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static struct gate_evidence *thread_ev(struct gate_result *g, const struct event *e, uint32_t fi, uint32_t ei,
+				       const char *fmt_fn, const char *what, const char *name)
+{
+	struct gate_evidence *ev = gate_add(
+		g, GATE_THREAD_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+		"'%s' %s '%s': with RB_NOGVL_OFFLOAD_SAFE the callback may run on a worker thread, not the caller's; "
+		"pass what it needs in the callback's data",
+		fmt_fn, what, name);
+	ev->rule = "thread-local-state";
+	ev->ev = (int32_t)ei;
+	return ev;
+}
+
+static bool syscall_gettid(const struct event *e)
+{
+	return e->kind == EV_CALL && str_eq(e->u.call.name, "syscall") && e->u.call.nargs >= 1 &&
+	       e->u.call.args[0].text && strstr(e->u.call.args[0].text, "gettid");
+}
+
+void gate_check_thread_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g)
+{
+	(void)s;
+	struct state_ctx c;
+	ctx_init(&c, m);
+	struct hmap seen = {0}; /* "fn:key" of TLS variables already recorded */
+	struct hmap confined = {0}; /* key -> 1 confined, 2 not */
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard)
+				continue;
+			bool set;
+			const char *key = tls_event_key(&c, mf, e, &set);
+			if (key) {
+				uintptr_t cf = (uintptr_t)hmap_get(&confined, key);
+				if (!cf) {
+					cf = tls_confined(&c, rs, key) ? 1 : 2;
+					hmap_put(&confined, key, (void *)cf);
+				}
+				if (cf == 1)
+					continue;
+				if (e->kind == EV_ACCESS) {
+					char *sk = xasprintf("%u:%s", fi, key);
+					const char *ik = intern(&c.pool, sk);
+					free(sk);
+					if (hmap_has(&seen, ik))
+						continue;
+					hmap_put(&seen, ik, (void *)1);
+					const struct var *v = mf_var(mf, e->u.access.ref.var);
+					struct gate_evidence *ev =
+						thread_ev(g, e, fi, ei, mf->f->name, "uses thread-local variable", v->name);
+					gate_note_add(ev, &v->loc, "'%s' is declared thread-local here", v->name);
+				} else {
+					thread_ev(g, e, fi, ei, mf->f->name, "uses thread-specific data with",
+						  call_display(e));
+				}
+				continue;
+			}
+			if (e->kind != EV_CALL || !library_call(m, e))
+				continue;
+			const struct thread_state_fn *ts = thread_state_find(e->u.call.name);
+			if (syscall_gettid(e))
+				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
+					  "syscall(SYS_gettid)");
+			else if (ts && ts->kind == TS_IDENTITY)
+				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
+					  call_display(e));
+			else if (ts && ts->kind == TS_LOCALE)
+				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's locale through",
+					  call_display(e));
+			else if (ts && ts->kind == TS_SIGMASK)
+				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
+					  call_display(e));
+		}
+	}
+	hmap_free(&seen);
+	hmap_free(&confined);
+	ctx_free(&c);
+}
+
+/* ---- GATE_ERROR_CHANNEL ---- */
+
+struct chan_read {
+	int32_t fn;  /* where the read is (deepest) */
+	int32_t ev;
+	const char *name;
+};
+
+/* The first read of `channel` in fn (or below it) that is not preceded in fn
+ * by a clear or by fn's own producing call. memo: 0 unknown, 1 busy, 2 none,
+ * 3 found (in found[]). */
+static bool chan_read_in(const struct model *m, uint32_t fn, int channel, uint8_t *memo, struct chan_read *found)
+{
+	if (memo[fn] == 3)
+		return true;
+	if (memo[fn])
+		return false;
+	memo[fn] = 1;
+	const struct mfunc *mf = &m->fns.v[fn];
+	bool hit = false;
+	for (uint32_t ei = 0; ei < mf->f->nevents && !hit; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind != EV_CALL || e->u.call.indirect)
+			continue;
+		const struct mfunc *callee = project_callee(m, &e->u.call);
+		if (callee) {
+			if (chan_read_in(m, callee->id, channel, memo, found)) {
+				found[fn] = found[callee->id];
+				hit = true;
+			}
+			continue;
+		}
+		const struct err_channel_fn *ec = err_channel_find(e->u.call.name);
+		if (ec && ec->channel == channel) {
+			if (ec->clears)
+				break;
+			found[fn] = (struct chan_read){(int32_t)fn, (int32_t)ei, call_display(e)};
+			hit = true;
+		} else if (!ec && err_channel_producer(channel, e->u.call.name, e->u.call.decl_file)) {
+			break; /* reads below are about fn's own call */
+		}
+	}
+	memo[fn] = hit ? 3 : 2;
+	return hit;
+}
+
+/* A library call in the callback that can leave an error on `channel`. */
+static bool chan_producer(const struct model *m, const struct msite *s, const struct reach_set *rs, int channel,
+			  uint32_t *pfn, uint32_t *pev)
+{
+	for (uint32_t i = 0; i < rs->n; i++) {
+		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard || !library_call(m, e) || err_channel_find(e->u.call.name))
+				continue;
+			if (err_channel_producer(channel, e->u.call.name, e->u.call.decl_file)) {
+				*pfn = rs->fns[i];
+				*pev = ei;
+				return true;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < s->cb.nexternal; i++)
+		if (err_channel_producer(channel, s->cb.external[i], NULL)) {
+			*pfn = UINT32_MAX;
+			*pev = UINT32_MAX;
+			return true;
+		}
+	return false;
+}
+
+void gate_check_error_channel(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			      struct gate_result *g)
+{
+	const struct mfunc *caller = &m->fns.v[s->fn];
+	uint32_t end = next_site_event(m, s);
+	enum { NCH = ERRCH_LIBXML2 + 1 };
+	bool done[NCH] = {0};
+	uint8_t *memo[NCH] = {0};
+	struct chan_read *found[NCH] = {0};
+	for (uint32_t ei = s->ev + 1; ei < end; ei++) {
+		const struct event *e = &caller->f->events[ei];
+		if (e->kind != EV_CALL || e->u.call.indirect)
+			continue;
+		const struct mfunc *callee = project_callee(m, &e->u.call);
+		const struct err_channel_fn *ec = callee ? NULL : err_channel_find(e->u.call.name);
+		for (int ch = 1; ch < NCH; ch++) {
+			if (done[ch])
+				continue;
+			struct chan_read rd = {-1, -1, NULL};
+			if (callee) {
+				if (!memo[ch]) {
+					memo[ch] = xcalloc(m->fns.n + 1, 1);
+					found[ch] = xcalloc(m->fns.n + 1, sizeof(struct chan_read));
+				}
+				if (!chan_read_in(m, callee->id, ch, memo[ch], found[ch]))
+					continue;
+				rd = found[ch][callee->id];
+			} else if (ec && ec->channel == ch) {
+				done[ch] = true; /* a clear, or the read itself: later reads are not ours to judge */
+				if (ec->clears)
+					continue;
+				rd = (struct chan_read){-1, (int32_t)ei, call_display(e)};
+			} else {
+				if (!ec && err_channel_producer(ch, e->u.call.name, e->u.call.decl_file))
+					done[ch] = true; /* the caller's own call fills the channel again */
+				continue;
+			}
+			done[ch] = true;
+			uint32_t pfn = 0, pev = 0;
+			bool produced = chan_producer(m, s, rs, ch, &pfn, &pev);
+			if (!produced) {
+				if (rs->nopaque || (!s->cb.ntargets && !s->cb.nexternal))
+					gate_add(g, GATE_ERROR_CHANNEL, GATE_UNKNOWN, &e->loc, -1,
+						 "'%s' reads %s after the call; cannot tell whether the callback leaves "
+						 "errors there",
+						 caller->f->name, err_channel_text(ch));
+				continue;
+			}
+			struct gate_evidence *ev;
+			if (callee)
+				ev = gate_add(g, GATE_ERROR_CHANNEL, GATE_FAIL, &e->loc, -1,
+					      "'%s' reads %s (through '%s') after the call, but with "
+					      "RB_NOGVL_OFFLOAD_SAFE the callback's errors stay on the worker thread; "
+					      "return the error from the callback",
+					      caller->f->name, err_channel_text(ch), callee->f->name);
+			else
+				ev = gate_add(g, GATE_ERROR_CHANNEL, GATE_FAIL, &e->loc, -1,
+					      "'%s' reads %s with '%s' after the call, but with RB_NOGVL_OFFLOAD_SAFE "
+					      "the callback's errors stay on the worker thread; return the error from "
+					      "the callback",
+					      caller->f->name, err_channel_text(ch), rd.name);
+			ev->rule = "thread-local-state";
+			ev->ev = (int32_t)ei;
+			if (callee && rd.fn >= 0) {
+				const struct mfunc *rf = &m->fns.v[rd.fn];
+				gate_note_add(ev, &rf->f->events[rd.ev].loc, "'%s' reads it here with '%s'",
+					      rf->f->name, rd.name);
+			}
+			if (pfn != UINT32_MAX) {
+				const struct mfunc *pf = &m->fns.v[pfn];
+				const struct event *pe = &pf->f->events[pev];
+				gate_note_add(ev, &pe->loc, "'%s' in '%s', run without the GVL, can leave its errors there",
+					      call_display(pe), pf->f->name);
+			}
+		}
+	}
+	for (int ch = 0; ch < NCH; ch++) {
+		free(memo[ch]);
+		free(found[ch]);
+	}
+}
+
+/* ---- GATE_LOCK ---- */
+
+struct key_ops {
+	const char *key;
+	int acquires, releases, waits;
+	const struct lockop *first_acquire, *first_release, *first_wait;
+	uint32_t acq_fn, rel_fn, wait_fn;
+};
+
+typedef VEC(struct key_ops) key_ops_vec;
+
+static struct key_ops *key_ops_get(key_ops_vec *v, const char *key)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].key == key)
+			return &v->v[i];
+	struct key_ops k = {0};
+	k.key = key;
+	vec_push(v, k);
+	return &v->v[v->n - 1];
+}
+
+/* A lock operation on key outside the reach set (the other side), for the
+ * note: the first one found in a function the callback does not reach. */
+static bool lock_elsewhere(struct state_ctx *c, const struct reach_set *rs, const char *key, int op, uint32_t *pfn,
+			   const struct lockop **pop)
+{
+	for (uint32_t fi = 0; fi < c->m->fns.n; fi++) {
+		if (in_reach(rs, fi))
+			continue;
+		const lockop_vec *ops = fn_locks(c, fi);
+		for (size_t i = 0; i < ops->n; i++)
+			if (ops->v[i].key == key && ops->v[i].op == op) {
+				*pfn = fi;
+				*pop = &ops->v[i];
+				return true;
+			}
+	}
+	return false;
+}
+
+void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs,
+		      struct gate_result *g)
+{
+	struct state_ctx c;
+	ctx_init(&c, m);
+	key_ops_vec keys = {0};
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const lockop_vec *ops = fn_locks(&c, fi);
+		for (size_t k = 0; k < ops->n; k++) {
+			const struct lockop *op = &ops->v[k];
+			if (!op->key)
+				continue;
+			struct key_ops *ko = key_ops_get(&keys, op->key);
+			if (op->op == LOCK_ACQUIRE) {
+				if (!ko->acquires++) {
+					ko->first_acquire = op;
+					ko->acq_fn = fi;
+				}
+			} else if (op->op == LOCK_RELEASE) {
+				if (!ko->releases++) {
+					ko->first_release = op;
+					ko->rel_fn = fi;
+				}
+			} else if (!ko->waits++) {
+				ko->first_wait = op;
+				ko->wait_fn = fi;
+			}
+		}
+	}
+	const struct msite *callers[8];
+	uint32_t nc = site_callers(m, s, callers, 8);
+	const char *cb = cb_name(m, s);
+	for (size_t i = 0; i < keys.n; i++) {
+		struct key_ops *ko = &keys.v[i];
+		/* the caller's side: held across the call, or unlocked after it */
+		const struct lockop *held = NULL, *after = NULL;
+		uint32_t held_fn = 0, after_fn = 0;
+		for (uint32_t ci = 0; ci < nc; ci++) {
+			const struct msite *cs = callers[ci];
+			const lockop_vec *ops = fn_locks(&c, cs->fn);
+			const struct func *f = m->fns.v[cs->fn].f;
+			if (!held && held_before(&c, cs->fn, cs->ev, ko->key) > 0) {
+				for (size_t k = 0; k < ops->n; k++)
+					if (ops->v[k].key == ko->key && ops->v[k].op == LOCK_ACQUIRE &&
+					    op_applies(f, &ops->v[k], cs->ev))
+						held = &ops->v[k];
+				held_fn = cs->fn;
+			}
+			if (!after) {
+				uint32_t end = cs == s ? next_site_event(m, cs) : f->nevents;
+				int relocked = 0;
+				for (size_t k = 0; k < ops->n; k++) {
+					const struct lockop *op = &ops->v[k];
+					if (op->key != ko->key || op->ev <= cs->ev || op->ev >= end)
+						continue;
+					if (op->op == LOCK_ACQUIRE)
+						relocked++;
+					else if (op->op == LOCK_RELEASE && !relocked) {
+						after = op;
+						after_fn = cs->fn;
+						break;
+					} else if (op->op == LOCK_RELEASE)
+						relocked--;
+				}
+			}
+		}
+		/* releases (and condition waits) of a mutex the callback does not lock */
+		const struct lockop *rel = ko->first_release ? ko->first_release : NULL;
+		uint32_t rel_fn = ko->rel_fn;
+		const char *verb = "unlocks";
+		if (!rel && ko->first_wait) {
+			rel = ko->first_wait;
+			rel_fn = ko->wait_fn;
+			verb = "waits on a condition with";
+		}
+		if (rel && (held || !ko->acquires)) {
+			const struct mfunc *rf = &m->fns.v[rel_fn];
+			const struct event *re = &rf->f->events[rel->ev];
+			uint32_t ofn = 0;
+			const struct lockop *other = NULL;
+			if (held) {
+				other = held;
+				ofn = held_fn;
+			} else if (!lock_elsewhere(&c, rs, ko->key, LOCK_ACQUIRE, &ofn, &other)) {
+				other = NULL;
+			}
+			struct gate_evidence *ev = gate_add(
+				g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+				"'%s' %s mutex '%s' that %s locked before the GVL was released: with "
+				"RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not own it; lock and "
+				"unlock on the same side of the call",
+				rf->f->name, verb, rel->text, held ? "the caller" : "another thread", cb);
+			ev->rule = "lock-across-boundary";
+			ev->ev = (int32_t)rel->ev;
+			if (other) {
+				const struct mfunc *of = &m->fns.v[ofn];
+				gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is locked here, in '%s'",
+					      other->text, of->f->name);
+			}
+		}
+		/* acquisitions the callback leaves for someone else to release */
+		if (ko->first_acquire && !ko->releases) {
+			uint32_t ofn = 0;
+			const struct lockop *other = after;
+			if (other)
+				ofn = after_fn;
+			else if (!lock_elsewhere(&c, rs, ko->key, LOCK_RELEASE, &ofn, &other))
+				other = NULL;
+			if (!other)
+				continue; /* never unlocked anywhere: not a boundary problem */
+			const struct mfunc *af = &m->fns.v[ko->acq_fn];
+			const struct event *ae = &af->f->events[ko->first_acquire->ev];
+			struct gate_evidence *ev = gate_add(
+				g, GATE_LOCK, GATE_FAIL, &ae->loc, (int32_t)ko->acq_fn,
+				"'%s' locks mutex '%s' and leaves it locked for %s to unlock: with RB_NOGVL_OFFLOAD_SAFE "
+				"'%s' may run on another thread, so the unlock would come from a thread that does not own "
+				"it; lock and unlock on the same side of the call",
+				af->f->name, ko->first_acquire->text, after ? "the caller" : "other code", cb);
+			ev->rule = "lock-across-boundary";
+			ev->ev = (int32_t)ko->first_acquire->ev;
+			const struct mfunc *of = &m->fns.v[ofn];
+			gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is unlocked here, in '%s'", other->text,
+				      of->f->name);
+		}
+	}
+	vec_free(&keys);
+	ctx_free(&c);
+}
+
+/* ---- reporting the evidence as findings ---- */
+
+static bool site_offloaded(const struct msite *s)
+{
+	return s->flags_known && (s->flags & NOGVL_OFFLOAD_SAFE);
+}
+
+void state_rule_run(struct rule_ctx *rc, const gate_checker *checkers, unsigned nchecks, bool offload_only)
+{
+	const struct model *m = rc->m;
+	struct hmap seen = {0};
+	struct strpool keys = {0};
+	for (size_t si = 0; si < m->sites.n; si++) {
+		const struct msite *s = &m->sites.v[si];
+		if (s->is_template)
+			continue;
+		if (offload_only && !site_offloaded(s))
+			continue; /* same thread: no hazard (the gate still fails) */
+		struct reach_set rs;
+		model_reach_from(m, &s->cb, (int32_t)si, &rs);
+		struct gate_result g = {0};
+		for (unsigned k = 0; k < nchecks; k++)
+			checkers[k](m, s, &rs, &g);
+		for (size_t i = 0; i < g.ev.n; i++) {
+			const struct gate_evidence *e = &g.ev.v[i];
+			if (e->state != GATE_FAIL || !str_eq(e->rule, rc->rule->slug))
+				continue;
+			char *k = xasprintf("%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.off, e->msg);
+			const char *ik = intern(&keys, k);
+			free(k);
+			if (hmap_has(&seen, ik))
+				continue;
+			hmap_put(&seen, ik, (void *)1);
+			uint32_t fn = e->fn >= 0 ? (uint32_t)e->fn : s->fn;
+			const struct mfunc *mf = &m->fns.v[fn];
+			struct finding *f = rule_report(rc, &e->loc, mf->f->name, "%s", e->msg);
+			if (e->ev >= 0 && (uint32_t)e->ev < mf->f->nevents)
+				finding_macro_note(f, &mf->f->events[e->ev]);
+			for (size_t n = 0; n < e->notes.n; n++)
+				finding_note(f, &e->notes.v[n].loc, "%s", e->notes.v[n].msg);
+			if (e->fn >= 0)
+				finding_chain_set(f, m, rs.by_fn, (uint32_t)e->fn, CTX_NOGVL);
+			else
+				finding_site_note(f, m, s, CTX_NOGVL, cb_name(m, s));
+			if (offload_only && s->flags_expr)
+				finding_note(f, &s->flags_expr->loc, "the call passes RB_NOGVL_OFFLOAD_SAFE here");
+		}
+		gate_result_free(&g);
+		reach_set_free(&rs);
+	}
+	hmap_free(&seen);
+	strpool_free(&keys);
+}
