@@ -72,6 +72,10 @@ static const char *const pure[] = {
 	"rbimpl_fix2long_by_shift",
 	"rbimpl_right_shift_is_arithmetic_p",
 	"ruby_nonempty_memcpy", /* ruby/internal/memory.h: `#define memcpy ruby_nonempty_memcpy` (plain memcpy) */
+	/* ruby/subst.h: `#define snprintf ruby_snprintf`: Ruby's own printf, which
+	 * touches objects only for a "%"PRIsVALUE conversion (not detected) */
+	"ruby_snprintf",
+	"ruby_vsnprintf",
 };
 
 /* Object internals (value-access-without-gvl). */

@@ -135,6 +135,8 @@ struct state_ctx {
 	/* static-only pointer analysis: per TU, per var: 0 unknown, 1 busy, 2 yes, 3 no */
 	uint8_t **so_memo;
 	const struct var ***so_witness;
+	struct hmap defs; /* global USR -> its definition (not an extern declaration) */
+	bool defs_done;
 };
 
 static void ctx_init(struct state_ctx *c, const struct model *m)
@@ -159,7 +161,30 @@ static void ctx_free(struct state_ctx *c)
 	}
 	free(c->so_memo);
 	free(c->so_witness);
+	hmap_free(&c->defs);
 	strpool_free(&c->pool);
+}
+
+/* Where to point "declared here": the definition of a global rather than an
+ * extern declaration in a header. */
+static const struct var *def_var(struct state_ctx *c, const struct var *v)
+{
+	if (!v->usr || !(v->flags & VF_EXTERN_DECL))
+		return v;
+	if (!c->defs_done) {
+		c->defs_done = true;
+		for (size_t t = 0; t < c->m->ntus; t++) {
+			const struct tu_facts *tu = c->m->tus[t];
+			for (size_t i = 0; i < tu->vars.n; i++) {
+				const struct var *d = &tu->vars.v[i];
+				if (d->usr && (d->kind == VK_GLOBAL || d->kind == VK_FILE_STATIC) &&
+				    !(d->flags & VF_EXTERN_DECL) && !hmap_has(&c->defs, d->usr))
+					hmap_put(&c->defs, d->usr, (void *)d);
+			}
+		}
+	}
+	const struct var *d = hmap_get(&c->defs, v->usr);
+	return d ? d : v;
 }
 
 /* Identity of the mutex an argument names, comparable across functions:
@@ -543,7 +568,7 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 				mf->f->name, storage_text(v), v->name);
 			ev->rule = "shared-mutable-state";
 			ev->ev = (int32_t)ei;
-			gate_note_add(ev, &v->loc, "'%s' is declared here", v->name);
+			gate_note_add(ev, &def_var(c, v)->loc, "'%s' is declared here", v->name);
 		} else {
 			struct gate_evidence *ev =
 				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
@@ -565,7 +590,7 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			mf->f->name, storage_text(w), w->name, v->name);
 		ev->rule = "shared-mutable-state";
 		ev->ev = (int32_t)ei;
-		gate_note_add(ev, &w->loc, "'%s' only ever points at '%s', declared here", v->name, w->name);
+		gate_note_add(ev, &def_var(c, w)->loc, "'%s' only ever points at '%s', declared here", v->name, w->name);
 	}
 }
 
@@ -594,7 +619,7 @@ static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t 
 			      mf->f->name, storage_text(w), w->name, call_display(e));
 	ev->rule = "shared-mutable-state";
 	ev->ev = (int32_t)ei;
-	gate_note_add(ev, &w->loc, "'%s' is declared here", w->name);
+	gate_note_add(ev, &def_var(c, w)->loc, "'%s' is declared here", w->name);
 }
 
 static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
@@ -671,7 +696,15 @@ static const char *tls_var_key(struct state_ctx *c, const struct var *v)
 	return r;
 }
 
-/* The TLS key an event uses, or NULL; *set: whether it stores. */
+static bool null_arg(const struct expr *a)
+{
+	return a->kind == EX_NULL || (a->kind == EX_INT && a->has_ival && a->ival == 0);
+}
+
+/* The per-thread channel an event uses, or NULL; *set: whether it stores a
+ * value (a __thread variable assigned, pthread_setspecific, uselocale with a
+ * locale, pthread_sigmask with a new mask). Channels that are set first and
+ * restored last inside the callback are fine (tls_confined). */
 static const char *tls_event_key(struct state_ctx *c, const struct mfunc *mf, const struct event *e, bool *set)
 {
 	*set = false;
@@ -683,13 +716,26 @@ static const char *tls_event_key(struct state_ctx *c, const struct mfunc *mf, co
 		       plain_path(&e->u.access.ref);
 		return tls_var_key(c, v);
 	}
-	if (e->kind == EV_CALL && !e->u.call.indirect) {
-		const struct thread_state_fn *ts = thread_state_find(e->u.call.name);
-		if (!ts || ts->kind != TS_TLS_API || (uint32_t)ts->key_arg >= e->u.call.nargs)
+	if (e->kind != EV_CALL || e->u.call.indirect)
+		return NULL;
+	const struct call *call = &e->u.call;
+	const struct thread_state_fn *ts = thread_state_find(call->name);
+	if (!ts)
+		return NULL;
+	if (ts->kind == TS_TLS_API) {
+		if ((uint32_t)ts->key_arg >= call->nargs)
 			return NULL;
 		*set = ts->sets;
-		const char *k = mutex_key(c, mf, &e->u.call.args[ts->key_arg]);
-		return k ? k : intern(&c->pool, e->u.call.args[ts->key_arg].text ? e->u.call.args[ts->key_arg].text : "?");
+		const char *k = mutex_key(c, mf, &call->args[ts->key_arg]);
+		return k ? k : intern(&c->pool, call->args[ts->key_arg].text ? call->args[ts->key_arg].text : "?");
+	}
+	if (str_eq(call->name, "uselocale") && call->nargs == 1) {
+		*set = !null_arg(&call->args[0]); /* uselocale((locale_t)0) only asks */
+		return intern(&c->pool, "locale");
+	}
+	if ((str_eq(call->name, "pthread_sigmask") || str_eq(call->name, "sigprocmask")) && call->nargs == 3) {
+		*set = !null_arg(&call->args[1]); /* a NULL set only asks */
+		return intern(&c->pool, "sigmask");
 	}
 	return NULL;
 }
@@ -819,6 +865,12 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 					struct gate_evidence *ev =
 						thread_ev(g, e, fi, ei, mf->f->name, "uses thread-local variable", v->name);
 					gate_note_add(ev, &v->loc, "'%s' is declared thread-local here", v->name);
+				} else if (str_eq(key, "locale")) {
+					thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's locale through",
+						  call_display(e));
+				} else if (str_eq(key, "sigmask")) {
+					thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
+						  call_display(e));
 				} else {
 					thread_ev(g, e, fi, ei, mf->f->name, "uses thread-specific data with",
 						  call_display(e));
@@ -834,9 +886,13 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 			else if (ts && ts->kind == TS_IDENTITY)
 				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
 					  call_display(e));
-			else if (ts && ts->kind == TS_LOCALE)
-				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's locale through",
-					  call_display(e));
+			else if (ts && ts->kind == TS_LOCALE) {
+				struct gate_evidence *ev = thread_ev(g, e, fi, ei, mf->f->name,
+								     "depends on the thread's locale through",
+								     call_display(e));
+				if (mt_unsafe_find(e->u.call.name))
+					ev->rule = NULL; /* setlocale: reported once, by mt-unsafe-call */
+			}
 			else if (ts && ts->kind == TS_SIGMASK)
 				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
 					  call_display(e));
@@ -1118,6 +1174,18 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 			rel_fn = ko->wait_fn;
 			verb = "waits on a condition with";
 		}
+		/* with the caller holding it, a release not preceded by an acquire in
+		 * its own function (unlock, work, re-lock) crosses too */
+		if (rel && held && ko->acquires) {
+			const struct lockop *ops = fn_locks(&c, rel_fn)->v;
+			size_t nops = fn_locks(&c, rel_fn)->n;
+			bool own = false;
+			for (size_t k = 0; k < nops && ops[k].ev < rel->ev; k++)
+				if (ops[k].key == ko->key && ops[k].op == LOCK_ACQUIRE)
+					own = true;
+			if (own)
+				rel = NULL;
+		}
 		if (rel && (held || !ko->acquires)) {
 			const struct mfunc *rf = &m->fns.v[rel_fn];
 			const struct event *re = &rf->f->events[rel->ev];
@@ -1129,12 +1197,19 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 			} else if (!lock_elsewhere(&c, rs, ko->key, LOCK_ACQUIRE, &ofn, &other)) {
 				other = NULL;
 			}
-			struct gate_evidence *ev = gate_add(
-				g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
-				"'%s' %s mutex '%s' that %s locked before the GVL was released: with "
-				"RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not own it; lock and "
-				"unlock on the same side of the call",
-				rf->f->name, verb, rel->text, held ? "the caller" : "another thread", cb);
+			struct gate_evidence *ev;
+			if (held)
+				ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+					      "'%s' %s mutex '%s' that the caller locked before the GVL was released: "
+					      "with RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not "
+					      "own it; lock and unlock on the same side of the call",
+					      rf->f->name, verb, rel->text, cb);
+			else
+				ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+					      "'%s' %s mutex '%s', which the callback does not lock itself: with "
+					      "RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that "
+					      "locked it; lock and unlock on the same side of the call",
+					      rf->f->name, verb, rel->text, cb);
 			ev->rule = "lock-across-boundary";
 			ev->ev = (int32_t)rel->ev;
 			if (other) {

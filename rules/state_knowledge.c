@@ -480,6 +480,8 @@ static const struct writer_fn writers[] = {
 	{"recv", 1, "POSIX.1-2017 recv"},
 	{"recvfrom", 1, "POSIX.1-2017 recvfrom"},
 	{"ruby_nonempty_memcpy", 0, "Ruby ruby/internal/memory.h (`#define memcpy ruby_nonempty_memcpy`)"},
+	{"ruby_snprintf", 0, "Ruby ruby/subst.h (`#define snprintf ruby_snprintf`)"},
+	{"ruby_vsnprintf", 0, "Ruby ruby/subst.h (`#define vsnprintf ruby_vsnprintf`)"},
 	{"snprintf", 0, "C11 7.21.6.5"},
 	{"sprintf", 0, "C11 7.21.6.6"},
 	{"stat", 1, "POSIX.1-2017 stat"},

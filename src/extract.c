@@ -524,7 +524,13 @@ static int32_t var_index(struct xctx *x, CXCursor d)
 		v.kind = (sc == CX_SC_Static) ? VK_FILE_STATIC : VK_GLOBAL;
 		if (clang_getCursorLinkage(d) == CXLinkage_Internal)
 			v.kind = VK_FILE_STATIC;
-		if (sc == CX_SC_Extern && !clang_isCursorDefinition(d))
+		/* point at the definition when this TU has it (not at an extern
+		 * declaration in a header that happens to come first) */
+		CXCursor def = clang_getCursorDefinition(d);
+		bool has_def = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_VarDecl;
+		if (has_def && !clang_equalCursors(def, d))
+			v.loc = make_loc(x, clang_getCursorLocation(def), NULL);
+		if (sc == CX_SC_Extern && !clang_isCursorDefinition(d) && !has_def)
 			v.flags |= VF_EXTERN_DECL;
 	}
 	if (v.kind == VK_LOCAL || v.kind == VK_PARAM || v.kind == VK_LOCAL_STATIC)
