@@ -339,7 +339,7 @@ const char *err_channel_text(int channel)
 /* Name prefixes of OpenSSL's public API (OpenSSL's include/openssl/ *.h), for
  * calls whose header was not seen (buildless parses without OpenSSL headers). */
 static const char *const openssl_prefixes[] = {
-	"ASN1_", "BIO_", "BN_", "CMS_", "CONF_", "CRYPTO_", "DH_", "DSA_", "EC_", "ECDH_", "ECDSA_",
+	"ASN1_", "BIO_", "BN_", "CMS_", "CONF_", "CRYPTO_", "DH_", "DSA_", "ECDH_", "ECDSA_", "EC_",
 	"ENGINE_", "ERR_", "EVP_", "HMAC", "MD5", "OBJ_", "OCSP_", "OPENSSL_", "OSSL_", "PEM_", "PKCS12_",
 	"PKCS5_", "PKCS7_", "RAND_", "RSA_", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SSL_",
 	"TLS_", "X509", "d2i_", "i2d_",
