@@ -8,6 +8,7 @@
 
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
+extern const struct rule_desc rule_debug_state_gates;
 extern const struct rule_desc rule_lock_across_boundary;
 extern const struct rule_desc rule_mt_unsafe_call;
 extern const struct rule_desc rule_removed_api;
@@ -20,6 +21,7 @@ extern const struct rule_desc rule_with_gvl_escape;
 const struct rule_desc *const rule_list[] = {
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
+	&rule_debug_state_gates,
 	&rule_lock_across_boundary,
 	&rule_mt_unsafe_call,
 	&rule_removed_api,

@@ -911,42 +911,108 @@ struct chan_read {
 	const char *name;
 };
 
-/* The first read of `channel` in fn (or below it) that is not preceded in fn
- * by a clear or by fn's own producing call. memo: 0 unknown, 1 busy, 2 none,
- * 3 found (in found[]). */
-static bool chan_read_in(const struct model *m, uint32_t fn, int channel, uint8_t *memo, struct chan_read *found)
+enum { CH_NONE = 2, CH_READ = 3, CH_CLEAR = 4 };
+
+/* Regions after whose events a channel counts as cleared (or refilled by the
+ * function's own checked call): a clear inside an if-branch covers only that
+ * branch, so a read in the else-branch or after the if still counts (the
+ * gate errs towards "fail"). */
+struct cleared {
+	int32_t rg[8];
+	unsigned n;
+	bool all;
+};
+
+static void cleared_add(struct cleared *c, const struct func *f, int32_t region)
 {
-	if (memo[fn] == 3)
+	if (region < 0 || f->regions[region].kind == RG_BODY) {
+		c->all = true;
+		return;
+	}
+	if (c->n < 8)
+		c->rg[c->n++] = region;
+}
+
+static bool cleared_covers(const struct cleared *c, const struct func *f, int32_t region)
+{
+	if (c->all)
 		return true;
+	for (unsigned i = 0; i < c->n; i++)
+		if (region_within(f, region, c->rg[i]))
+			return true;
+	return false;
+}
+
+static const struct mfunc *chan_callee(const struct model *m, const struct event *e)
+{
+	return e->kind == EV_CALL ? project_callee(m, &e->u.call) : NULL;
+}
+
+/* What calling project function fn does to `channel` first: reads it (the
+ * read may be below fn, recorded in found[fn]), clears it, or neither.
+ * memo: 0 unknown, 1 busy, else CH_*. */
+static int chan_effect(const struct model *m, uint32_t fn, int channel, uint8_t *memo, struct chan_read *found);
+
+/* The effect of event ei of f on `channel`: CH_READ (with *rd), CH_CLEAR,
+ * or CH_NONE; *refill: a checked call of a library that writes the channel. */
+static int event_chan(const struct model *m, const struct mfunc *mf, uint32_t ei, int channel, uint8_t *memo,
+		      struct chan_read *found, struct chan_read *rd, bool *refill)
+{
+	const struct event *e = &mf->f->events[ei];
+	*refill = false;
+	if (e->kind != EV_CALL || e->u.call.indirect)
+		return CH_NONE;
+	const struct mfunc *callee = chan_callee(m, e);
+	if (callee) {
+		int sub = chan_effect(m, callee->id, channel, memo, found);
+		if (sub == CH_READ)
+			*rd = found[callee->id];
+		return sub;
+	}
+	const struct err_channel_fn *ec = err_channel_find(e->u.call.name);
+	if (ec && ec->channel == channel) {
+		if (ec->clears)
+			return CH_CLEAR;
+		*rd = (struct chan_read){(int32_t)mf->id, (int32_t)ei, call_display(e)};
+		return CH_READ;
+	}
+	/* a checked call of the library fills the channel again; a void cleanup
+	 * such as EVP_PKEY_CTX_free does not count */
+	if (!ec && e->u.call.result_used && err_channel_producer(channel, e->u.call.name, e->u.call.decl_file))
+		*refill = true;
+	return CH_NONE;
+}
+
+static int chan_effect(const struct model *m, uint32_t fn, int channel, uint8_t *memo, struct chan_read *found)
+{
+	if (memo[fn] >= CH_NONE)
+		return memo[fn];
 	if (memo[fn])
-		return false;
+		return CH_NONE; /* recursion */
 	memo[fn] = 1;
 	const struct mfunc *mf = &m->fns.v[fn];
-	bool hit = false;
-	for (uint32_t ei = 0; ei < mf->f->nevents && !hit; ei++) {
+	int r = CH_NONE;
+	struct cleared cl = {0};
+	for (uint32_t ei = 0; ei < mf->f->nevents && r == CH_NONE; ei++) {
 		const struct event *e = &mf->f->events[ei];
-		if (e->kind != EV_CALL || e->u.call.indirect)
+		if (cleared_covers(&cl, mf->f, e->region))
 			continue;
-		const struct mfunc *callee = project_callee(m, &e->u.call);
-		if (callee) {
-			if (chan_read_in(m, callee->id, channel, memo, found)) {
-				found[fn] = found[callee->id];
-				hit = true;
-			}
-			continue;
-		}
-		const struct err_channel_fn *ec = err_channel_find(e->u.call.name);
-		if (ec && ec->channel == channel) {
-			if (ec->clears)
+		struct chan_read rd;
+		bool refill;
+		int eff = event_chan(m, mf, ei, channel, memo, found, &rd, &refill);
+		if (eff == CH_READ) {
+			found[fn] = rd;
+			r = CH_READ;
+		} else if (eff == CH_CLEAR || refill) {
+			if (e->region < 0 || mf->f->regions[e->region].kind == RG_BODY)
+				r = eff == CH_CLEAR ? CH_CLEAR : CH_NONE;
+			cleared_add(&cl, mf->f, e->region);
+			if (cl.all)
 				break;
-			found[fn] = (struct chan_read){(int32_t)fn, (int32_t)ei, call_display(e)};
-			hit = true;
-		} else if (!ec && err_channel_producer(channel, e->u.call.name, e->u.call.decl_file)) {
-			break; /* reads below are about fn's own call */
 		}
 	}
-	memo[fn] = hit ? 3 : 2;
-	return hit;
+	memo[fn] = (uint8_t)r;
+	return r;
 }
 
 /* A library call in the callback that can leave an error on `channel`. */
@@ -982,37 +1048,32 @@ void gate_check_error_channel(const struct model *m, const struct msite *s, cons
 	uint32_t end = next_site_event(m, s);
 	enum { NCH = ERRCH_LIBXML2 + 1 };
 	bool done[NCH] = {0};
+	struct cleared cl[NCH];
+	memset(cl, 0, sizeof(cl));
 	uint8_t *memo[NCH] = {0};
 	struct chan_read *found[NCH] = {0};
+	for (int ch = 1; ch < NCH; ch++) {
+		memo[ch] = xcalloc(m->fns.n + 1, 1);
+		found[ch] = xcalloc(m->fns.n + 1, sizeof(struct chan_read));
+	}
 	for (uint32_t ei = s->ev + 1; ei < end; ei++) {
 		const struct event *e = &caller->f->events[ei];
 		if (e->kind != EV_CALL || e->u.call.indirect)
 			continue;
-		const struct mfunc *callee = project_callee(m, &e->u.call);
-		const struct err_channel_fn *ec = callee ? NULL : err_channel_find(e->u.call.name);
+		const struct mfunc *callee = chan_callee(m, e);
 		for (int ch = 1; ch < NCH; ch++) {
-			if (done[ch])
+			if (done[ch] || cleared_covers(&cl[ch], caller->f, e->region))
 				continue;
 			struct chan_read rd = {-1, -1, NULL};
-			if (callee) {
-				if (!memo[ch]) {
-					memo[ch] = xcalloc(m->fns.n + 1, 1);
-					found[ch] = xcalloc(m->fns.n + 1, sizeof(struct chan_read));
-				}
-				if (!chan_read_in(m, callee->id, ch, memo[ch], found[ch]))
-					continue;
-				rd = found[ch][callee->id];
-			} else if (ec && ec->channel == ch) {
-				done[ch] = true; /* a clear, or the read itself: later reads are not ours to judge */
-				if (ec->clears)
-					continue;
-				rd = (struct chan_read){-1, (int32_t)ei, call_display(e)};
-			} else {
-				if (!ec && err_channel_producer(ch, e->u.call.name, e->u.call.decl_file))
-					done[ch] = true; /* the caller's own call fills the channel again */
+			bool refill;
+			int eff = event_chan(m, caller, ei, ch, memo[ch], found[ch], &rd, &refill);
+			if (eff == CH_CLEAR || refill) {
+				cleared_add(&cl[ch], caller->f, e->region);
 				continue;
 			}
-			done[ch] = true;
+			if (eff != CH_READ)
+				continue;
+			done[ch] = true; /* the first read is the one that matters */
 			uint32_t pfn = 0, pev = 0;
 			bool produced = chan_producer(m, s, rs, ch, &pfn, &pev);
 			if (!produced) {
