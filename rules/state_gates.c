@@ -232,7 +232,14 @@ static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
 		const struct event *e = &mf->f->events[ei];
 		if (e->kind != EV_CALL || e->gvl_guard || e->u.call.indirect)
 			continue;
-		const struct lock_fn *lf = lock_fn_find(e->u.call.name);
+		const char *texts[3] = {NULL, NULL, NULL};
+		for (uint32_t a = 0; a < e->u.call.nargs && a < 3; a++)
+			texts[a] = e->u.call.args[a].text;
+		struct lock_fn buf;
+		const struct lock_fn *lf =
+			project_callee(c->m, &e->u.call)
+				? NULL
+				: lock_fn_classify(e->u.call.name, texts, e->u.call.nargs < 3 ? e->u.call.nargs : 3, &buf);
 		if (!lf || (uint32_t)lf->arg >= e->u.call.nargs)
 			continue;
 		const struct expr *a = &e->u.call.args[lf->arg];

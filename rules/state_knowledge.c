@@ -447,6 +447,87 @@ const struct lock_fn *lock_fn_find(const char *name)
 	return FIND(lock_fns, name);
 }
 
+static bool ends_with_ci(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	if (k > n)
+		return false;
+	for (size_t i = 0; i < k; i++) {
+		char a = s[n - k + i], b = suffix[i];
+		if (a >= 'A' && a <= 'Z')
+			a = (char)(a - 'A' + 'a');
+		if (a != b)
+			return false;
+	}
+	return true;
+}
+
+/* The last identifier of an argument's text ("&q->mu" -> "mu"). */
+static bool names_a_mutex(const char *text)
+{
+	if (!text)
+		return false;
+	size_t n = strlen(text);
+	while (n && !((text[n - 1] >= 'a' && text[n - 1] <= 'z') || (text[n - 1] >= 'A' && text[n - 1] <= 'Z') ||
+		      (text[n - 1] >= '0' && text[n - 1] <= '9') || text[n - 1] == '_'))
+		n--;
+	size_t b = n;
+	while (b && ((text[b - 1] >= 'a' && text[b - 1] <= 'z') || (text[b - 1] >= 'A' && text[b - 1] <= 'Z') ||
+		     (text[b - 1] >= '0' && text[b - 1] <= '9') || text[b - 1] == '_'))
+		b--;
+	char id[64];
+	size_t len = n - b < sizeof(id) - 1 ? n - b : sizeof(id) - 1;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[b + i];
+		id[i] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+	}
+	id[len] = '\0';
+	return strstr(id, "mutex") || strstr(id, "lock") || strstr(id, "mtx") || strcmp(id, "mu") == 0 ||
+	       str_ends(id, "_mu") || str_starts(id, "mu_");
+}
+
+const struct lock_fn *lock_fn_classify(const char *name, const char *const *args, unsigned nargs,
+				       struct lock_fn *buf)
+{
+	const struct lock_fn *lf = lock_fn_find(name);
+	if (lf || !name)
+		return lf;
+	static const char *const src = "name pattern: a library's mutex wrapper (gRPC gpr_mu_*, libuv uv_mutex_*, "
+				       "GLib g_mutex_*, APR, OpenSSL CRYPTO_THREAD_*, SQLite sqlite3_mutex_*)";
+	buf->name = name;
+	buf->source = src;
+	if (str_eq(name, "sqlite3_mutex_enter") || str_eq(name, "sqlite3_mutex_try")) {
+		buf->op = LOCK_ACQUIRE;
+		buf->arg = 0;
+		return buf;
+	}
+	if (str_eq(name, "sqlite3_mutex_leave")) {
+		buf->op = LOCK_RELEASE;
+		buf->arg = 0;
+		return buf;
+	}
+	/* condition waits: (cond, mutex, ...) */
+	if (ends_with_ci(name, "cv_wait") || ends_with_ci(name, "cond_wait") || ends_with_ci(name, "cond_timedwait") ||
+	    ends_with_ci(name, "cond_wait_until") || ends_with_ci(name, "cond_wait_timeout")) {
+		if (nargs < 2 || !names_a_mutex(args[1]))
+			return NULL;
+		buf->op = LOCK_WAIT;
+		buf->arg = 1;
+		return buf;
+	}
+	int op = 0;
+	if (ends_with_ci(name, "unlock"))
+		op = LOCK_RELEASE;
+	else if (ends_with_ci(name, "lock") && !ends_with_ci(name, "block") && !ends_with_ci(name, "flock") &&
+		 !ends_with_ci(name, "mlock") && !ends_with_ci(name, "clock"))
+		op = LOCK_ACQUIRE;
+	if (!op || nargs < 1 || !names_a_mutex(args[0]))
+		return NULL;
+	buf->op = op;
+	buf->arg = 0;
+	return buf;
+}
+
 /* Library functions that store through a pointer argument (C11 7.21 stdio.h,
  * 7.22 stdlib.h, 7.24 string.h, 7.27 time.h; POSIX.1-2017 for the rest;
  * Ruby's memory.h wraps memcpy). */

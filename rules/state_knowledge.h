@@ -71,6 +71,14 @@ struct lock_fn {
 	const char *source;
 };
 const struct lock_fn *lock_fn_find(const char *name);
+/* lock_fn_find, then name patterns for the lock wrappers of other libraries
+ * (gRPC gpr_mu_lock, libuv uv_mutex_lock, GLib g_mutex_lock, APR
+ * apr_thread_mutex_lock, OpenSSL CRYPTO_THREAD_write_lock, sqlite3_mutex_enter
+ * ...): a name ending in lock/unlock whose mutex argument is named like one.
+ * args: the call's argument texts (may be NULL). Fills *buf for a pattern
+ * match. */
+const struct lock_fn *lock_fn_classify(const char *name, const char *const *args, unsigned nargs,
+				       struct lock_fn *buf);
 
 /* A library function that writes through a pointer argument. */
 struct writer_fn {

@@ -78,6 +78,9 @@ open_plain(VALUE self, VALUE path)
 		const git_error *e = git_error_last();
 		rb_raise(rb_eRuntimeError, "%s", e ? e->message : "?");
 	}
+	rb_nogvl(load_lib, &a, NULL, NULL, 0);
+	if (!a.handle)
+		rb_raise(rb_eLoadError, "%s", dlerror());
 	RB_GC_GUARD(path);
 	return Qnil;
 }

@@ -83,6 +83,9 @@ static void test_openssl_pattern(void **state)
 		GATE_FAIL);
 	assert_int_equal(gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "kdf_plain", "kdf_nogvl", 0),
 			 GATE_FAIL);
+	assert_int_equal(
+		gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "kdf_plain_direct", "kdf_nogvl", 0),
+		GATE_FAIL);
 	/* the callback returns its own error code: passes */
 	assert_int_equal(
 		gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "kdf_offloaded_ok", "kdf_nogvl_err", 0),
@@ -95,6 +98,8 @@ static void test_error_channels(void **state)
 	(void)state;
 	struct analysed *a = analyse("thread-local-state/error_channels.c");
 	assert_int_equal(gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "open_plain", "open_repo", 0),
+			 GATE_FAIL);
+	assert_int_equal(gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "open_plain", "load_lib", 0),
 			 GATE_FAIL);
 	/* errno after the call, and a read unrelated to the callback: pass */
 	assert_int_equal(gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "read_flagged", "read_fd", 0),
@@ -172,6 +177,20 @@ static void test_tables_sorted(void **state)
 	assert_false(err_channel_producer(ERRCH_OPENSSL, "read", "/usr/include/unistd.h"));
 	assert_int_equal(lock_fn_find("pthread_mutex_unlock")->op, LOCK_RELEASE);
 	assert_null(lock_fn_find("sem_post"));
+	/* other libraries' mutex wrappers, by name and argument */
+	struct lock_fn buf;
+	const char *mu[] = {"&event_queue.mu"}, *fd[] = {"fd"}, *cv[] = {"&q->cv", "&q->mutex"};
+	const struct lock_fn *lf = lock_fn_classify("gpr_mu_lock", mu, 1, &buf);
+	assert_non_null(lf);
+	assert_int_equal(lf->op, LOCK_ACQUIRE);
+	lf = lock_fn_classify("uv_mutex_unlock", mu, 1, &buf);
+	assert_non_null(lf);
+	assert_int_equal(lf->op, LOCK_RELEASE);
+	lf = lock_fn_classify("gpr_cv_wait", cv, 2, &buf);
+	assert_non_null(lf);
+	assert_int_equal(lf->op, LOCK_WAIT);
+	assert_null(lock_fn_classify("flock", fd, 1, &buf));
+	assert_null(lock_fn_classify("my_unlock", fd, 1, &buf));
 }
 
 int main(void)
