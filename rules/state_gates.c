@@ -137,6 +137,7 @@ struct state_ctx {
 	const struct var ***so_witness;
 	struct hmap defs; /* global USR -> its definition (not an extern declaration) */
 	bool defs_done;
+	struct hmap first_write; /* "fn:var" -> index + 1 of the reported write in the gate result */
 };
 
 static void ctx_init(struct state_ctx *c, const struct model *m)
@@ -162,6 +163,7 @@ static void ctx_free(struct state_ctx *c)
 	free(c->so_memo);
 	free(c->so_witness);
 	hmap_free(&c->defs);
+	hmap_free(&c->first_write);
 	strpool_free(&c->pool);
 }
 
@@ -552,6 +554,48 @@ static bool static_local_decl(const struct mfunc *mf, uint32_t ei, const struct 
 	return false;
 }
 
+/* Records an unlocked write of static w at event ei of fi. The first write
+ * of w in a function is what shared-mutable-state reports; later ones in the
+ * same function become notes on it (each still fails the gate). `via`: the
+ * pointer written through, or NULL; `with`: the library call, or NULL. */
+static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, const struct var *w,
+			const struct var *via, const char *with)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	char what[512];
+	if (via && via != w && with)
+		snprintf(what, sizeof(what), "writes %s '%s' through '%s' with '%s'", storage_text(w), w->name, via->name,
+			 with);
+	else if (via && via != w)
+		snprintf(what, sizeof(what), "writes %s '%s' through '%s'", storage_text(w), w->name, via->name);
+	else if (with)
+		snprintf(what, sizeof(what), "writes %s '%s' with '%s'", storage_text(w), w->name, with);
+	else
+		snprintf(what, sizeof(what), "writes %s '%s'", storage_text(w), w->name);
+	char *k = xasprintf("%u:%s", fi, w->usr ? w->usr : w->name);
+	const char *key = intern(&c->pool, k);
+	free(k);
+	uintptr_t first = (uintptr_t)hmap_get(&c->first_write, key);
+	struct gate_evidence *ev = gate_add(
+		g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+		"'%s' %s without a lock while the GVL is released: other threads may run it at the same time; keep "
+		"the state in the callback's data (a per-call buffer), make it atomic, or take a mutex",
+		mf->f->name, what);
+	ev->ev = (int32_t)ei;
+	if (first) {
+		gate_note_add(&g->ev.v[first - 1], &e->loc, "'%s' also %s here", mf->f->name, what);
+		return;
+	}
+	ev->rule = "shared-mutable-state";
+	if (via && via != w)
+		gate_note_add(ev, &def_var(c, w)->loc, "'%s' only ever points at '%s', declared here", via->name,
+			      w->name);
+	else
+		gate_note_add(ev, &def_var(c, w)->loc, "'%s' is declared here", w->name);
+	hmap_put(&c->first_write, key, (void *)(uintptr_t)g->ev.n);
+}
+
 static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, bool prot)
 {
 	const struct model *m = c->m;
@@ -568,14 +612,7 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 		if (static_local_decl(mf, ei, v) || prot)
 			return;
 		if (!r->ptr_deref) {
-			struct gate_evidence *ev = gate_add(
-				g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
-				"'%s' writes %s '%s' without a lock while the GVL is released: other threads may run "
-				"it at the same time; keep the state in the callback's data, or take a mutex",
-				mf->f->name, storage_text(v), v->name);
-			ev->rule = "shared-mutable-state";
-			ev->ev = (int32_t)ei;
-			gate_note_add(ev, &def_var(c, v)->loc, "'%s' is declared here", v->name);
+			shared_fail(c, g, fi, ei, v, NULL, NULL);
 		} else {
 			struct gate_evidence *ev =
 				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
@@ -590,14 +627,7 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 		const struct var *w = NULL;
 		if (!so_var(c, mf, r->var, &w) || !w)
 			return;
-		struct gate_evidence *ev = gate_add(
-			g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
-			"'%s' writes %s '%s' through '%s' without a lock while the GVL is released: other threads "
-			"may run it at the same time; keep the state in the callback's data, or take a mutex",
-			mf->f->name, storage_text(w), w->name, v->name);
-		ev->rule = "shared-mutable-state";
-		ev->ev = (int32_t)ei;
-		gate_note_add(ev, &def_var(c, w)->loc, "'%s' only ever points at '%s', declared here", v->name, w->name);
+		shared_fail(c, g, fi, ei, w, v, NULL);
 	}
 }
 
@@ -613,20 +643,7 @@ static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t 
 	if (!so_expr(c, mf, a, &w) || !w)
 		return;
 	const struct var *via = a->kind == EX_REF ? mf_var(mf, a->ref.var) : NULL;
-	struct gate_evidence *ev;
-	if (via && via != w)
-		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
-			      "'%s' writes %s '%s' through '%s' with '%s' without a lock while the GVL is released: "
-			      "other threads may run it at the same time; use a buffer in the callback's data",
-			      mf->f->name, storage_text(w), w->name, via->name, call_display(e));
-	else
-		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
-			      "'%s' writes %s '%s' with '%s' without a lock while the GVL is released: other threads "
-			      "may run it at the same time; use a buffer in the callback's data",
-			      mf->f->name, storage_text(w), w->name, call_display(e));
-	ev->rule = "shared-mutable-state";
-	ev->ev = (int32_t)ei;
-	gate_note_add(ev, &def_var(c, w)->loc, "'%s' is declared here", w->name);
+	shared_fail(c, g, fi, ei, w, via, call_display(e));
 }
 
 static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)

@@ -15,6 +15,7 @@ struct counters {
 static struct counters global_counters;
 static struct counters other_counters;
 static char shared_buf[256];
+static char other_buf[16];
 static struct counters *current; /* points who knows where */
 
 /* every caller passes a static */
@@ -36,7 +37,8 @@ static void *work(void *p)
 	char *out = shared_buf;
 	g->writes = 1;                        /* expect: shared-mutable-state */ /* expect-msg: writes static 'global_counters' through 'g' */
 	out[0] = 'a';                         /* expect: shared-mutable-state */ /* expect-msg: writes static 'shared_buf' through 'out' */
-	strcpy(out + 1, "bc");                /* expect: shared-mutable-state */ /* expect-msg: with 'strcpy' */
+	memset(other_buf, 0, 8);              /* expect: shared-mutable-state */ /* expect-msg: writes static 'other_buf' with 'memset' */
+	strcpy(out + 1, "bc");                /* the same static again: a note on the write above */
 	bump(&global_counters);
 	bump_any(&global_counters);
 	bump_any(&mine);

@@ -38,8 +38,8 @@ static void *checksum(void *p)
 	total_bytes += (long)j->len;          /* expect: shared-mutable-state */
 	stats.hits = stats.hits + 1;          /* expect: shared-mutable-state */
 	runs = runs + 1;                      /* expect: shared-mutable-state */
-	scratch[0] = 'x';                     /* expect: shared-mutable-state */
 	snprintf(scratch, sizeof(scratch), "%lu", sum); /* expect: shared-mutable-state */ /* expect-msg: writes static local 'scratch' with 'snprintf' */
+	scratch[0] = 'x';                     /* the same static again in this function: a note on the first write */
 	memset(last_error, 0, sizeof(last_error)); /* expect: shared-mutable-state */ /* expect-msg: writes static 'last_error' with 'memset' */
 	if (total_bytes > 100)                /* a read: fine */
 		sum++;
