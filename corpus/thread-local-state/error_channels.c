@@ -49,6 +49,26 @@ static void *read_fd(void *p)
 	return NULL;
 }
 
+static void *resolve(void *p)
+{
+	struct open_args *a = p;
+	a->he = gethostbyname(a->path); /* expect: mt-unsafe-call */
+	return NULL;
+}
+
+static VALUE
+resolve_flagged(VALUE self, VALUE host)
+{
+	struct open_args a = {0};
+	host = rb_str_new_frozen(host);
+	a.path = RSTRING_PTR(host);
+	rb_nogvl(resolve, &a, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE);
+	if (!a.he)
+		rb_raise(rb_eRuntimeError, "lookup failed: %d", h_errno); /* expect: thread-local-state */ /* expect-msg: reads the per-thread h_errno with 'h_errno' after the call */
+	RB_GC_GUARD(host);
+	return Qnil;
+}
+
 static VALUE
 open_flagged(VALUE self, VALUE path)
 {
