@@ -206,6 +206,8 @@ static const char *mutex_key(struct state_ctx *c, const struct mfunc *mf, const 
 		k = xasprintf("g:%s:%s", v->usr ? v->usr : v->name, path);
 	else if (a->ref.field && a->ref.record)
 		k = xasprintf("m:%s.%s", a->ref.record, a->ref.field);
+	else if (!*path && !a->ref.addr && (v->kind == VK_PARAM || (v->flags & VF_POINTER)))
+		return intern(&c->pool, "?"); /* a mutex pointer: which mutex is not known here */
 	else if (!*path)
 		k = xasprintf("v:%u:%d", mf->id, a->ref.var);
 	if (!k)
@@ -1216,8 +1218,29 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 	const struct msite *callers[8];
 	uint32_t nc = site_callers(m, s, callers, 8);
 	const char *cb = cb_name(m, s);
+	bool any_acquire = false;
+	for (size_t i = 0; i < keys.n; i++)
+		if (keys.v[i].acquires)
+			any_acquire = true;
+	const char *wild = intern(&c.pool, "?");
 	for (size_t i = 0; i < keys.n; i++) {
 		struct key_ops *ko = &keys.v[i];
+		if (ko->key == wild) {
+			/* mutexes reached through pointers (a helper's parameter): only an
+			 * unlock in a callback that locks nothing at all is certain */
+			if (any_acquire || !ko->first_release)
+				continue;
+			const struct mfunc *rf = &m->fns.v[ko->rel_fn];
+			struct gate_evidence *ev = gate_add(
+				g, GATE_LOCK, GATE_FAIL, &rf->f->events[ko->first_release->ev].loc, (int32_t)ko->rel_fn,
+				"'%s' unlocks mutex '%s', which the callback does not lock itself: with "
+				"RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that locked it; lock "
+				"and unlock on the same side of the call",
+				rf->f->name, ko->first_release->text, cb);
+			ev->rule = "lock-across-boundary";
+			ev->ev = (int32_t)ko->first_release->ev;
+			continue;
+		}
 		/* the caller's side: held across the call, or unlocked after it */
 		const struct lockop *held = NULL, *after = NULL;
 		uint32_t held_fn = 0, after_fn = 0;
