@@ -17,7 +17,7 @@ const struct rule_desc rule_thread_local_state = {
 	.summary = "A callback marked RB_NOGVL_OFFLOAD_SAFE uses thread-local state, thread identity, locale or "
 		   "signal masks, or the caller reads a per-thread error channel the callback filled.",
 	.rationale = "With RB_NOGVL_OFFLOAD_SAFE a fiber scheduler may run the callback on a worker thread. Only "
-		     "its return value and errno come back to the caller (gvl-semantics.md 2.4): __thread "
+		     "its return value and errno come back to the caller (rb_nogvl restores only errno): __thread "
 		     "variables, pthread_getspecific data, pthread_self, the locale set with uselocale and the "
 		     "signal mask are the worker's, and errors a library queues per thread (OpenSSL's ERR_* "
 		     "queue, git_error_last, dlerror, h_errno) stay on the worker, so the caller's ERR_get_error "
