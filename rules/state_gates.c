@@ -706,14 +706,6 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 
 /* ---- GATE_THREAD_STATE ---- */
 
-/* One thread-local channel: a __thread variable (by USR) or a
- * pthread_key_t-style key (by mutex_key-like identity). */
-struct tls_use {
-	uint32_t fn, ev;
-	bool set;    /* stores a value (whole variable, or pthread_setspecific) */
-};
-typedef VEC(struct tls_use) tls_use_vec;
-
 static const char *tls_var_key(struct state_ctx *c, const struct var *v)
 {
 	char *k = xasprintf("t:%s", v->usr ? v->usr : v->name);
