@@ -21,15 +21,27 @@ const char *gate_state_name(int state)
 	return state == GATE_FAIL ? "fail" : state == GATE_UNKNOWN ? "cannot verify" : "pass";
 }
 
-void gate_add(struct gate_result *g, int gate, int state, const struct loc *loc, int32_t fn, const char *fmt, ...)
+struct gate_evidence *gate_add(struct gate_result *g, int gate, int state, const struct loc *loc, int32_t fn,
+			       const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	struct gate_evidence e = {gate, state, *loc, xvasprintf(fmt, ap), fn};
+	struct gate_evidence e = {.gate = gate, .state = state, .loc = *loc, .msg = xvasprintf(fmt, ap), .fn = fn,
+				  .ev = -1};
 	va_end(ap);
 	vec_push(&g->ev, e);
 	if (state > g->state[gate])
 		g->state[gate] = state;
+	return &g->ev.v[g->ev.n - 1];
+}
+
+void gate_note_add(struct gate_evidence *e, const struct loc *loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	struct gate_note n = {*loc, xvasprintf(fmt, ap)};
+	va_end(ap);
+	vec_push(&e->notes, n);
 }
 
 int gate_worst(const struct gate_result *g)
@@ -43,8 +55,12 @@ int gate_worst(const struct gate_result *g)
 
 void gate_result_free(struct gate_result *g)
 {
-	for (size_t i = 0; i < g->ev.n; i++)
+	for (size_t i = 0; i < g->ev.n; i++) {
 		free(g->ev.v[i].msg);
+		for (size_t k = 0; k < g->ev.v[i].notes.n; k++)
+			free(g->ev.v[i].notes.v[k].msg);
+		vec_free(&g->ev.v[i].notes);
+	}
 	vec_free(&g->ev);
 }
 

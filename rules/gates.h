@@ -39,12 +39,23 @@ enum gate_state {
 	GATE_FAIL = 2,
 };
 
+/* A second place that explains a piece of evidence (the caller's lock, the
+ * library call that fills an error queue ...). */
+struct gate_note {
+	struct loc loc;
+	char *msg;
+};
+
 struct gate_evidence {
 	int gate;        /* enum gate_id */
 	int state;       /* GATE_FAIL or GATE_UNKNOWN */
 	struct loc loc;  /* where: the call, the write, the read after the call ... */
 	char *msg;       /* one line, e.g. "'ERR_get_error' reads OpenSSL's per-thread error queue after the call" */
 	int32_t fn;      /* mfunc id holding the evidence, -1 when it is the site's caller side */
+	/* Optional (zero when unused): */
+	const char *rule;  /* slug of the rule that reports this evidence at loc, NULL: none */
+	int32_t ev;        /* event index in fn (or in the site's caller when fn is -1); -1 unknown */
+	VEC(struct gate_note) notes;
 };
 
 struct gate_result {
@@ -55,9 +66,12 @@ struct gate_result {
 const char *gate_name(int gate);        /* "Ruby API", "thread state" ... */
 const char *gate_state_name(int state); /* "pass", "cannot verify", "fail" */
 
-/* Records evidence and raises the gate's state to at least `state`. */
-void gate_add(struct gate_result *g, int gate, int state, const struct loc *loc, int32_t fn, const char *fmt, ...)
-	PRINTF_LIKE(6, 7);
+/* Records evidence and raises the gate's state to at least `state`. Returns
+ * the new evidence (valid until the next gate_add on g) so that a checker can
+ * fill in the optional fields. */
+struct gate_evidence *gate_add(struct gate_result *g, int gate, int state, const struct loc *loc, int32_t fn,
+			       const char *fmt, ...) PRINTF_LIKE(6, 7);
+void gate_note_add(struct gate_evidence *e, const struct loc *loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
 int gate_worst(const struct gate_result *g);
 void gate_result_free(struct gate_result *g);
 
@@ -73,5 +87,33 @@ void gate_check_ruby_api(const struct model *m, const struct msite *s, const str
  * variables, library calls, an unresolved UBF). */
 void gate_check_ubf(const struct model *m, const struct msite *s, const struct reach_set *rs,
 		    struct gate_result *g);
+
+/* Shared and thread state (rules/state_gates.c). Each records evidence
+ * whatever the site's flags; the offload-only rules (thread-local-state,
+ * lock-across-boundary) report it only for calls that pass
+ * RB_NOGVL_OFFLOAD_SAFE. */
+/* GATE_THREAD_STATE: TLS variables, pthread_getspecific/setspecific, thread
+ * identity, locale and signal masks in the callback (rule thread-local-state);
+ * a TLS seed set first and cleared last inside the callback is not evidence. */
+void gate_check_thread_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g);
+/* GATE_ERROR_CHANNEL: the caller reads a per-thread error channel (OpenSSL's
+ * error queue, git_error_last, dlerror, h_errno, GetLastError) after the call,
+ * for a library the callback calls (rule thread-local-state). errno never
+ * counts: Ruby carries it back. */
+void gate_check_error_channel(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			      struct gate_result *g);
+/* GATE_LOCK: the callback unlocks a mutex the caller locked before the call
+ * (or one it never locks), or locks one the caller or another callback
+ * unlocks (rule lock-across-boundary). */
+void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs,
+		      struct gate_result *g);
+/* GATE_SHARED_STATE: unlocked writes of globals and statics (directly, through
+ * a library call such as snprintf, or through a pointer that only ever points
+ * at statics) (rule shared-mutable-state), and non-reentrant library calls
+ * such as strtok or localtime (rule mt-unsafe-call). Writes through a static
+ * pointer whose target is unknown are "cannot verify". */
+void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g);
 
 #endif

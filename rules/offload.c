@@ -17,12 +17,12 @@ struct gate_reg {
 
 static const struct gate_reg registry[] = {
 	{GATE_RUBY_API, gate_check_ruby_api}, /* also records GATE_WITH_GVL */
-	{GATE_THREAD_STATE, NULL},
-	{GATE_ERROR_CHANNEL, NULL},
-	{GATE_LOCK, NULL},
+	{GATE_THREAD_STATE, gate_check_thread_state},
+	{GATE_ERROR_CHANNEL, gate_check_error_channel},
+	{GATE_LOCK, gate_check_locks},
 	{GATE_INPUTS, NULL},
 	{GATE_OUTPUTS, NULL},
-	{GATE_SHARED_STATE, NULL},
+	{GATE_SHARED_STATE, gate_check_shared_state},
 	{GATE_FD, gate_check_fd},
 	{GATE_UBF, gate_check_ubf},
 	{GATE_OPAQUE, gate_check_opaque},

@@ -8,29 +8,39 @@
 
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
+extern const struct rule_desc rule_debug_state_gates;
+extern const struct rule_desc rule_lock_across_boundary;
+extern const struct rule_desc rule_mt_unsafe_call;
 extern const struct rule_desc rule_offload_candidate;
 extern const struct rule_desc rule_offload_flag_unguarded;
 extern const struct rule_desc rule_offload_unsafe;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
+extern const struct rule_desc rule_shared_mutable_state;
 extern const struct rule_desc rule_small_work_nogvl;
-extern const struct rule_desc rule_unused_suppression;
+extern const struct rule_desc rule_thread_local_state;
 extern const struct rule_desc rule_ubf_ignored;
 extern const struct rule_desc rule_ubf_not_async_safe;
 extern const struct rule_desc rule_ubf_on_cpu_work;
 extern const struct rule_desc rule_uninterruptible_blocking;
+extern const struct rule_desc rule_unused_suppression;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
 const struct rule_desc *const rule_list[] = {
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
+	&rule_debug_state_gates,
+	&rule_lock_across_boundary,
+	&rule_mt_unsafe_call,
 	&rule_offload_candidate,
 	&rule_offload_flag_unguarded,
 	&rule_offload_unsafe,
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
+	&rule_shared_mutable_state,
 	&rule_small_work_nogvl,
+	&rule_thread_local_state,
 	&rule_ubf_ignored,
 	&rule_ubf_not_async_safe,
 	&rule_ubf_on_cpu_work,

@@ -82,6 +82,7 @@ struct xctx {
 	int32_t region;
 	int guard;           /* > 0: the GVL is known held here */
 	const char *fn_usr;  /* USR of the function being walked */
+	int atomic;          /* > 0: inside an atomic builtin's arguments */
 	bool pp_pass;        /* first pass: preprocessing record only */
 	struct strbuf tmp;
 };
@@ -455,6 +456,13 @@ static bool type_is_pointerish(CXType t)
 	return c.kind == CXType_Pointer;
 }
 
+static bool type_is_array(CXType t)
+{
+	CXType c = clang_getCanonicalType(t);
+	return c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray ||
+	       c.kind == CXType_VariableArray || c.kind == CXType_DependentSizedArray;
+}
+
 static bool type_is_integral(CXType t)
 {
 	CXType c = clang_getCanonicalType(t);
@@ -517,7 +525,13 @@ static int32_t var_index(struct xctx *x, CXCursor d)
 		v.kind = (sc == CX_SC_Static) ? VK_FILE_STATIC : VK_GLOBAL;
 		if (clang_getCursorLinkage(d) == CXLinkage_Internal)
 			v.kind = VK_FILE_STATIC;
-		if (sc == CX_SC_Extern && !clang_isCursorDefinition(d))
+		/* point at the definition when this TU has it (not at an extern
+		 * declaration in a header that happens to come first) */
+		CXCursor def = clang_getCursorDefinition(d);
+		bool has_def = !clang_Cursor_isNull(def) && clang_getCursorKind(def) == CXCursor_VarDecl;
+		if (has_def && !clang_equalCursors(def, d))
+			v.loc = make_loc(x, clang_getCursorLocation(def), NULL);
+		if (sc == CX_SC_Extern && !clang_isCursorDefinition(d) && !has_def)
 			v.flags |= VF_EXTERN_DECL;
 	}
 	if (v.kind == VK_LOCAL || v.kind == VK_PARAM || v.kind == VK_LOCAL_STATIC)
@@ -643,6 +657,7 @@ static void emit_access(struct xctx *x, CXCursor c, const struct ref *r, int mod
 	struct event *e = new_event(x, EV_ACCESS, c);
 	e->u.access.ref = *r;
 	e->u.access.mode = (uint8_t)mode;
+	e->u.access.atomic_op = x->atomic > 0;
 }
 
 static bool first_tok_is(struct xctx *x, CXCursor c, const char *sp, struct range *rout)
@@ -758,7 +773,7 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 			out->e.ref.field = field;
 			out->e.ref.record = record_of(x, bt);
 			if (ptr)
-				out->e.ref.deref = 1;
+				out->e.ref.deref = out->e.ref.ptr_deref = 1;
 			out->e.ref.addr = 0;
 		} else {
 			out->e.kind = EX_OTHER;
@@ -784,6 +799,8 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 				out->e.ref.path = path_append(x, b.e.ref.path, NULL, true);
 				if (type_is_pointerish(clang_getCursorType(kd.p[0])))
 					out->e.ref.deref = 1;
+				if (!type_is_array(clang_getCursorType(strip_wrappers(kd.p[0], NULL))))
+					out->e.ref.ptr_deref = 1;
 			}
 			esum_free(&b);
 			esum_free(&ix);
@@ -803,6 +820,8 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 				out->e.kind = EX_REF;
 				out->e.ref = b.e.ref;
 				out->e.ref.deref = 1;
+				if (!type_is_array(clang_getCursorType(strip_wrappers(kd.p[0], NULL))))
+					out->e.ref.ptr_deref = 1;
 			}
 			esum_free(&b);
 			kids_free(&kd);
@@ -960,6 +979,26 @@ static void walk_init_list(struct xctx *x, CXCursor list, const struct ref *lhs,
 		free(fields.p);
 }
 
+static bool atomic_name(const char *n)
+{
+	return str_starts(n, "__atomic_") || str_starts(n, "__c11_atomic_") || str_starts(n, "__sync_") ||
+	       str_starts(n, "__opencl_atomic_") || str_starts(n, "rbimpl_atomic_");
+}
+
+/* An atomic builtin expression (clang's AtomicExpr, exposed as an
+ * UnexposedExpr): __atomic_add_fetch(&x, ...) written here, or a macro such as
+ * C11's atomic_fetch_add or RUBY_ATOMIC_INC expanding to one. */
+static bool is_atomic_expr(struct xctx *x, CXCursor c)
+{
+	struct range r = cursor_range(x, c);
+	const struct tok *t = tok_at(r.fi, r.begin);
+	if (!t || t->off != r.begin || !t->sp)
+		return false;
+	if (atomic_name(t->sp))
+		return true;
+	return r.macro && (str_starts(t->sp, "atomic_") || strstr(t->sp, "ATOMIC") != NULL);
+}
+
 static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
@@ -1101,7 +1140,7 @@ static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		bool incdec = false;
 		if (!r.macro) {
 			const struct tok *t0 = tok_at(r.fi, r.begin);
-			const struct tok *tl = tok_before(r.fi, r.end + 1);
+			const struct tok *tl = tok_before(r.fi, r.end);
 			if (t0 && (strcmp(t0->sp, "++") == 0 || strcmp(t0->sp, "--") == 0))
 				incdec = true;
 			if (tl && (strcmp(tl->sp, "++") == 0 || strcmp(tl->sp, "--") == 0))
@@ -1195,6 +1234,9 @@ static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		break;
 	}
 	/* generic: walk children as reads */
+	bool atomic = k == CXCursor_UnexposedExpr && is_atomic_expr(x, c);
+	if (atomic)
+		x->atomic++;
 	struct kids kd;
 	kids_get(c, &kd);
 	for (unsigned i = 0; i < kd.n; i++) {
@@ -1211,6 +1253,8 @@ static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		}
 	}
 	kids_free(&kd);
+	if (atomic)
+		x->atomic--;
 	try_evaluate(x, c, out);
 }
 
@@ -1283,6 +1327,9 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 	}
 	call.nargs = (uint32_t)nargs;
 	call.args = nargs ? arena_alloc(&x->tu->arena, (size_t)nargs * sizeof(struct expr)) : NULL;
+	bool atomic = call.name && atomic_name(call.name);
+	if (atomic)
+		x->atomic++;
 	for (int i = 0; i < nargs; i++) {
 		CXCursor a = clang_Cursor_getArgument(c, (unsigned)i);
 		struct esum as = {0};
@@ -1292,6 +1339,8 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 		esum_finish(x, &as, &call.args[i]);
 		esum_free(&as);
 	}
+	if (atomic)
+		x->atomic--;
 	kids_free(&kd);
 	if (call.callee.exact) {
 		struct range r = cursor_range(x, c);

@@ -84,6 +84,9 @@ struct ref {
 	const char *field;  /* the last member name, or NULL */
 	uint8_t addr;       /* &ref taken */
 	uint8_t deref;      /* accessed through a pointer (p->f, *p, p[i]) */
+	uint8_t ptr_deref;  /* the path follows a pointer value (p->f, *p, p[i] with p a
+			       pointer), not only array subscripts of an array object
+			       (buf[i], s.arr[i] keep ptr_deref 0) */
 };
 
 enum expr_kind {
@@ -162,7 +165,8 @@ struct assign {
 struct access {
 	struct ref ref;
 	uint8_t mode;        /* enum access_mode */
-	uint8_t atomic_op;   /* through __atomic_* / __sync_* / atomic_* builtin */
+	uint8_t atomic_op;   /* inside the arguments of an __atomic_* / __sync_* / __c11_atomic_*
+				builtin or a C11 atomic_* generic function (stdatomic.h) */
 };
 
 struct event {

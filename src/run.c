@@ -506,8 +506,8 @@ static const char *ev_kind_name(int k)
 static void dump_ref(FILE *out, const struct tu_facts *tu, const struct ref *r)
 {
 	const struct var *v = tu_var(tu, r->var);
-	fprintf(out, "%s%s%s%s%s", r->addr ? "&" : "", v ? v->name : "?", r->path && *r->path ? "." : "",
-		r->path ? r->path : "", r->deref ? "(deref)" : "");
+	fprintf(out, "%s%s%s%s%s%s", r->addr ? "&" : "", v ? v->name : "?", r->path && *r->path ? "." : "",
+		r->path ? r->path : "", r->deref ? "(deref)" : "", r->ptr_deref ? "(ptr)" : "");
 }
 
 void dump_facts(FILE *out, struct run *r)
@@ -545,7 +545,8 @@ void dump_facts(FILE *out, struct run *r)
 					break;
 				case EV_ACCESS:
 					dump_ref(out, tu, &e->u.access.ref);
-					fprintf(out, " mode=%d rec=%s", e->u.access.mode,
+					fprintf(out, " mode=%d%s rec=%s", e->u.access.mode,
+						e->u.access.atomic_op ? " atomic" : "",
 						e->u.access.ref.record ? e->u.access.ref.record : "");
 					break;
 				case EV_RETURN:

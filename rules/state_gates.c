@@ -1,0 +1,1402 @@
+/* state_gates.c: the shared and thread state gates of the offload check
+ * (gates.h) and the evidence the four state rules report:
+ *
+ *   GATE_SHARED_STATE  -> shared-mutable-state, mt-unsafe-call
+ *   GATE_THREAD_STATE  -> thread-local-state (offload only)
+ *   GATE_ERROR_CHANNEL -> thread-local-state (offload only)
+ *   GATE_LOCK          -> lock-across-boundary (offload only)
+ *
+ * Every checker looks at one release site: the functions its callback
+ * reaches without the GVL (a reach set) and, for the error channel and the
+ * locks, the caller's events around the call. Sources: gvl-semantics.md 2.4
+ * (only errno is carried back), 2.7 (the calling thread's state is not
+ * visible to an offloaded callback), rules 13; design.md section 5;
+ * real-world.md (a TLS seed set and cleared inside one callback is fine;
+ * locks released in a later callback are not; error queues read after the
+ * call are not).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates.h"
+#include "rules.h"
+#include "state_knowledge.h"
+#include "state_rules.h"
+
+/* ---- small helpers ---- */
+
+static bool static_storage(const struct var *v)
+{
+	return v && (v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC || v->kind == VK_LOCAL_STATIC);
+}
+
+/* Flags of a global, merged with its linked definition (an extern
+ * declaration may not say _Atomic or const the way the definition does). */
+static uint32_t var_flags(const struct model *m, const struct var *v)
+{
+	uint32_t f = v->flags;
+	if (v->usr && (v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC)) {
+		const struct var *g = hmap_get(&m->globals, v->usr);
+		if (g)
+			f |= g->flags & (VF_CONST | VF_ATOMIC | VF_TLS | VF_MUTEX);
+	}
+	return f;
+}
+
+static const char *storage_text(const struct var *v)
+{
+	switch (v->kind) {
+	case VK_GLOBAL: return "global";
+	case VK_FILE_STATIC: return "static";
+	case VK_LOCAL_STATIC: return "static local";
+	default: return "variable";
+	}
+}
+
+static bool plain_path(const struct ref *r)
+{
+	return !r->path || !*r->path;
+}
+
+static const struct mfunc *project_callee(const struct model *m, const struct call *c)
+{
+	return c->indirect ? NULL : model_func_by_usr(m, c->usr);
+}
+
+/* A call of a library function (no body in the project, not through a pointer). */
+static bool library_call(const struct model *m, const struct event *e)
+{
+	return e->kind == EV_CALL && !e->u.call.indirect && e->u.call.name && !model_func_by_usr(m, e->u.call.usr);
+}
+
+/* The name to show for a call: the macro the user wrote (memcpy, MEMCPY)
+ * when the call is that macro's expansion, else the callee. */
+static const char *call_display(const struct event *e)
+{
+	if (e->macro && !e->in_macro_arg)
+		return e->macro;
+	return e->u.call.name;
+}
+
+static bool in_reach(const struct reach_set *rs, uint32_t fn)
+{
+	return rs->by_fn[fn].reached != 0;
+}
+
+static bool region_within(const struct func *f, int32_t r, int32_t anc)
+{
+	for (unsigned guard = 0; r >= 0 && guard < 4096; guard++) {
+		if (r == anc)
+			return true;
+		r = f->regions[r].parent;
+	}
+	return false;
+}
+
+/* The innermost region around r (itself included, the body excluded) that
+ * ends by returning: what happens there does not carry on after it. */
+static int32_t returning_region(const struct func *f, int32_t r)
+{
+	for (unsigned guard = 0; r >= 0 && guard < 4096; guard++) {
+		if (f->regions[r].kind == RG_BODY)
+			return -1;
+		if (f->regions[r].ends_with_return)
+			return r;
+		r = f->regions[r].parent;
+	}
+	return -1;
+}
+
+static const char *cb_name(const struct model *m, const struct msite *s)
+{
+	if (s->cb.ntargets)
+		return m->fns.v[s->cb.targets[0]].f->name;
+	if (s->cb.nexternal)
+		return s->cb.external[0];
+	return s->cb.text ? s->cb.text : "the callback";
+}
+
+/* ---- mutexes ---- */
+
+struct lockop {
+	uint32_t ev;
+	int op;            /* enum lock_op */
+	const char *key;   /* interned identity, NULL when unknown */
+	const char *text;  /* as written, without a leading '&' */
+	int32_t scope;     /* returning region the op is confined to, -1 */
+};
+typedef VEC(struct lockop) lockop_vec;
+
+struct state_ctx {
+	const struct model *m;
+	struct strpool pool;
+	lockop_vec *locks;      /* by mfunc id, filled on demand */
+	uint8_t *locks_done;
+	/* static-only pointer analysis: per TU, per var: 0 unknown, 1 busy, 2 yes, 3 no */
+	uint8_t **so_memo;
+	const struct var ***so_witness;
+	struct hmap defs; /* global USR -> its definition (not an extern declaration) */
+	bool defs_done;
+	struct hmap first_write; /* "fn:var" -> index + 1 of the reported write in the gate result */
+};
+
+static void ctx_init(struct state_ctx *c, const struct model *m)
+{
+	memset(c, 0, sizeof(*c));
+	c->m = m;
+	c->locks = xcalloc(m->fns.n + 1, sizeof(lockop_vec));
+	c->locks_done = xcalloc(m->fns.n + 1, 1);
+	c->so_memo = xcalloc(m->ntus + 1, sizeof(uint8_t *));
+	c->so_witness = xcalloc(m->ntus + 1, sizeof(const struct var **));
+}
+
+static void ctx_free(struct state_ctx *c)
+{
+	for (size_t i = 0; i < c->m->fns.n; i++)
+		vec_free(&c->locks[i]);
+	free(c->locks);
+	free(c->locks_done);
+	for (size_t i = 0; i < c->m->ntus; i++) {
+		free(c->so_memo[i]);
+		free(c->so_witness[i]);
+	}
+	free(c->so_memo);
+	free(c->so_witness);
+	hmap_free(&c->defs);
+	hmap_free(&c->first_write);
+	strpool_free(&c->pool);
+}
+
+/* Where to point "declared here": the definition of a global rather than an
+ * extern declaration in a header. */
+static const struct var *def_var(struct state_ctx *c, const struct var *v)
+{
+	if (!v->usr || !(v->flags & VF_EXTERN_DECL))
+		return v;
+	if (!c->defs_done) {
+		c->defs_done = true;
+		for (size_t t = 0; t < c->m->ntus; t++) {
+			const struct tu_facts *tu = c->m->tus[t];
+			for (size_t i = 0; i < tu->vars.n; i++) {
+				const struct var *d = &tu->vars.v[i];
+				if (d->usr && (d->kind == VK_GLOBAL || d->kind == VK_FILE_STATIC) &&
+				    !(d->flags & VF_EXTERN_DECL) && !hmap_has(&c->defs, d->usr))
+					hmap_put(&c->defs, d->usr, (void *)d);
+			}
+		}
+	}
+	const struct var *d = hmap_get(&c->defs, v->usr);
+	return d ? d : v;
+}
+
+/* Identity of the mutex an argument names, comparable across functions:
+ * a global/static object by its USR and member path, a struct member by
+ * record and field (&conn->lock and &c->lock are the same lock), a local or
+ * parameter by function and variable. NULL when it cannot be told. */
+static const char *mutex_key(struct state_ctx *c, const struct mfunc *mf, const struct expr *a)
+{
+	if (!a || a->kind != EX_REF)
+		return NULL;
+	const struct var *v = mf_var(mf, a->ref.var);
+	if (!v)
+		return NULL;
+	const char *path = a->ref.path ? a->ref.path : "";
+	char *k = NULL;
+	if (static_storage(v) && !a->ref.ptr_deref)
+		k = xasprintf("g:%s:%s", v->usr ? v->usr : v->name, path);
+	else if (a->ref.field && a->ref.record)
+		k = xasprintf("m:%s.%s", a->ref.record, a->ref.field);
+	else if (!*path && !a->ref.addr && (v->kind == VK_PARAM || (v->flags & VF_POINTER)))
+		return intern(&c->pool, "?"); /* a mutex pointer: which mutex is not known here */
+	else if (!*path)
+		k = xasprintf("v:%u:%d", mf->id, a->ref.var);
+	if (!k)
+		return NULL;
+	const char *r = intern(&c->pool, k);
+	free(k);
+	return r;
+}
+
+static const char *strip_amp(struct state_ctx *c, const char *t)
+{
+	if (!t)
+		return "?";
+	while (*t == '&' || *t == ' ')
+		t++;
+	return intern(&c->pool, t);
+}
+
+static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
+{
+	if (c->locks_done[fn])
+		return &c->locks[fn];
+	c->locks_done[fn] = 1;
+	const struct mfunc *mf = &c->m->fns.v[fn];
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind != EV_CALL || e->gvl_guard || e->u.call.indirect)
+			continue;
+		const char *texts[3] = {NULL, NULL, NULL};
+		for (uint32_t a = 0; a < e->u.call.nargs && a < 3; a++)
+			texts[a] = e->u.call.args[a].text;
+		struct lock_fn buf;
+		const struct lock_fn *lf =
+			project_callee(c->m, &e->u.call)
+				? NULL
+				: lock_fn_classify(e->u.call.name, texts, e->u.call.nargs < 3 ? e->u.call.nargs : 3, &buf);
+		if (!lf || (uint32_t)lf->arg >= e->u.call.nargs)
+			continue;
+		const struct expr *a = &e->u.call.args[lf->arg];
+		struct lockop op = {ei, lf->op, mutex_key(c, mf, a), strip_amp(c, a->text),
+				    returning_region(mf->f, e->region)};
+		vec_push(&c->locks[fn], op);
+	}
+	return &c->locks[fn];
+}
+
+static bool op_applies(const struct func *f, const struct lockop *op, uint32_t at)
+{
+	return op->ev < at && (op->scope < 0 || region_within(f, f->events[at].region, op->scope));
+}
+
+/* Locks held just before event `at` of fn (any mutex when key is NULL). */
+static int held_before(struct state_ctx *c, uint32_t fn, uint32_t at, const char *key)
+{
+	const lockop_vec *ops = fn_locks(c, fn);
+	const struct func *f = c->m->fns.v[fn].f;
+	int n = 0;
+	for (size_t i = 0; i < ops->n; i++) {
+		const struct lockop *op = &ops->v[i];
+		if (key && op->key != key)
+			continue;
+		if (!op_applies(f, op, at))
+			continue;
+		if (op->op == LOCK_ACQUIRE)
+			n++;
+		else if (op->op == LOCK_RELEASE && n > 0)
+			n--;
+	}
+	return n;
+}
+
+/* The site and the wrapper sites inside it: each (function, event) that
+ * makes the release call, outermost first. */
+static uint32_t site_callers(const struct model *m, const struct msite *s, const struct msite **out, uint32_t max)
+{
+	uint32_t n = 0;
+	for (const struct msite *cur = s; cur && n < max; cur = cur->inner >= 0 ? &m->sites.v[cur->inner] : NULL)
+		out[n++] = cur;
+	return n;
+}
+
+/* The first event after s->ev in s's function that is another release call. */
+static uint32_t next_site_event(const struct model *m, const struct msite *s)
+{
+	uint32_t end = m->fns.v[s->fn].f->nevents;
+	for (size_t i = 0; i < m->sites.n; i++) {
+		const struct msite *o = &m->sites.v[i];
+		if (o->fn == s->fn && o->ev > s->ev && o->ev < end)
+			end = o->ev;
+	}
+	return end;
+}
+
+/* ---- static-only pointers ----
+ *
+ * A pointer "can only point at statics" when every value it can hold is the
+ * address of a global or static object (or a pointer into one):
+ *   - a local pointer: every assignment to it (initialiser included) stores
+ *     such an address, or moves it with += / ++; its own address is never
+ *     taken;
+ *   - a parameter: every call that reaches the function (direct, through a
+ *     resolved pointer, as a release site's callback with its data1, or from
+ *     rb_thread_call_with_gvl) passes such an address in that position, and
+ *     no library is handed the function (it could call it with anything).
+ * Static pointer variables are not static-only: what they point at is not
+ * known (writes through them are "cannot verify" for the gate). */
+
+static size_t tu_index(const struct model *m, const struct tu_facts *tu)
+{
+	for (size_t i = 0; i < m->ntus; i++)
+		if (m->tus[i] == tu)
+			return i;
+	return 0;
+}
+
+static bool so_var(struct state_ctx *c, const struct mfunc *mf, int32_t var, const struct var **witness);
+
+/* Whether expression e, evaluated in mf, is the address of static storage
+ * (witness: that static). */
+static bool so_expr(struct state_ctx *c, const struct mfunc *mf, const struct expr *e, const struct var **witness)
+{
+	if (!e)
+		return false;
+	if (e->kind == EX_OTHER && e->nreads >= 1 && e->text) {
+		/* pointer arithmetic: buf + n, p - 1 */
+		const struct var *v = mf_var(mf, e->reads[0].var);
+		if (!v || !plain_path(&e->reads[0]))
+			return false;
+		size_t n = strlen(v->name);
+		const char *t = e->text;
+		while (*t == '(')
+			t++;
+		if (strncmp(t, v->name, n) != 0)
+			return false;
+		t += n;
+		while (*t == ' ')
+			t++;
+		if (*t != '+' && *t != '-')
+			return false;
+		struct expr tmp = {0};
+		tmp.kind = EX_REF;
+		tmp.ref = e->reads[0];
+		return so_expr(c, mf, &tmp, witness);
+	}
+	if (e->kind != EX_REF)
+		return false;
+	const struct var *v = mf_var(mf, e->ref.var);
+	if (!v)
+		return false;
+	if (static_storage(v)) {
+		uint32_t fl = var_flags(c->m, v);
+		if (fl & (VF_TLS | VF_CONST | VF_RUBY_HEADER | VF_SYSTEM_HEADER))
+			return false;
+		bool ok = (e->ref.addr && !e->ref.ptr_deref) ||
+			  (!e->ref.addr && !e->ref.deref && (fl & VF_ARRAY) && plain_path(&e->ref));
+		if (ok)
+			*witness = v;
+		return ok;
+	}
+	if (v->kind != VK_LOCAL && v->kind != VK_PARAM)
+		return false;
+	if (!e->ref.addr && !e->ref.deref && plain_path(&e->ref))
+		return so_var(c, mf, e->ref.var, witness);
+	if (e->ref.addr && e->ref.ptr_deref) /* &p->f, &p[i] */
+		return so_var(c, mf, e->ref.var, witness);
+	return false;
+}
+
+static bool fn_handed_to_library(const struct model *m, const struct mfunc *mf)
+{
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
+		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_FNARG)
+			return true;
+	return false;
+}
+
+static bool so_param(struct state_ctx *c, const struct mfunc *mf, const struct var *v, const struct var **witness)
+{
+	const struct model *m = c->m;
+	if (fn_handed_to_library(m, mf))
+		return false;
+	unsigned sources = 0;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+		const struct mfunc *caller = &m->fns.v[ed->from];
+		const struct call *call = &caller->f->events[ed->ev].u.call;
+		if ((uint32_t)v->param_index >= call->nargs)
+			return false;
+		if (!so_expr(c, caller, &call->args[v->param_index], witness))
+			return false;
+		sources++;
+	}
+	for (size_t i = 0; i < m->sites.n; i++) {
+		const struct msite *s = &m->sites.v[i];
+		if (s->is_template)
+			continue;
+		for (uint32_t t = 0; t < s->cb.ntargets; t++) {
+			if (s->cb.targets[t] != mf->id)
+				continue;
+			if (v->param_index != 0 || !so_expr(c, &m->fns.v[s->data_fn], s->data1, witness))
+				return false;
+			sources++;
+		}
+		for (uint32_t t = 0; t < s->ubf.ntargets; t++) {
+			if (s->ubf.targets[t] != mf->id)
+				continue;
+			if (v->param_index != 0 || !so_expr(c, &m->fns.v[s->data_fn], s->data2, witness))
+				return false;
+			sources++;
+		}
+	}
+	for (size_t i = 0; i < m->withgvl.n; i++) {
+		const struct withgvl_call *w = &m->withgvl.v[i];
+		for (uint32_t t = 0; t < w->target.ntargets; t++) {
+			if (w->target.targets[t] != mf->id)
+				continue;
+			const struct mfunc *caller = &m->fns.v[w->fn];
+			const struct call *call = &caller->f->events[w->ev].u.call;
+			if (v->param_index != 0 || call->nargs < 2 || !so_expr(c, caller, &call->args[1], witness))
+				return false;
+			sources++;
+		}
+	}
+	return sources > 0;
+}
+
+static bool so_local(struct state_ctx *c, const struct mfunc *mf, int32_t var, const struct var **witness)
+{
+	unsigned assigns = 0;
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & ACC_ADDR) &&
+		    plain_path(&e->u.access.ref))
+			return false; /* &p: may be set anywhere */
+		if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != var || !plain_path(&e->u.assign.lhs) ||
+		    e->u.assign.lhs.deref)
+			continue;
+		if (e->u.assign.compound)
+			continue; /* p += n stays inside the same object */
+		if (!so_expr(c, mf, &e->u.assign.rhs, witness))
+			return false;
+		assigns++;
+	}
+	return assigns > 0;
+}
+
+static bool so_var(struct state_ctx *c, const struct mfunc *mf, int32_t var, const struct var **witness)
+{
+	const struct var *v = mf_var(mf, var);
+	if (!v || !(v->flags & VF_POINTER))
+		return false;
+	size_t ti = tu_index(c->m, mf->tu);
+	if (!c->so_memo[ti]) {
+		c->so_memo[ti] = xcalloc(mf->tu->vars.n + 1, 1);
+		c->so_witness[ti] = xcalloc(mf->tu->vars.n + 1, sizeof(const struct var *));
+	}
+	uint8_t *memo = &c->so_memo[ti][var];
+	if (*memo == 2) {
+		*witness = c->so_witness[ti][var];
+		return true;
+	}
+	if (*memo)
+		return false; /* no, or a cycle: stay silent */
+	*memo = 1;
+	const struct var *w = NULL;
+	bool ok = false;
+	if (v->kind == VK_LOCAL)
+		ok = so_local(c, mf, var, &w);
+	else if (v->kind == VK_PARAM && v->fn == (int32_t)(mf->f - mf->tu->funcs.v))
+		ok = so_param(c, mf, v, &w);
+	c->so_memo[ti][var] = ok ? 2 : 3;
+	if (ok) {
+		c->so_witness[ti][var] = w;
+		*witness = w;
+	}
+	return ok;
+}
+
+/* ---- GATE_SHARED_STATE ---- */
+
+static bool is_once_call(const char *name)
+{
+	return str_eq(name, "pthread_once") || str_eq(name, "call_once") || str_eq(name, "InitOnceExecuteOnce");
+}
+
+/* prot[fn] = every path from the release site to fn runs under a lock (taken
+ * in the callback, or held by the caller across the call), or inside
+ * pthread_once. Greatest fixpoint over the reach set. */
+static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const struct reach_set *rs)
+{
+	const struct model *m = c->m;
+	uint8_t *prot = xcalloc(m->fns.n + 1, 1);
+	const struct msite *callers[8];
+	uint32_t nc = site_callers(m, s, callers, 8);
+	bool caller_locked = false;
+	for (uint32_t i = 0; i < nc; i++)
+		if (held_before(c, callers[i]->fn, callers[i]->ev, NULL) > 0)
+			caller_locked = true;
+	for (uint32_t i = 0; i < rs->n; i++)
+		prot[rs->fns[i]] = 1;
+	for (uint32_t t = 0; t < s->cb.ntargets; t++)
+		if (!caller_locked)
+			prot[s->cb.targets[t]] = 0;
+	bool changed = true;
+	for (unsigned round = 0; changed && round < 64; round++) {
+		changed = false;
+		for (uint32_t i = 0; i < rs->n; i++) {
+			uint32_t f = rs->fns[i];
+			if (!prot[f])
+				continue;
+			const struct mfunc *mf = &m->fns.v[f];
+			for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+				if (!in_reach(rs, ed->from))
+					continue;
+				const struct event *ce = &m->fns.v[ed->from].f->events[ed->ev];
+				if (ce->gvl_guard)
+					continue;
+				if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
+				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call.name)))
+					continue;
+				prot[f] = 0;
+				changed = true;
+				break;
+			}
+		}
+	}
+	return prot;
+}
+
+/* The static-local declaration itself (`static char buf[64];`, `static int n
+ * = 0;`): initialised once at start-up, not a write when the code runs. */
+static bool static_local_decl(const struct mfunc *mf, uint32_t ei, const struct var *v)
+{
+	if (v->kind != VK_LOCAL_STATIC)
+		return false;
+	const struct event *e = &mf->f->events[ei];
+	if (e->kind == EV_ASSIGN)
+		return e->u.assign.is_init;
+	if (e->loc.file == v->loc.file && e->loc.off == v->loc.off)
+		return true;
+	if (ei + 1 < mf->f->nevents) {
+		const struct event *n = &mf->f->events[ei + 1];
+		return n->kind == EV_ASSIGN && n->u.assign.is_init && n->u.assign.lhs.var == e->u.access.ref.var;
+	}
+	return false;
+}
+
+/* Records an unlocked write of static w at event ei of fi. The first write
+ * of w in a function is what shared-mutable-state reports; later ones in the
+ * same function become notes on it (each still fails the gate). `via`: the
+ * pointer written through, or NULL; `with`: the library call, or NULL. */
+static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, const struct var *w,
+			const struct var *via, const char *with)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	char what[512];
+	if (via && via != w && with)
+		snprintf(what, sizeof(what), "writes %s '%s' through '%s' with '%s'", storage_text(w), w->name, via->name,
+			 with);
+	else if (via && via != w)
+		snprintf(what, sizeof(what), "writes %s '%s' through '%s'", storage_text(w), w->name, via->name);
+	else if (with)
+		snprintf(what, sizeof(what), "writes %s '%s' with '%s'", storage_text(w), w->name, with);
+	else
+		snprintf(what, sizeof(what), "writes %s '%s'", storage_text(w), w->name);
+	char *k = xasprintf("%u:%s", fi, w->usr ? w->usr : w->name);
+	const char *key = intern(&c->pool, k);
+	free(k);
+	uintptr_t first = (uintptr_t)hmap_get(&c->first_write, key);
+	struct gate_evidence *ev = gate_add(
+		g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+		"'%s' %s without a lock while the GVL is released: other threads may run it at the same time; keep "
+		"the state in the callback's data (a per-call buffer), make it atomic, or take a mutex",
+		mf->f->name, what);
+	ev->ev = (int32_t)ei;
+	if (first) {
+		gate_note_add(&g->ev.v[first - 1], &e->loc, "'%s' also %s here", mf->f->name, what);
+		return;
+	}
+	ev->rule = "shared-mutable-state";
+	if (via && via != w)
+		gate_note_add(ev, &def_var(c, w)->loc, "'%s' only ever points at '%s', declared here", via->name,
+			      w->name);
+	else
+		gate_note_add(ev, &def_var(c, w)->loc, "'%s' is declared here", w->name);
+	hmap_put(&c->first_write, key, (void *)(uintptr_t)g->ev.n);
+}
+
+static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, bool prot)
+{
+	const struct model *m = c->m;
+	const struct mfunc *mf = &m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	const struct ref *r = &e->u.access.ref;
+	const struct var *v = mf_var(mf, r->var);
+	if (!v || e->u.access.atomic_op)
+		return;
+	if (static_storage(v)) {
+		uint32_t fl = var_flags(m, v);
+		if (fl & (VF_CONST | VF_ATOMIC | VF_TLS | VF_MUTEX | VF_RUBY_HEADER | VF_SYSTEM_HEADER))
+			return;
+		if (static_local_decl(mf, ei, v) || prot)
+			return;
+		if (!r->ptr_deref) {
+			shared_fail(c, g, fi, ei, v, NULL, NULL);
+		} else {
+			struct gate_evidence *ev =
+				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					 "'%s' writes through %s pointer '%s': cannot tell whether the memory it points "
+					 "at is shared",
+					 mf->f->name, storage_text(v), v->name);
+			ev->ev = (int32_t)ei;
+		}
+		return;
+	}
+	if ((v->kind == VK_LOCAL || v->kind == VK_PARAM) && r->ptr_deref && !prot) {
+		const struct var *w = NULL;
+		if (!so_var(c, mf, r->var, &w) || !w)
+			return;
+		shared_fail(c, g, fi, ei, w, v, NULL);
+	}
+}
+
+static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	const struct writer_fn *wf = writer_fn_find(e->u.call.name);
+	if (!wf || (uint32_t)wf->arg >= e->u.call.nargs)
+		return;
+	const struct expr *a = &e->u.call.args[wf->arg];
+	const struct var *w = NULL;
+	if (!so_expr(c, mf, a, &w) || !w)
+		return;
+	const struct var *via = a->kind == EX_REF ? mf_var(mf, a->ref.var) : NULL;
+	shared_fail(c, g, fi, ei, w, via, call_display(e));
+}
+
+static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	const struct mt_unsafe_fn *u = mt_unsafe_find(e->u.call.name);
+	if (!u)
+		return;
+	if (u->null_arg >= 0) {
+		if ((uint32_t)u->null_arg >= e->u.call.nargs)
+			return;
+		const struct expr *a = &e->u.call.args[u->null_arg];
+		if (a->kind != EX_NULL && !(a->kind == EX_INT && a->has_ival && a->ival == 0))
+			return;
+	}
+	struct gate_evidence *ev;
+	if (u->instead)
+		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+			      "'%s' is not thread-safe (it %s), but '%s' runs without the GVL, in parallel with other "
+			      "threads; use %s",
+			      u->name, u->why, mf->f->name, u->instead);
+	else
+		ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+			      "'%s' is not thread-safe (it %s), but '%s' runs without the GVL, in parallel with other "
+			      "threads; call it before releasing the GVL",
+			      u->name, u->why, mf->f->name);
+	ev->rule = "mt-unsafe-call";
+	ev->ev = (int32_t)ei;
+}
+
+void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g)
+{
+	struct state_ctx c;
+	ctx_init(&c, m);
+	uint8_t *prot = protected_fns(&c, s, rs);
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard)
+				continue;
+			bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
+			if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
+				shared_write(&c, g, fi, ei, locked);
+			else if (library_call(m, e)) {
+				if (!locked)
+					library_writes(&c, g, fi, ei);
+				mt_unsafe(&c, g, fi, ei);
+			}
+		}
+	}
+	free(prot);
+	ctx_free(&c);
+}
+
+/* ---- GATE_THREAD_STATE ---- */
+
+static const char *tls_var_key(struct state_ctx *c, const struct var *v)
+{
+	char *k = xasprintf("t:%s", v->usr ? v->usr : v->name);
+	const char *r = intern(&c->pool, k);
+	free(k);
+	return r;
+}
+
+static bool null_arg(const struct expr *a)
+{
+	return a->kind == EX_NULL || (a->kind == EX_INT && a->has_ival && a->ival == 0);
+}
+
+/* The per-thread channel an event uses, or NULL; *set: whether it stores a
+ * value (a __thread variable assigned, pthread_setspecific, uselocale with a
+ * locale, pthread_sigmask with a new mask). Channels that are set first and
+ * restored last inside the callback are fine (tls_confined). */
+static const char *tls_event_key(struct state_ctx *c, const struct mfunc *mf, const struct event *e, bool *set)
+{
+	*set = false;
+	if (e->kind == EV_ACCESS) {
+		const struct var *v = mf_var(mf, e->u.access.ref.var);
+		if (!v || !(var_flags(c->m, v) & VF_TLS))
+			return NULL;
+		*set = (e->u.access.mode & ACC_WRITE) && !(e->u.access.mode & ACC_READ) && !e->u.access.ref.deref &&
+		       plain_path(&e->u.access.ref);
+		return tls_var_key(c, v);
+	}
+	if (e->kind != EV_CALL || e->u.call.indirect)
+		return NULL;
+	const struct call *call = &e->u.call;
+	const struct thread_state_fn *ts = thread_state_find(call->name);
+	if (!ts)
+		return NULL;
+	if (ts->kind == TS_TLS_API) {
+		if ((uint32_t)ts->key_arg >= call->nargs)
+			return NULL;
+		*set = ts->sets;
+		const char *k = mutex_key(c, mf, &call->args[ts->key_arg]);
+		return k ? k : intern(&c->pool, call->args[ts->key_arg].text ? call->args[ts->key_arg].text : "?");
+	}
+	if (str_eq(call->name, "uselocale") && call->nargs == 1) {
+		*set = !null_arg(&call->args[0]); /* uselocale((locale_t)0) only asks */
+		return intern(&c->pool, "locale");
+	}
+	if ((str_eq(call->name, "pthread_sigmask") || str_eq(call->name, "sigprocmask")) && call->nargs == 3) {
+		*set = !null_arg(&call->args[1]); /* a NULL set only asks */
+		return intern(&c->pool, "sigmask");
+	}
+	return NULL;
+}
+
+/* Whether the channel `key` is seeded and cleared inside one function F of
+ * the reach set, with every other use in the reach set below F: then every
+ * read sees what this run of the callback stored, on whatever thread it runs
+ * (real-world.md: "A thread-local seed set and cleared entirely inside one
+ * callback: fine"). */
+static bool tls_confined(struct state_ctx *c, const struct reach_set *rs, const char *key)
+{
+	const struct model *m = c->m;
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const struct mfunc *mf = &m->fns.v[fi];
+		int32_t first_set = -1, last_set = -1, first_other = -1, last_other = -1;
+		unsigned nsets = 0;
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard)
+				continue;
+			bool set = false;
+			const char *k = tls_event_key(c, mf, e, &set);
+			bool other = false;
+			if (k == key && set) {
+				if (first_set < 0)
+					first_set = (int32_t)ei;
+				last_set = (int32_t)ei;
+				nsets++;
+				continue;
+			}
+			if (k == key)
+				other = true;
+			else if (e->kind == EV_CALL && project_callee(m, &e->u.call))
+				other = true;
+			else if (e->kind == EV_CALL && e->u.call.indirect)
+				other = true;
+			if (other) {
+				if (first_other < 0)
+					first_other = (int32_t)ei;
+				last_other = (int32_t)ei;
+			}
+		}
+		if (nsets < 2 || (first_other >= 0 && (first_other < first_set || last_other > last_set)))
+			continue;
+		/* every other use in the reach set is in a function reached from fi */
+		struct cbres root = {0};
+		uint32_t t = fi;
+		root.ntargets = 1;
+		root.targets = &t;
+		struct reach_set below;
+		model_reach_from(m, &root, -1, &below);
+		bool ok = true;
+		for (uint32_t j = 0; j < rs->n && ok; j++) {
+			uint32_t fj = rs->fns[j];
+			if (fj == fi || in_reach(&below, fj))
+				continue;
+			const struct mfunc *mj = &m->fns.v[fj];
+			for (uint32_t ei = 0; ei < mj->f->nevents && ok; ei++) {
+				bool set;
+				if (!mj->f->events[ei].gvl_guard && tls_event_key(c, mj, &mj->f->events[ei], &set) == key)
+					ok = false;
+			}
+		}
+		/* and fi does not reach itself back (recursion would see a cleared seed) */
+		if (ok && below.by_fn[fi].pred_fn >= 0)
+			ok = false;
+		reach_set_free(&below);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static struct gate_evidence *thread_ev(struct gate_result *g, const struct event *e, uint32_t fi, uint32_t ei,
+				       const char *fmt_fn, const char *what, const char *name)
+{
+	struct gate_evidence *ev = gate_add(
+		g, GATE_THREAD_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+		"'%s' %s '%s': with RB_NOGVL_OFFLOAD_SAFE the callback may run on a worker thread, not the caller's; "
+		"pass what it needs in the callback's data",
+		fmt_fn, what, name);
+	ev->rule = "thread-local-state";
+	ev->ev = (int32_t)ei;
+	return ev;
+}
+
+static bool syscall_gettid(const struct event *e)
+{
+	return e->kind == EV_CALL && str_eq(e->u.call.name, "syscall") && e->u.call.nargs >= 1 &&
+	       e->u.call.args[0].text && strstr(e->u.call.args[0].text, "gettid");
+}
+
+void gate_check_thread_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g)
+{
+	(void)s;
+	struct state_ctx c;
+	ctx_init(&c, m);
+	struct hmap seen = {0}; /* "fn:key" of TLS variables already recorded */
+	struct hmap confined = {0}; /* key -> 1 confined, 2 not */
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard)
+				continue;
+			bool set;
+			const char *key = tls_event_key(&c, mf, e, &set);
+			if (key) {
+				uintptr_t cf = (uintptr_t)hmap_get(&confined, key);
+				if (!cf) {
+					cf = tls_confined(&c, rs, key) ? 1 : 2;
+					hmap_put(&confined, key, (void *)cf);
+				}
+				if (cf == 1)
+					continue;
+				if (e->kind == EV_ACCESS) {
+					char *sk = xasprintf("%u:%s", fi, key);
+					const char *ik = intern(&c.pool, sk);
+					free(sk);
+					if (hmap_has(&seen, ik))
+						continue;
+					hmap_put(&seen, ik, (void *)1);
+					const struct var *v = mf_var(mf, e->u.access.ref.var);
+					struct gate_evidence *ev =
+						thread_ev(g, e, fi, ei, mf->f->name, "uses thread-local variable", v->name);
+					gate_note_add(ev, &v->loc, "'%s' is declared thread-local here", v->name);
+				} else if (str_eq(key, "locale")) {
+					thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's locale through",
+						  call_display(e));
+				} else if (str_eq(key, "sigmask")) {
+					thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
+						  call_display(e));
+				} else {
+					thread_ev(g, e, fi, ei, mf->f->name, "uses thread-specific data with",
+						  call_display(e));
+				}
+				continue;
+			}
+			if (e->kind != EV_CALL || !library_call(m, e))
+				continue;
+			const struct thread_state_fn *ts = thread_state_find(e->u.call.name);
+			if (syscall_gettid(e))
+				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
+					  "syscall(SYS_gettid)");
+			else if (ts && ts->kind == TS_IDENTITY)
+				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
+					  call_display(e));
+			else if (ts && ts->kind == TS_LOCALE) {
+				struct gate_evidence *ev = thread_ev(g, e, fi, ei, mf->f->name,
+								     "depends on the thread's locale through",
+								     call_display(e));
+				if (mt_unsafe_find(e->u.call.name))
+					ev->rule = NULL; /* setlocale: reported once, by mt-unsafe-call */
+			}
+			else if (ts && ts->kind == TS_SIGMASK)
+				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
+					  call_display(e));
+		}
+	}
+	hmap_free(&seen);
+	hmap_free(&confined);
+	ctx_free(&c);
+}
+
+/* ---- GATE_ERROR_CHANNEL ---- */
+
+struct chan_read {
+	int32_t fn;  /* where the read is (deepest) */
+	int32_t ev;
+	const char *name;
+};
+
+enum { CH_NONE = 2, CH_READ = 3, CH_CLEAR = 4 };
+
+/* Regions after whose events a channel counts as cleared (or refilled by the
+ * function's own checked call): a clear inside an if-branch covers only that
+ * branch, so a read in the else-branch or after the if still counts (the
+ * gate errs towards "fail"). */
+struct cleared {
+	int32_t rg[8];
+	unsigned n;
+	bool all;
+};
+
+static void cleared_add(struct cleared *c, const struct func *f, int32_t region)
+{
+	if (region < 0 || f->regions[region].kind == RG_BODY) {
+		c->all = true;
+		return;
+	}
+	if (c->n < 8)
+		c->rg[c->n++] = region;
+}
+
+static bool cleared_covers(const struct cleared *c, const struct func *f, int32_t region)
+{
+	if (c->all)
+		return true;
+	for (unsigned i = 0; i < c->n; i++)
+		if (region_within(f, region, c->rg[i]))
+			return true;
+	return false;
+}
+
+static const struct mfunc *chan_callee(const struct model *m, const struct event *e)
+{
+	return e->kind == EV_CALL ? project_callee(m, &e->u.call) : NULL;
+}
+
+/* What calling project function fn does to `channel` first: reads it (the
+ * read may be below fn, recorded in found[fn]), clears it, or neither.
+ * memo: 0 unknown, 1 busy, else CH_*. */
+static int chan_effect(const struct model *m, uint32_t fn, int channel, uint8_t *memo, struct chan_read *found);
+
+/* The effect of event ei of f on `channel`: CH_READ (with *rd), CH_CLEAR,
+ * or CH_NONE; *refill: a checked call of a library that writes the channel. */
+static int event_chan(const struct model *m, const struct mfunc *mf, uint32_t ei, int channel, uint8_t *memo,
+		      struct chan_read *found, struct chan_read *rd, bool *refill)
+{
+	const struct event *e = &mf->f->events[ei];
+	*refill = false;
+	if (e->kind != EV_CALL || e->u.call.indirect)
+		return CH_NONE;
+	const struct mfunc *callee = chan_callee(m, e);
+	if (callee) {
+		int sub = chan_effect(m, callee->id, channel, memo, found);
+		if (sub == CH_READ)
+			*rd = found[callee->id];
+		return sub;
+	}
+	const struct err_channel_fn *ec = err_channel_find(e->u.call.name);
+	if (ec && ec->channel == channel) {
+		if (ec->clears)
+			return CH_CLEAR;
+		*rd = (struct chan_read){(int32_t)mf->id, (int32_t)ei, call_display(e)};
+		return CH_READ;
+	}
+	/* a checked call of the library fills the channel again; a void cleanup
+	 * such as EVP_PKEY_CTX_free does not count */
+	if (!ec && e->u.call.result_used && err_channel_producer(channel, e->u.call.name, e->u.call.decl_file))
+		*refill = true;
+	return CH_NONE;
+}
+
+static int chan_effect(const struct model *m, uint32_t fn, int channel, uint8_t *memo, struct chan_read *found)
+{
+	if (memo[fn] >= CH_NONE)
+		return memo[fn];
+	if (memo[fn])
+		return CH_NONE; /* recursion */
+	memo[fn] = 1;
+	const struct mfunc *mf = &m->fns.v[fn];
+	int r = CH_NONE;
+	struct cleared cl = {0};
+	for (uint32_t ei = 0; ei < mf->f->nevents && r == CH_NONE; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (cleared_covers(&cl, mf->f, e->region))
+			continue;
+		struct chan_read rd;
+		bool refill;
+		int eff = event_chan(m, mf, ei, channel, memo, found, &rd, &refill);
+		if (eff == CH_READ) {
+			found[fn] = rd;
+			r = CH_READ;
+		} else if (eff == CH_CLEAR || refill) {
+			if (e->region < 0 || mf->f->regions[e->region].kind == RG_BODY)
+				r = eff == CH_CLEAR ? CH_CLEAR : CH_NONE;
+			cleared_add(&cl, mf->f, e->region);
+			if (cl.all)
+				break;
+		}
+	}
+	memo[fn] = (uint8_t)r;
+	return r;
+}
+
+/* A library call in the callback that can leave an error on `channel`. */
+static bool chan_producer(const struct model *m, const struct msite *s, const struct reach_set *rs, int channel,
+			  uint32_t *pfn, uint32_t *pev)
+{
+	for (uint32_t i = 0; i < rs->n; i++) {
+		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->gvl_guard || !library_call(m, e) || err_channel_find(e->u.call.name))
+				continue;
+			if (err_channel_producer(channel, e->u.call.name, e->u.call.decl_file)) {
+				*pfn = rs->fns[i];
+				*pev = ei;
+				return true;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < s->cb.nexternal; i++)
+		if (err_channel_producer(channel, s->cb.external[i], NULL)) {
+			*pfn = UINT32_MAX;
+			*pev = UINT32_MAX;
+			return true;
+		}
+	return false;
+}
+
+void gate_check_error_channel(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			      struct gate_result *g)
+{
+	const struct mfunc *caller = &m->fns.v[s->fn];
+	uint32_t end = next_site_event(m, s);
+	enum { NCH = ERRCH_LIBXML2 + 1 };
+	bool done[NCH] = {0};
+	struct cleared cl[NCH];
+	memset(cl, 0, sizeof(cl));
+	uint8_t *memo[NCH] = {0};
+	struct chan_read *found[NCH] = {0};
+	for (int ch = 1; ch < NCH; ch++) {
+		memo[ch] = xcalloc(m->fns.n + 1, 1);
+		found[ch] = xcalloc(m->fns.n + 1, sizeof(struct chan_read));
+	}
+	for (uint32_t ei = s->ev + 1; ei < end; ei++) {
+		const struct event *e = &caller->f->events[ei];
+		if (e->kind != EV_CALL || e->u.call.indirect)
+			continue;
+		const struct mfunc *callee = chan_callee(m, e);
+		for (int ch = 1; ch < NCH; ch++) {
+			if (done[ch] || cleared_covers(&cl[ch], caller->f, e->region))
+				continue;
+			struct chan_read rd = {-1, -1, NULL};
+			bool refill;
+			int eff = event_chan(m, caller, ei, ch, memo[ch], found[ch], &rd, &refill);
+			if (eff == CH_CLEAR || refill) {
+				cleared_add(&cl[ch], caller->f, e->region);
+				continue;
+			}
+			if (eff != CH_READ)
+				continue;
+			done[ch] = true; /* the first read is the one that matters */
+			uint32_t pfn = 0, pev = 0;
+			bool produced = chan_producer(m, s, rs, ch, &pfn, &pev);
+			if (!produced) {
+				if (rs->nopaque || (!s->cb.ntargets && !s->cb.nexternal))
+					gate_add(g, GATE_ERROR_CHANNEL, GATE_UNKNOWN, &e->loc, -1,
+						 "'%s' reads %s after the call; cannot tell whether the callback leaves "
+						 "errors there",
+						 caller->f->name, err_channel_text(ch));
+				continue;
+			}
+			struct gate_evidence *ev;
+			if (callee)
+				ev = gate_add(g, GATE_ERROR_CHANNEL, GATE_FAIL, &e->loc, -1,
+					      "'%s' reads %s (through '%s') after the call, but with "
+					      "RB_NOGVL_OFFLOAD_SAFE the callback's errors stay on the worker thread; "
+					      "return the error from the callback",
+					      caller->f->name, err_channel_text(ch), callee->f->name);
+			else
+				ev = gate_add(g, GATE_ERROR_CHANNEL, GATE_FAIL, &e->loc, -1,
+					      "'%s' reads %s with '%s' after the call, but with RB_NOGVL_OFFLOAD_SAFE "
+					      "the callback's errors stay on the worker thread; return the error from "
+					      "the callback",
+					      caller->f->name, err_channel_text(ch), rd.name);
+			ev->rule = "thread-local-state";
+			ev->ev = (int32_t)ei;
+			if (callee && rd.fn >= 0) {
+				const struct mfunc *rf = &m->fns.v[rd.fn];
+				gate_note_add(ev, &rf->f->events[rd.ev].loc, "'%s' reads it here with '%s'",
+					      rf->f->name, rd.name);
+			}
+			if (pfn != UINT32_MAX) {
+				const struct mfunc *pf = &m->fns.v[pfn];
+				const struct event *pe = &pf->f->events[pev];
+				gate_note_add(ev, &pe->loc, "'%s' in '%s', run without the GVL, can leave its errors there",
+					      call_display(pe), pf->f->name);
+			}
+		}
+	}
+	for (int ch = 0; ch < NCH; ch++) {
+		free(memo[ch]);
+		free(found[ch]);
+	}
+}
+
+/* ---- GATE_LOCK ---- */
+
+struct key_ops {
+	const char *key;
+	int acquires, releases, waits;
+	const struct lockop *first_acquire, *first_release, *first_wait;
+	uint32_t acq_fn, rel_fn, wait_fn;
+};
+
+typedef VEC(struct key_ops) key_ops_vec;
+
+static struct key_ops *key_ops_get(key_ops_vec *v, const char *key)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (v->v[i].key == key)
+			return &v->v[i];
+	struct key_ops k = {0};
+	k.key = key;
+	vec_push(v, k);
+	return &v->v[v->n - 1];
+}
+
+/* A lock operation on key outside the reach set (the other side), for the
+ * note: the first one found in a function the callback does not reach. */
+static bool lock_elsewhere(struct state_ctx *c, const struct reach_set *rs, const char *key, int op, uint32_t *pfn,
+			   const struct lockop **pop)
+{
+	for (uint32_t fi = 0; fi < c->m->fns.n; fi++) {
+		if (in_reach(rs, fi))
+			continue;
+		const lockop_vec *ops = fn_locks(c, fi);
+		for (size_t i = 0; i < ops->n; i++)
+			if (ops->v[i].key == key && ops->v[i].op == op) {
+				*pfn = fi;
+				*pop = &ops->v[i];
+				return true;
+			}
+	}
+	return false;
+}
+
+void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs,
+		      struct gate_result *g)
+{
+	struct state_ctx c;
+	ctx_init(&c, m);
+	key_ops_vec keys = {0};
+	for (uint32_t i = 0; i < rs->n; i++) {
+		uint32_t fi = rs->fns[i];
+		const lockop_vec *ops = fn_locks(&c, fi);
+		for (size_t k = 0; k < ops->n; k++) {
+			const struct lockop *op = &ops->v[k];
+			if (!op->key)
+				continue;
+			struct key_ops *ko = key_ops_get(&keys, op->key);
+			if (op->op == LOCK_ACQUIRE) {
+				if (!ko->acquires++) {
+					ko->first_acquire = op;
+					ko->acq_fn = fi;
+				}
+			} else if (op->op == LOCK_RELEASE) {
+				if (!ko->releases++) {
+					ko->first_release = op;
+					ko->rel_fn = fi;
+				}
+			} else if (!ko->waits++) {
+				ko->first_wait = op;
+				ko->wait_fn = fi;
+			}
+		}
+	}
+	const struct msite *callers[8];
+	uint32_t nc = site_callers(m, s, callers, 8);
+	const char *cb = cb_name(m, s);
+	bool any_acquire = false;
+	for (size_t i = 0; i < keys.n; i++)
+		if (keys.v[i].acquires)
+			any_acquire = true;
+	const char *wild = intern(&c.pool, "?");
+	for (size_t i = 0; i < keys.n; i++) {
+		struct key_ops *ko = &keys.v[i];
+		if (ko->key == wild) {
+			/* mutexes reached through pointers (a helper's parameter): only an
+			 * unlock in a callback that locks nothing at all is certain */
+			if (any_acquire || !ko->first_release)
+				continue;
+			const struct mfunc *rf = &m->fns.v[ko->rel_fn];
+			struct gate_evidence *ev = gate_add(
+				g, GATE_LOCK, GATE_FAIL, &rf->f->events[ko->first_release->ev].loc, (int32_t)ko->rel_fn,
+				"'%s' unlocks mutex '%s', which the callback does not lock itself: with "
+				"RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that locked it; lock "
+				"and unlock on the same side of the call",
+				rf->f->name, ko->first_release->text, cb);
+			ev->rule = "lock-across-boundary";
+			ev->ev = (int32_t)ko->first_release->ev;
+			continue;
+		}
+		/* the caller's side: held across the call, or unlocked after it */
+		const struct lockop *held = NULL, *after = NULL;
+		uint32_t held_fn = 0, after_fn = 0;
+		for (uint32_t ci = 0; ci < nc; ci++) {
+			const struct msite *cs = callers[ci];
+			const lockop_vec *ops = fn_locks(&c, cs->fn);
+			const struct func *f = m->fns.v[cs->fn].f;
+			if (!held && held_before(&c, cs->fn, cs->ev, ko->key) > 0) {
+				for (size_t k = 0; k < ops->n; k++)
+					if (ops->v[k].key == ko->key && ops->v[k].op == LOCK_ACQUIRE &&
+					    op_applies(f, &ops->v[k], cs->ev))
+						held = &ops->v[k];
+				held_fn = cs->fn;
+			}
+			if (!after) {
+				uint32_t end = cs == s ? next_site_event(m, cs) : f->nevents;
+				int relocked = 0;
+				for (size_t k = 0; k < ops->n; k++) {
+					const struct lockop *op = &ops->v[k];
+					if (op->key != ko->key || op->ev <= cs->ev || op->ev >= end)
+						continue;
+					if (op->op == LOCK_ACQUIRE)
+						relocked++;
+					else if (op->op == LOCK_RELEASE && !relocked) {
+						after = op;
+						after_fn = cs->fn;
+						break;
+					} else if (op->op == LOCK_RELEASE)
+						relocked--;
+				}
+			}
+		}
+		/* releases (and condition waits) of a mutex the callback does not lock */
+		const struct lockop *rel = ko->first_release ? ko->first_release : NULL;
+		uint32_t rel_fn = ko->rel_fn;
+		const char *verb = "unlocks";
+		if (!rel && ko->first_wait) {
+			rel = ko->first_wait;
+			rel_fn = ko->wait_fn;
+			verb = "waits on a condition with";
+		}
+		/* with the caller holding it, a release not preceded by an acquire in
+		 * its own function (unlock, work, re-lock) crosses too */
+		if (rel && held && ko->acquires) {
+			const struct lockop *ops = fn_locks(&c, rel_fn)->v;
+			size_t nops = fn_locks(&c, rel_fn)->n;
+			bool own = false;
+			for (size_t k = 0; k < nops && ops[k].ev < rel->ev; k++)
+				if (ops[k].key == ko->key && ops[k].op == LOCK_ACQUIRE)
+					own = true;
+			if (own)
+				rel = NULL;
+		}
+		if (rel && (held || !ko->acquires)) {
+			const struct mfunc *rf = &m->fns.v[rel_fn];
+			const struct event *re = &rf->f->events[rel->ev];
+			uint32_t ofn = 0;
+			const struct lockop *other = NULL;
+			if (held) {
+				other = held;
+				ofn = held_fn;
+			} else if (!lock_elsewhere(&c, rs, ko->key, LOCK_ACQUIRE, &ofn, &other)) {
+				other = NULL;
+			}
+			struct gate_evidence *ev;
+			if (held)
+				ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+					      "'%s' %s mutex '%s' that the caller locked before the GVL was released: "
+					      "with RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not "
+					      "own it; lock and unlock on the same side of the call",
+					      rf->f->name, verb, rel->text, cb);
+			else
+				ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+					      "'%s' %s mutex '%s', which the callback does not lock itself: with "
+					      "RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that "
+					      "locked it; lock and unlock on the same side of the call",
+					      rf->f->name, verb, rel->text, cb);
+			ev->rule = "lock-across-boundary";
+			ev->ev = (int32_t)rel->ev;
+			if (other) {
+				const struct mfunc *of = &m->fns.v[ofn];
+				gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is locked here, in '%s'",
+					      other->text, of->f->name);
+			}
+		}
+		/* acquisitions the callback leaves for someone else to release */
+		if (ko->first_acquire && !ko->releases) {
+			uint32_t ofn = 0;
+			const struct lockop *other = after;
+			if (other)
+				ofn = after_fn;
+			else if (!lock_elsewhere(&c, rs, ko->key, LOCK_RELEASE, &ofn, &other))
+				other = NULL;
+			if (!other)
+				continue; /* never unlocked anywhere: not a boundary problem */
+			const struct mfunc *af = &m->fns.v[ko->acq_fn];
+			const struct event *ae = &af->f->events[ko->first_acquire->ev];
+			struct gate_evidence *ev = gate_add(
+				g, GATE_LOCK, GATE_FAIL, &ae->loc, (int32_t)ko->acq_fn,
+				"'%s' locks mutex '%s' and leaves it locked for %s to unlock: with RB_NOGVL_OFFLOAD_SAFE "
+				"'%s' may run on another thread, so the unlock would come from a thread that does not own "
+				"it; lock and unlock on the same side of the call",
+				af->f->name, ko->first_acquire->text, after ? "the caller" : "other code", cb);
+			ev->rule = "lock-across-boundary";
+			ev->ev = (int32_t)ko->first_acquire->ev;
+			const struct mfunc *of = &m->fns.v[ofn];
+			gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is unlocked here, in '%s'", other->text,
+				      of->f->name);
+		}
+	}
+	vec_free(&keys);
+	ctx_free(&c);
+}
+
+/* ---- reporting the evidence as findings ---- */
+
+static bool site_offloaded(const struct msite *s)
+{
+	return s->flags_known && (s->flags & NOGVL_OFFLOAD_SAFE);
+}
+
+void state_rule_run(struct rule_ctx *rc, const gate_checker *checkers, unsigned nchecks, bool offload_only)
+{
+	const struct model *m = rc->m;
+	struct hmap seen = {0};
+	struct strpool keys = {0};
+	for (size_t si = 0; si < m->sites.n; si++) {
+		const struct msite *s = &m->sites.v[si];
+		if (s->is_template)
+			continue;
+		if (offload_only && !site_offloaded(s))
+			continue; /* same thread: no hazard (the gate still fails) */
+		struct reach_set rs;
+		model_reach_from(m, &s->cb, (int32_t)si, &rs);
+		struct gate_result g = {0};
+		for (unsigned k = 0; k < nchecks; k++)
+			checkers[k](m, s, &rs, &g);
+		for (size_t i = 0; i < g.ev.n; i++) {
+			const struct gate_evidence *e = &g.ev.v[i];
+			if (e->state != GATE_FAIL || !str_eq(e->rule, rc->rule->slug))
+				continue;
+			char *k = xasprintf("%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.off, e->msg);
+			const char *ik = intern(&keys, k);
+			free(k);
+			if (hmap_has(&seen, ik))
+				continue;
+			hmap_put(&seen, ik, (void *)1);
+			uint32_t fn = e->fn >= 0 ? (uint32_t)e->fn : s->fn;
+			const struct mfunc *mf = &m->fns.v[fn];
+			struct finding *f = rule_report(rc, &e->loc, mf->f->name, "%s", e->msg);
+			if (e->ev >= 0 && (uint32_t)e->ev < mf->f->nevents)
+				finding_macro_note(f, &mf->f->events[e->ev]);
+			for (size_t n = 0; n < e->notes.n; n++)
+				finding_note(f, &e->notes.v[n].loc, "%s", e->notes.v[n].msg);
+			if (e->fn >= 0)
+				finding_chain_set(f, m, rs.by_fn, (uint32_t)e->fn, CTX_NOGVL);
+			else
+				finding_site_note(f, m, s, CTX_NOGVL, cb_name(m, s));
+			if (offload_only && s->flags_expr)
+				finding_note(f, &s->flags_expr->loc, "the call passes RB_NOGVL_OFFLOAD_SAFE here");
+		}
+		gate_result_free(&g);
+		reach_set_free(&rs);
+	}
+	hmap_free(&seen);
+	strpool_free(&keys);
+}
