@@ -649,14 +649,34 @@ static bool first_tok_is(struct xctx *x, CXCursor c, const char *sp, struct rang
 	return t && t->off == r.begin && strcmp(t->sp, sp) == 0;
 }
 
+/* Inside a macro body the tokens do not show the operator (libclang 14 has
+ * no operator kinds). An assignment is recognised by its shape instead: the
+ * left operand is used as an lvalue (no implicit conversion node between the
+ * operator and the operand, which every other binary operator has: `a + b`,
+ * `a || b`, `a == b`, `a, b`) and the result has the left operand's type.
+ * This catches TypedData_Get_Struct's `(sval) = ...` and RSTRING_GETMEM's
+ * `(ptrvar) = ...`. */
+static const char *binop_in_macro(CXCursor lhs, CXCursor whole)
+{
+	enum CXCursorKind k = clang_getCursorKind(lhs);
+	if (k != CXCursor_ParenExpr && k != CXCursor_DeclRefExpr && k != CXCursor_MemberRefExpr &&
+	    k != CXCursor_ArraySubscriptExpr && k != CXCursor_UnaryOperator)
+		return NULL;
+	CXType lt = clang_getCanonicalType(clang_getCursorType(lhs));
+	CXType wt = clang_getCanonicalType(clang_getCursorType(whole));
+	return clang_equalTypes(lt, wt) ? "=" : NULL;
+}
+
 /* The operator of a binary operator node: first punctuation token after lhs. */
 static const char *binop_spelling(struct xctx *x, CXCursor lhs, CXCursor whole)
 {
 	struct range rw = cursor_range(x, whole);
 	if (rw.macro)
-		return NULL;
+		return binop_in_macro(lhs, whole);
 	struct range rl = cursor_range(x, lhs);
-	if (rl.macro || rl.fi != rw.fi)
+	if (rl.macro)
+		return binop_in_macro(lhs, whole);
+	if (rl.fi != rw.fi)
 		return NULL;
 	const struct tok *t = tok_at(rl.fi, rl.end);
 	/* rl.end is the start of the last token of lhs in libclang ranges? make sure we
@@ -1228,6 +1248,29 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 	int nargs = clang_Cursor_getNumArguments(c);
 	if (nargs < 0)
 		nargs = 0;
+	if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod && rk != CXCursor_Constructor && kd.n) {
+		/* Ruby 3.1 headers pick the callee with a constant test:
+		 * rb_str_new(p, n) is `(CONSTANT_P(p) && CONSTANT_P(n) ? rb_str_new_static :
+		 * rb_str_new)((p), (n))`. A conditional whose branches both name
+		 * functions is a direct call to the last one (the general case). */
+		CXCursor cal = strip_wrappers(kd.p[0], NULL);
+		if (clang_getCursorKind(cal) == CXCursor_ConditionalOperator) {
+			struct kids ck;
+			kids_get(cal, &ck);
+			if (ck.n == 3) {
+				CXCursor t = strip_wrappers(ck.p[1], NULL), f = strip_wrappers(ck.p[2], NULL);
+				CXCursor td = clang_getCursorReferenced(t), fd = clang_getCursorReferenced(f);
+				if (clang_getCursorKind(t) == CXCursor_DeclRefExpr &&
+				    clang_getCursorKind(f) == CXCursor_DeclRefExpr &&
+				    clang_getCursorKind(td) == CXCursor_FunctionDecl &&
+				    clang_getCursorKind(fd) == CXCursor_FunctionDecl) {
+					ref = fd;
+					rk = CXCursor_FunctionDecl;
+				}
+			}
+			kids_free(&ck);
+		}
+	}
 
 	if (rk == CXCursor_FunctionDecl || rk == CXCursor_CXXMethod || rk == CXCursor_Constructor) {
 		call.name = intern_cx(x, clang_getCursorSpelling(ref));
