@@ -6,18 +6,24 @@
 
 #include "rules.h"
 
+extern const struct rule_desc rule_debug_inputs;
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
+extern const struct rule_desc rule_missing_gc_guard;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
+extern const struct rule_desc rule_unfrozen_input;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
 const struct rule_desc *const rule_list[] = {
+	&rule_debug_inputs,
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
+	&rule_missing_gc_guard,
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
+	&rule_unfrozen_input,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,
 };
