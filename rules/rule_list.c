@@ -13,6 +13,7 @@ extern const struct rule_desc rule_missing_gc_guard;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
 extern const struct rule_desc rule_unfrozen_input;
+extern const struct rule_desc rule_unset_result;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
@@ -24,6 +25,7 @@ const struct rule_desc *const rule_list[] = {
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
 	&rule_unfrozen_input,
+	&rule_unset_result,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,
 };

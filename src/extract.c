@@ -1442,12 +1442,18 @@ static void walk_decl(struct xctx *x, CXCursor d)
 	int32_t vi = var_index(x, d);
 	if (vi < 0)
 		return;
+	/* The initialiser, not just any expression child: `char buf[512]` has its
+	 * size as a child too (walked as a read; a VLA size reads variables). */
+	CXCursor init = clang_Cursor_getVarDeclInitializer(d);
 	struct kids kd;
 	kids_get(d, &kd);
-	CXCursor init = clang_getNullCursor();
-	for (unsigned i = 0; i < kd.n; i++)
-		if (is_expr_kind(clang_getCursorKind(kd.p[i])))
-			init = kd.p[i];
+	for (unsigned i = 0; i < kd.n; i++) {
+		if (!is_expr_kind(clang_getCursorKind(kd.p[i])) || clang_equalCursors(kd.p[i], init))
+			continue;
+		struct esum sz = {0};
+		walk_expr(x, kd.p[i], ACC_READ, &sz);
+		esum_free(&sz);
+	}
 	kids_free(&kd);
 	if (clang_Cursor_isNull(init))
 		return;

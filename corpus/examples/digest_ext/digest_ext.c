@@ -32,9 +32,9 @@ static VALUE digest_update(VALUE self, VALUE str)
 	struct update_args a;
 	VALUE copy = rb_str_dup(str);
 	a.ctx = rb_check_typeddata(self, &digest_type);
-	a.ptr = (const unsigned char *)RSTRING_PTR(copy);
+	a.ptr = (const unsigned char *)RSTRING_PTR(copy); /* expect: unfrozen-input */ /* expect-msg: rb_str_new_frozen */
 	a.len = (size_t)RSTRING_LEN(copy);
-	rb_thread_call_without_gvl(update_nogvl, &a, RUBY_UBF_PROCESS, NULL);
+	rb_thread_call_without_gvl(update_nogvl, &a, RUBY_UBF_PROCESS, NULL); /* expect: missing-gc-guard */
 	return self;
 }
 
