@@ -6,6 +6,7 @@
 
 #include "rules.h"
 
+extern const struct rule_desc rule_cleanup_not_ensured;
 extern const struct rule_desc rule_debug_inputs;
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
@@ -18,6 +19,7 @@ extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
 const struct rule_desc *const rule_list[] = {
+	&rule_cleanup_not_ensured,
 	&rule_debug_inputs,
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,

@@ -95,7 +95,7 @@ static VALUE gen_salt(VALUE self, VALUE cost)
 	if (!salt)
 		return Qnil;
 	res = rb_str_new_cstr(salt);
-	free(salt); /* expect: cleanup-not-ensured */
+	free(salt); /* expect: cleanup-not-ensured */ /* expect-msg: the return value is then lost */
 	return res;
 }
 
