@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inputs.h"
+#include "inputs_flow.h"
 #include "rules.h"
 
 /* Release functions. Source: C (free), Ruby 3.1 ruby/internal/memory.h

@@ -1,8 +1,8 @@
-/* debug-inputs: lists what the inputs analysis (inputs.h) found for every
+/* debug-inputs: lists what the inputs analysis (inputs_flow.h) found for every
  * release site: each pointer into a Ruby object, how its owner was made, and
  * how it is kept alive; and the inputs/outputs offload gates. Off by default. */
 #include "gates.h"
-#include "inputs.h"
+#include "inputs_flow.h"
 #include "rules.h"
 
 static const char *state_name(int s)

@@ -66,12 +66,12 @@ typedef void (*gate_checker)(const struct model *m, const struct msite *s, const
 			     struct gate_result *g);
 void gate_check_ruby_api(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			 struct gate_result *g);
-/* GATE_INPUTS (inputs.c): pointers into Ruby objects in the callback's data are
+/* GATE_INPUTS (inputs_flow.c): pointers into Ruby objects in the callback's data are
  * frozen, fresh, copied or locked, and their owners kept alive. Receiver memory
  * and data filled by the caller make it "cannot verify". */
 void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
 		       struct gate_result *g);
-/* GATE_OUTPUTS (inputs.c): no static or global buffer is handed to the callback. */
+/* GATE_OUTPUTS (inputs_flow.c): no static or global buffer is handed to the callback. */
 void gate_check_outputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			struct gate_result *g);
 

@@ -2,7 +2,7 @@
  * kept alive past the release call. */
 #include <string.h>
 
-#include "inputs.h"
+#include "inputs_flow.h"
 #include "rules.h"
 
 static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,

@@ -2,7 +2,7 @@
  * callback while other code can still modify the object. */
 #include <stdlib.h>
 
-#include "inputs.h"
+#include "inputs_flow.h"
 #include "rules.h"
 
 static const char *owner_phrase(struct strbuf *sb, const struct io_input *in)
@@ -36,7 +36,11 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 			  o, in->why ? in->why : "?");
 		break;
 	default:
-		if (in->owner_param && in->why_fn)
+		if (in->owner_param && in->why_fn && in->why_arg && !in->temporary && !str_eq(in->why_arg, in->owner))
+			sb_printf(&why, "%s comes from '%s', an argument of '%s' that other threads or fibers can modify "
+					"or free during the call",
+				  o, in->why_arg, in->why_fn);
+		else if (in->owner_param && in->why_fn)
 			sb_printf(&why, "%s is an argument of '%s' that other threads or fibers can modify or free during "
 					"the call",
 				  o, in->why_fn);

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "inputs.h"
+#include "inputs_flow.h"
 #include "rules.h"
 
 typedef VEC(struct ref) refvec;

@@ -1,4 +1,4 @@
-/* inputs.h: what a release site hands its callback from Ruby objects.
+/* inputs_flow.h: what a release site hands its callback from Ruby objects.
  *
  * For one release site this follows the callback's data (data1, data2: a
  * struct on the stack, pointers stored in its fields, locals they point to)
@@ -13,8 +13,8 @@
  * unfrozen-input and missing-gc-guard report from this, and so does the offload
  * gate (gate_check_inputs, gate_check_outputs in gates.h).
  */
-#ifndef NOGVL_INPUTS_H
-#define NOGVL_INPUTS_H
+#ifndef NOGVL_INPUTS_FLOW_H
+#define NOGVL_INPUTS_FLOW_H
 
 #include "model.h"
 
@@ -56,6 +56,7 @@ struct io_input {
 	uint8_t temporary;      /* the owner is a temporary (a call's result, never stored) */
 	const char *why;        /* the call that decided state ("rb_str_dup", "rb_yield" ...) or NULL */
 	const char *why_fn;     /* for arguments: the function whose argument it is */
+	const char *why_arg;    /* and the argument's name */
 	struct loc why_loc;     /* where (line 0 when not known) */
 	int alive;              /* enum io_alive */
 	struct loc guard_before;/* an RB_GC_GUARD of the owner before the call (line 0: none) */
@@ -112,6 +113,8 @@ static inline bool io_not_alive(const struct io_input *in)
 }
 
 const char *io_kind_noun(int kind); /* "string", "array" ... */
+/* The knowledge tables are sorted (unit test). */
+bool io_tables_sorted(void);
 /* The callback's name for messages. */
 const char *io_callback_name(const struct model *m, const struct msite *s);
 

@@ -1,5 +1,5 @@
-/* inputs.c: follows a release site's data back to the Ruby objects it points
- * into (inputs.h), and the inputs/outputs offload gates built on that.
+/* inputs_flow.c: follows a release site's data back to the Ruby objects it points
+ * into (inputs_flow.h), and the inputs/outputs offload gates built on that.
  *
  * The analysis is intra-procedural over the event list of the function that
  * fills the data, up to the release call, plus one hop into a helper that is
@@ -7,7 +7,7 @@
  * assignment is ignored when the same place is assigned again later on every
  * path to the release call (the later assignment's region encloses the call).
  */
-#include "inputs.h"
+#include "inputs_flow.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -79,8 +79,9 @@ static const char *const inplace_freezers[] = {
 /* Create a new string or array nobody else has seen (design.md, precise
  * points: rb_str_new(NULL, n), rb_str_new(ptr, n), rb_str_buf_new ... are
  * owned memory). Source: Ruby 3.1 ruby/internal/intern/string.h,
- * encoding/string.h, intern/array.h; rbimpl_str_new_cstr is rb_str_new_cstr's
- * constant-argument path. */
+ * encoding/string.h, intern/array.h, core/rdata.h and rtypeddata.h (the
+ * objects behind Data_Make_Struct/TypedData_Make_Struct); rbimpl_str_new_cstr
+ * is rb_str_new_cstr's constant-argument path. */
 static const char *const fresh_makers[] = {
 	"rb_ary_hidden_new",
 	"rb_ary_new",
@@ -88,6 +89,12 @@ static const char *const fresh_makers[] = {
 	"rb_ary_new_from_args",
 	"rb_ary_new_from_values",
 	"rb_ary_tmp_new",
+	"rb_data_object_make",
+	"rb_data_object_wrap",
+	"rb_data_object_zalloc",
+	"rb_data_typed_object_make",
+	"rb_data_typed_object_wrap",
+	"rb_data_typed_object_zalloc",
 	"rb_enc_str_new",
 	"rb_enc_str_new_cstr",
 	"rb_enc_str_new_static",
@@ -137,6 +144,18 @@ static const char *const passthrough[] = {
 	"rb_string_value",
 };
 
+/* Return their argument or a converted copy of it. Source: Ruby 3.1
+ * ruby/internal/encoding/string.h (rb_str_conv_enc, rb_str_conv_enc_opts),
+ * intern/string.h (rb_str_export, rb_str_export_locale,
+ * rb_str_export_to_enc). */
+static const char *const maybe_passthrough[] = {
+	"rb_str_conv_enc",
+	"rb_str_conv_enc_opts",
+	"rb_str_export",
+	"rb_str_export_locale",
+	"rb_str_export_to_enc",
+};
+
 static const struct src_entry *source_of(const char *name)
 {
 	if (!name)
@@ -171,6 +190,26 @@ static bool call_exposes(const struct call *c, uint32_t argi)
 			return false;
 	if (str_starts(n, "rb_ary_") && argi == 0)
 		return false;
+	return true;
+}
+
+bool io_tables_sorted(void)
+{
+	const struct {
+		const char *const *v;
+		size_t n;
+	} t[] = {
+		{frozen_makers, ARRAY_SIZE(frozen_makers)}, {inplace_freezers, ARRAY_SIZE(inplace_freezers)},
+		{fresh_makers, ARRAY_SIZE(fresh_makers)},   {dup_makers, ARRAY_SIZE(dup_makers)},
+		{passthrough, ARRAY_SIZE(passthrough)},     {maybe_passthrough, ARRAY_SIZE(maybe_passthrough)},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		for (size_t k = 1; k < t[i].n; k++)
+			if (strcmp(t[i].v[k - 1], t[i].v[k]) >= 0)
+				return false;
+	for (size_t k = 1; k < ARRAY_SIZE(sources); k++)
+		if (strcmp(sources[k - 1].name, sources[k].name) >= 0)
+			return false;
 	return true;
 }
 
@@ -298,11 +337,31 @@ struct flow {
 	bool stack_root;        /* the data is (in) a local record on the stack */
 };
 
+static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at);
+
 static bool carried(const struct flow *fl, const struct ref *r)
 {
 	for (size_t i = 0; i < fl->carriers.n; i++)
 		if (refs_related(&fl->carriers.v[i], r))
 			return true;
+	return false;
+}
+
+/* Does an assignment to lhs change what carrier c holds? Yes when lhs is c or
+ * inside it, or when lhs is a by-value struct holding c (a = b copies a.f).
+ * Not when c is reached through a pointer below lhs: `p = q` says nothing
+ * about the value p->f holds. */
+static bool assigns_carrier(const struct flow *fl, const struct ref *lhs)
+{
+	for (size_t i = 0; i < fl->carriers.n; i++) {
+		const struct ref *c = &fl->carriers.v[i];
+		if (c->var < 0 || c->var != lhs->var)
+			continue;
+		if (path_prefix(c->path, lhs->path))
+			return true;
+		if (path_prefix(lhs->path, c->path) && !c->deref)
+			return true;
+	}
 	return false;
 }
 
@@ -319,6 +378,12 @@ static void add_carrier(struct flow *fl, const struct ref *r)
 		return;
 	if (v->kind == VK_LOCAL && (v->flags & VF_RECORD))
 		fl->stack_root = true;
+	if (fl->depth == 0 && !fl->out->from_caller && r->deref && r->path && *r->path && v->kind != VK_PARAM &&
+	    root_from_param(fl->mf, r->var, fl->limit)) {
+		fl->out->from_caller = 1;
+		fl->out->from_caller_loc = v->loc;
+		fl->out->from_caller_name = v->name;
+	}
 	if (v->kind == VK_PARAM && !(v->flags & VF_VALUE) && fl->depth == 0 && !fl->out->from_caller) {
 		fl->out->from_caller = 1;
 		fl->out->from_caller_loc = v->loc;
@@ -541,7 +606,7 @@ static void flow_run(struct flow *fl)
 			const struct event *e = &f->events[i];
 			if (e->kind == EV_ASSIGN && !fl->done[i]) {
 				const struct ref *lhs = &e->u.assign.lhs;
-				if (lhs->var < 0 || !carried(fl, lhs) || killed(fl, i, lhs))
+				if (lhs->var < 0 || !assigns_carrier(fl, lhs) || killed(fl, i, lhs))
 					continue;
 				fl->done[i] = 1;
 				changed = true;
@@ -569,6 +634,7 @@ struct cls {
 	int state;            /* 0: neutral (a constant, Qnil) */
 	const char *why;      /* deciding call */
 	const char *why_fn;   /* function whose argument it is */
+	const char *arg;      /* that argument's name */
 	struct loc loc;
 	bool param;           /* an unassigned parameter */
 };
@@ -588,7 +654,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 {
 	struct cls r = {0};
 	if (!x || depth > 4)
-		return (struct cls){IOS_UNKNOWN, NULL, NULL, {0}, false};
+		return (struct cls){IOS_UNKNOWN, NULL, NULL, NULL, {0}, false};
 	if (x->kind == EX_CALL && x->call >= 0) {
 		const struct event *e = &mf->f->events[x->call];
 		const struct call *c = &e->u.call;
@@ -605,6 +671,15 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			if (arg_ref(&c->args[0], &a))
 				return classify_var(m, mf, &a, (uint32_t)x->call, (uint32_t)x->call, depth + 1);
 			return classify_expr(m, mf, &c->args[0], x->call, (uint32_t)x->call, depth + 1);
+		} else if (IN(c->name, maybe_passthrough) && c->nargs) {
+			/* the argument itself, or a fresh converted copy */
+			struct ref a;
+			struct cls arg = arg_ref(&c->args[0], &a)
+						 ? classify_var(m, mf, &a, (uint32_t)x->call, (uint32_t)x->call, depth + 1)
+						 : classify_expr(m, mf, &c->args[0], x->call, (uint32_t)x->call, depth + 1);
+			r.state = IOS_FRESH;
+			cls_worse(&r, &arg);
+			return r;
 		} else
 			r.state = IOS_SHARED;
 		return r;
@@ -615,7 +690,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			return classify_var(m, mf, &x->ref, at, at, depth + 1);
 		if (x->ref.path && *x->ref.path)
 			return classify_var(m, mf, &x->ref, at, at, depth + 1);
-		return (struct cls){IOS_UNKNOWN, NULL, NULL, {0}, false};
+		return (struct cls){IOS_UNKNOWN, NULL, NULL, NULL, {0}, false};
 	}
 	if (x->kind == EX_INT || x->kind == EX_NULL || x->kind == EX_STRING)
 		return r; /* Qnil, Qfalse ...: no object */
@@ -650,7 +725,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
  * only directly), else an argument from outside. */
 static struct cls classify_param(const struct model *m, const struct mfunc *mf, const struct var *v, int depth)
 {
-	struct cls shared = {IOS_SHARED, NULL, mf->f->name, v->loc, true};
+	struct cls shared = {IOS_SHARED, NULL, mf->f->name, v->name, v->loc, true};
 	if (!(mf->f->flags & FN_STATIC) || depth > 3 || mf->in_end == mf->in_begin || v->param_index < 0)
 		return shared;
 	struct cls r = {0};
@@ -770,7 +845,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 	struct cls r = {0};
 	const struct var *v = mf_var(mf, o->var);
 	if (!v || depth > 6)
-		return (struct cls){IOS_UNKNOWN, NULL, NULL, {0}, false};
+		return (struct cls){IOS_UNKNOWN, NULL, NULL, NULL, {0}, false};
 	const struct func *f = mf->f;
 	bool member = o->path && *o->path;
 	/* assignments to exactly o before `at`, unless overwritten before `at` */
@@ -800,7 +875,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 	if (!any) {
 		if (member) {
 			if (root_is_typed_data(mf, o->var, at))
-				return (struct cls){IOS_RECEIVER, NULL, NULL, {0}, false};
+				return (struct cls){IOS_RECEIVER, NULL, NULL, NULL, {0}, false};
 			if (root_from_param(mf, o->var, at)) {
 				const char *lk = locked_by_caller(m, mf);
 				r.state = lk ? IOS_LOCKED : IOS_UNKNOWN;
@@ -821,7 +896,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 				for (uint32_t k = 0; k < e->u.call.nargs; k++)
 					if (e->u.call.args[k].kind == EX_REF && e->u.call.args[k].ref.addr &&
 					    ref_same(&e->u.call.args[k].ref, o)) {
-						r = (struct cls){IOS_SHARED, e->u.call.name, NULL, e->loc, false};
+						r = (struct cls){IOS_SHARED, e->u.call.name, NULL, NULL, e->loc, false};
 					}
 			}
 		}
@@ -838,11 +913,11 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			if (!arg_ref(&e->u.call.args[0], &a) || !ref_same(&a, o))
 				continue;
 			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) && !e->u.call.result_used) {
-				r = (struct cls){IOS_FROZEN, e->u.call.name, NULL, e->loc, false};
+				r = (struct cls){IOS_FROZEN, e->u.call.name, NULL, NULL, e->loc, false};
 				break;
 			}
 			if (str_eq(e->u.call.name, "rb_str_locktmp")) {
-				r = (struct cls){IOS_LOCKED, e->u.call.name, NULL, e->loc, false};
+				r = (struct cls){IOS_LOCKED, e->u.call.name, NULL, NULL, e->loc, false};
 				break;
 			}
 		}
@@ -856,7 +931,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			for (uint32_t k = 0; k < e->u.call.nargs; k++) {
 				if (!expr_mentions(&e->u.call.args[k], o) || !call_exposes(&e->u.call, k))
 					continue;
-				return (struct cls){IOS_EXPOSED, e->u.call.name, NULL, e->loc, false};
+				return (struct cls){IOS_EXPOSED, e->u.call.name, NULL, NULL, e->loc, false};
 			}
 		}
 	}
@@ -1020,6 +1095,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 		in->state = c.state ? c.state : IOS_UNKNOWN;
 		in->why = c.why;
 		in->why_fn = c.why_fn;
+		in->why_arg = c.arg;
 		in->why_loc = c.loc;
 		in->owner_param = c.param;
 		if (in->kind == IOK_TYPED && in->state == IOS_SHARED && c.param)
