@@ -144,6 +144,28 @@ static const char *const passthrough[] = {
 	"rb_string_value",
 };
 
+/* Read an object out of a container the caller holds: the container keeps it
+ * alive (it is still shared: other code can change it). Source: Ruby 3.1
+ * ruby/internal/intern/hash.h, array.h, variable.h, struct.h, core/rarray.h. */
+static const char *const container_reads[] = {
+	"RARRAY_AREF",
+	"rb_ary_entry",
+	"rb_ary_last",
+	"rb_attr_get",
+	"rb_const_get",
+	"rb_const_get_at",
+	"rb_cvar_get",
+	"rb_gv_get",
+	"rb_hash_aref",
+	"rb_hash_fetch",
+	"rb_hash_lookup",
+	"rb_hash_lookup2",
+	"rb_iv_get",
+	"rb_ivar_get",
+	"rb_struct_aref",
+	"rb_struct_getmember",
+};
+
 /* Return their argument or a converted copy of it. Source: Ruby 3.1
  * ruby/internal/encoding/string.h (rb_str_conv_enc, rb_str_conv_enc_opts),
  * intern/string.h (rb_str_export, rb_str_export_locale,
@@ -338,6 +360,7 @@ struct flow {
 };
 
 static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at);
+static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at);
 
 static bool carried(const struct flow *fl, const struct ref *r)
 {
@@ -506,6 +529,16 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 		vec_push(&fl->out->statics, st);
 		return;
 	}
+	if (member && r->deref && root_is_typed_data(fl->mf, r->var, fl->limit)) {
+		bool seen = false;
+		for (size_t i = 0; i < fl->out->objstate.n; i++)
+			seen |= fl->out->objstate.v[i].var == r->var;
+		if (!seen) {
+			struct io_static st = {r->var, ref_name(fl->mf, r),
+					       fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc};
+			vec_push(&fl->out->objstate, st);
+		}
+	}
 	if (r->addr || member || (v->flags & (VF_POINTER | VF_ARRAY | VF_RECORD)))
 		add_carrier(fl, r);
 }
@@ -632,6 +665,7 @@ static void flow_run(struct flow *fl)
 
 struct cls {
 	int state;            /* 0: neutral (a constant, Qnil) */
+	bool held;            /* read out of a container that keeps it alive */
 	const char *why;      /* deciding call */
 	const char *why_fn;   /* function whose argument it is */
 	const char *arg;      /* that argument's name */
@@ -654,7 +688,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 {
 	struct cls r = {0};
 	if (!x || depth > 4)
-		return (struct cls){IOS_UNKNOWN, NULL, NULL, NULL, {0}, false};
+		return (struct cls){.state = IOS_UNKNOWN};
 	if (x->kind == EX_CALL && x->call >= 0) {
 		const struct event *e = &mf->f->events[x->call];
 		const struct call *c = &e->u.call;
@@ -680,8 +714,10 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			r.state = IOS_FRESH;
 			cls_worse(&r, &arg);
 			return r;
-		} else
+		} else {
 			r.state = IOS_SHARED;
+			r.held = IN(c->name, container_reads);
+		}
 		return r;
 	}
 	if (x->kind == EX_REF) {
@@ -690,7 +726,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			return classify_var(m, mf, &x->ref, at, at, depth + 1);
 		if (x->ref.path && *x->ref.path)
 			return classify_var(m, mf, &x->ref, at, at, depth + 1);
-		return (struct cls){IOS_UNKNOWN, NULL, NULL, NULL, {0}, false};
+		return (struct cls){.state = IOS_UNKNOWN};
 	}
 	if (x->kind == EX_INT || x->kind == EX_NULL || x->kind == EX_STRING)
 		return r; /* Qnil, Qfalse ...: no object */
@@ -723,10 +759,38 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 
 /* A parameter never assigned: what the callers pass (static functions called
  * only directly), else an argument from outside. */
+/* Is the function's address taken anywhere (rb_define_method(c, "m", fn, 1),
+ * an ops table, a function pointer)? Then it has callers the call graph does
+ * not show: Ruby's calls into a method are not edges. */
+static bool address_taken(const struct model *m, const struct mfunc *mf)
+{
+	const char *usr = mf->f->usr;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_CALL) {
+				for (uint32_t k = 0; k < e->u.call.nargs; k++)
+					if (e->u.call.args[k].kind == EX_FUNC && str_eq(e->u.call.args[k].func_usr, usr))
+						return true;
+			} else if (e->kind == EV_ASSIGN && e->u.assign.rhs.kind == EX_FUNC &&
+				   str_eq(e->u.assign.rhs.func_usr, usr)) {
+				return true;
+			}
+		}
+	}
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, usr))
+				return true;
+	return false;
+}
+
 static struct cls classify_param(const struct model *m, const struct mfunc *mf, const struct var *v, int depth)
 {
-	struct cls shared = {IOS_SHARED, NULL, mf->f->name, v->name, v->loc, true};
-	if (!(mf->f->flags & FN_STATIC) || depth > 3 || mf->in_end == mf->in_begin || v->param_index < 0)
+	struct cls shared = {.state = IOS_SHARED, .why_fn = mf->f->name, .arg = v->name, .loc = v->loc, .param = true};
+	if (!(mf->f->flags & FN_STATIC) || depth > 3 || mf->in_end == mf->in_begin || v->param_index < 0 ||
+	    address_taken(m, mf))
 		return shared;
 	struct cls r = {0};
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
@@ -845,7 +909,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 	struct cls r = {0};
 	const struct var *v = mf_var(mf, o->var);
 	if (!v || depth > 6)
-		return (struct cls){IOS_UNKNOWN, NULL, NULL, NULL, {0}, false};
+		return (struct cls){.state = IOS_UNKNOWN};
 	const struct func *f = mf->f;
 	bool member = o->path && *o->path;
 	/* assignments to exactly o before `at`, unless overwritten before `at` */
@@ -875,7 +939,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 	if (!any) {
 		if (member) {
 			if (root_is_typed_data(mf, o->var, at))
-				return (struct cls){IOS_RECEIVER, NULL, NULL, NULL, {0}, false};
+				return (struct cls){.state = IOS_RECEIVER};
 			if (root_from_param(mf, o->var, at)) {
 				const char *lk = locked_by_caller(m, mf);
 				r.state = lk ? IOS_LOCKED : IOS_UNKNOWN;
@@ -896,7 +960,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 				for (uint32_t k = 0; k < e->u.call.nargs; k++)
 					if (e->u.call.args[k].kind == EX_REF && e->u.call.args[k].ref.addr &&
 					    ref_same(&e->u.call.args[k].ref, o)) {
-						r = (struct cls){IOS_SHARED, e->u.call.name, NULL, NULL, e->loc, false};
+						r = (struct cls){.state = IOS_SHARED, .why = e->u.call.name, .loc = e->loc};
 					}
 			}
 		}
@@ -913,11 +977,11 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			if (!arg_ref(&e->u.call.args[0], &a) || !ref_same(&a, o))
 				continue;
 			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) && !e->u.call.result_used) {
-				r = (struct cls){IOS_FROZEN, e->u.call.name, NULL, NULL, e->loc, false};
+				r = (struct cls){.state = IOS_FROZEN, .why = e->u.call.name, .loc = e->loc};
 				break;
 			}
 			if (str_eq(e->u.call.name, "rb_str_locktmp")) {
-				r = (struct cls){IOS_LOCKED, e->u.call.name, NULL, NULL, e->loc, false};
+				r = (struct cls){.state = IOS_LOCKED, .why = e->u.call.name, .loc = e->loc};
 				break;
 			}
 		}
@@ -931,7 +995,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			for (uint32_t k = 0; k < e->u.call.nargs; k++) {
 				if (!expr_mentions(&e->u.call.args[k], o) || !call_exposes(&e->u.call, k))
 					continue;
-				return (struct cls){IOS_EXPOSED, e->u.call.name, NULL, NULL, e->loc, false};
+				return (struct cls){.state = IOS_EXPOSED, .why = e->u.call.name, .loc = e->loc};
 			}
 		}
 	}
@@ -1098,13 +1162,18 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 		in->why_arg = c.arg;
 		in->why_loc = c.loc;
 		in->owner_param = c.param;
-		if (in->kind == IOK_TYPED && in->state == IOS_SHARED && c.param)
-			in->state = IOS_RECEIVER; /* typed data of self or another argument */
+		/* typed data is the object's own C struct: never "unfrozen" (other
+		 * fibers using the same object is the offload gate's "cannot verify") */
+		bool typed_of_param = false;
+		if (in->kind == IOK_TYPED) {
+			typed_of_param = c.param || in->state == IOS_SHARED || in->state == IOS_UNKNOWN;
+			in->state = IOS_RECEIVER;
+		}
 
 		/* alive? */
 		const struct var *ovar = owner.var >= 0 ? mf_var(of, owner.var) : NULL;
-		if (in->state == IOS_RECEIVER)
-			in->alive = IOA_HELD;
+		if (in->kind == IOK_TYPED && typed_of_param && ovar && ovar->kind == VK_PARAM)
+			in->alive = IOA_HELD; /* the receiver or another argument: the caller holds it */
 		else if (in->temporary)
 			in->alive = IOA_NO;
 		else if (in->stored)
@@ -1128,6 +1197,9 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 			else
 				in->alive = alive_after(mf, &owner, rel, &in->guard_before, at);
 		}
+		/* read out of a hash, array or ivar: the container keeps it */
+		if (in->alive == IOA_NO && c.held && !in->temporary)
+			in->alive = IOA_HELD;
 		if (in->alive == IOA_NO && ovar && owner.path && *owner.path)
 			in->alive = IOA_HELD;
 	}
@@ -1149,6 +1221,7 @@ void io_free(struct io_analysis *a)
 {
 	vec_free(&a->in);
 	vec_free(&a->statics);
+	vec_free(&a->objstate);
 }
 
 /* ---- the offload gates ---- */
@@ -1164,6 +1237,11 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 			 "the callback's data comes from the caller ('%s'), which is not followed: cannot verify its "
 			 "inputs",
 			 a.from_caller_name ? a.from_caller_name : "?");
+	for (size_t i = 0; i < a.objstate.n; i++)
+		gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
+			 "'%s' is state kept in a Ruby object's C struct; other fibers can use that object during the "
+			 "call unless an in-progress guard stops them: cannot verify",
+			 a.objstate.v[i].name);
 	for (size_t i = 0; i < a.in.n; i++) {
 		const struct io_input *in = &a.in.v[i];
 		const struct event *e = &m->fns.v[in->fn].f->events[in->ev];

@@ -87,6 +87,9 @@ struct io_analysis {
 	const char *from_caller_name;
 	/* static buffers handed to the callback (outputs gate) */
 	VEC(struct io_static) statics;
+	/* fields of an object's C struct handed to the callback (a library handle
+	 * in typed data): state other fibers may use too (inputs gate) */
+	VEC(struct io_static) objstate;
 };
 
 /* The release call of site s as an event of the function that fills its data. */

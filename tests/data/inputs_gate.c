@@ -103,3 +103,18 @@ VALUE inputs_pass_no_data(VALUE self)
 	rb_nogvl(nothing, NULL, NULL, NULL, 0);
 	return self;
 }
+
+struct handle_holder {
+	void *handle;
+};
+
+VALUE inputs_unknown_object_state(VALUE self)
+{
+	struct args a = {0};
+	char out[8];
+	struct handle_holder *h = rb_check_typeddata(self, &t);
+	a.ctx = h->handle;
+	a.out = out;
+	rb_nogvl(cb, &a, NULL, NULL, 0);
+	return rb_str_new(out, 8);
+}

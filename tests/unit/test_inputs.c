@@ -77,6 +77,7 @@ static void test_gates(void **state)
 	assert_int_equal(st.in, GATE_PASS);
 	assert_int_equal(st.out, GATE_FAIL);
 	assert_int_equal(gate_states(m, "inputs_pass_no_data").in, GATE_PASS);
+	assert_int_equal(gate_states(m, "inputs_unknown_object_state").in, GATE_UNKNOWN);
 	run_free(&r);
 	options_free(&o);
 	fclose(devnull);
