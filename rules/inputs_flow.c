@@ -51,7 +51,8 @@ static const struct src_entry sources[] = {
  * rb_str_freeze, rb_str_to_interned_str, rb_interned_str*), encoding/string.h
  * (rb_enc_interned_str*), intern/object.h (rb_obj_freeze), intern/array.h
  * (rb_ary_freeze), fl_type.h (OBJ_FREEZE -> rb_obj_freeze_inline); Ruby's
- * internal string.h (rb_fstring, rb_str_tmp_frozen_acquire: io.c uses it). */
+ * internal string.h (rb_fstring, rb_str_tmp_frozen_acquire: io.c uses it);
+ * rb_sym2str returns the symbol's frozen name (symbol.c, Ruby 2.2+). */
 static const char *const frozen_makers[] = {
 	"rb_ary_freeze",
 	"rb_enc_interned_str",
@@ -66,6 +67,7 @@ static const char *const frozen_makers[] = {
 	"rb_str_new_frozen",
 	"rb_str_tmp_frozen_acquire",
 	"rb_str_to_interned_str",
+	"rb_sym2str",
 };
 
 /* Freeze their first argument in place (as a statement). Same sources. */
@@ -164,6 +166,40 @@ static const char *const container_reads[] = {
 	"rb_ivar_get",
 	"rb_struct_aref",
 	"rb_struct_getmember",
+};
+
+/* Return numbers (immediates or Integer/Float objects): never a string or an
+ * array whose buffer a callback could use. Source: Ruby 3.1
+ * ruby/internal/arithmetic/ headers, intern/object.h (rb_Integer, rb_Float). */
+static const char *const non_strings[] = {
+	"rb_Float",
+	"rb_Integer",
+	"rb_float_new",
+	"rb_float_new_in_heap",
+	"rb_int2big",
+	"rb_int2inum",
+	"rb_int2num_inline",
+	"rb_ll2inum",
+	"rb_long2num_inline",
+	"rb_to_int",
+	"rb_uint2big",
+	"rb_uint2inum",
+	"rb_uint2num_inline",
+	"rb_ull2inum",
+	"rb_ulong2num_inline",
+};
+
+/* Store their last argument into a container (the first): the container then
+ * keeps it alive. Source: Ruby 3.1 ruby/internal/intern/array.h, hash.h,
+ * variable.h, struct.h. */
+static const char *const container_stores[] = {
+	"rb_ary_push",
+	"rb_ary_store",
+	"rb_ary_unshift",
+	"rb_hash_aset",
+	"rb_iv_set",
+	"rb_ivar_set",
+	"rb_struct_aset",
 };
 
 /* Return their argument or a converted copy of it. Source: Ruby 3.1
@@ -417,6 +453,8 @@ static void add_carrier(struct flow *fl, const struct ref *r)
 static bool killed(const struct flow *fl, uint32_t at, const struct ref *lhs)
 {
 	const struct func *f = fl->mf->f;
+	if (lhs->path && strstr(lhs->path, "[]"))
+		return false; /* a[i] = x; a[n] = NULL: other elements */
 	for (uint32_t j = at + 1; j < fl->limit; j++) {
 		const struct event *e = &f->events[j];
 		if (e->kind != EV_ASSIGN || e->u.assign.compound || !ref_same(&e->u.assign.lhs, lhs))
@@ -714,6 +752,9 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			r.state = IOS_FRESH;
 			cls_worse(&r, &arg);
 			return r;
+		} else if (ruby_class_of_call(c) == RC_PURE || IN(c->name, non_strings)) {
+			r.state = 0; /* an immediate or a number: no buffer to share */
+			r.why = NULL;
 		} else {
 			r.state = IOS_SHARED;
 			r.held = IN(c->name, container_reads);
@@ -920,7 +961,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 		if (e->kind != EV_ASSIGN || !ref_same(&e->u.assign.lhs, o))
 			continue;
 		bool later = false;
-		for (uint32_t j = i + 1; j < at && j < f->nevents; j++) {
+		for (uint32_t j = i + 1; j < at && j < f->nevents && !(o->path && strstr(o->path, "[]")); j++) {
 			const struct event *e2 = &f->events[j];
 			if (e2->kind == EV_ASSIGN && !e2->u.assign.compound && ref_same(&e2->u.assign.lhs, o) &&
 			    region_encloses(f, e2->region, f->events[at < f->nevents ? at : f->nevents - 1].region)) {
@@ -937,7 +978,12 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 		cls_worse(&r, &c);
 	}
 	if (!any) {
-		if (member) {
+		if (member && v->kind == VK_PARAM && (v->flags & (VF_POINTER | VF_ARRAY)) && v->type && strstr(v->type, "VALUE") &&
+		    str_starts(o->path, "[]")) {
+			/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
+			r = (struct cls){.state = IOS_SHARED, .why_fn = f->name, .arg = v->name, .loc = v->loc,
+					 .param = true, .held = true};
+		} else if (member) {
 			if (root_is_typed_data(mf, o->var, at))
 				return (struct cls){.state = IOS_RECEIVER};
 			if (root_from_param(mf, o->var, at)) {
@@ -1025,6 +1071,15 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 	}
 	if (best != IOA_NO)
 		return best;
+	/* stored into an array or hash before the call (fiddle's converted_args) */
+	for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_CALL || !IN(e->u.call.name, container_stores))
+			continue;
+		for (uint32_t k = 1; k < e->u.call.nargs; k++)
+			if (expr_mentions(&e->u.call.args[k], o))
+				return IOA_HELD;
+	}
 	for (uint32_t i = from; i < rel && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
 		if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, o) && is_guard_event(e)) {
