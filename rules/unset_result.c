@@ -179,23 +179,50 @@ static bool checks(const struct ctx *c, const struct expr *cond)
 	return false;
 }
 
-/* Is the read at event i on a path where the callback is known to have run? */
+/* Does the condition being true mean the callback ran? `if (r)`, `!= NULL`,
+ * `if (a.done)`: yes; `if (!r)`, `== NULL`, `== 0`: no. */
+static bool true_means_ran(const struct region *rg)
+{
+	const char *t = rg->cond.text ? rg->cond.text : "";
+	if (strstr(t, "!="))
+		return true;
+	if (rg->negated || strstr(t, "=="))
+		return false;
+	return true;
+}
+
+/* Is the read at event i on a path where the callback is known to have run
+ * (design.md: "fine on the path where the callback's return value was
+ * checked first")? */
 static bool checked_at(const struct ctx *c, uint32_t i)
 {
 	const struct func *f = c->mf->f;
 	const struct event *e = &f->events[i];
-	for (int32_t r = e->region; r >= 0; r = f->regions[r].parent)
-		if (c->check_region[r])
+	/* inside a branch or loop body on the "ran" side of the check */
+	for (int32_t r = e->region; r >= 0; r = f->regions[r].parent) {
+		if (!c->check_region[r])
+			continue;
+		const struct region *rg = &f->regions[r];
+		bool ran = true_means_ran(rg);
+		if (rg->kind == RG_THEN && ran)
 			return true;
-	/* an earlier early exit or retry loop on the check */
+		if (rg->kind == RG_ELSE && !ran)
+			return true;
+		if (rg->kind == RG_LOOP && ran && e->loc.off >= rg->cond_end)
+			return true; /* while ((r = ...) != NULL) { body } */
+	}
+	/* after an early exit on the "did not run" side, or a retry loop */
 	for (uint32_t r = 0; r < f->nregions; r++) {
 		if (!c->check_region[r])
 			continue;
 		const struct region *rg = &f->regions[r];
 		if (rg->end > e->loc.off || rg->parent < 0 || !encloses(f, rg->parent, e->region))
 			continue;
-		if (rg->kind == RG_LOOP || rg->ends_with_return)
-			return true;
+		bool ran = true_means_ran(rg);
+		if (rg->kind == RG_LOOP && !ran)
+			return true; /* while (call(...) == NULL) retry; */
+		if (rg->kind == RG_THEN && rg->ends_with_return && !ran)
+			return true; /* if (!r) return ...; */
 	}
 	return false;
 }

@@ -1520,8 +1520,11 @@ static void walk_stmt(struct xctx *x, CXCursor c)
 			if (is_expr_kind(clang_getCursorKind(kd.p[i]))) {
 				struct esum e = {0};
 				walk_expr(x, kd.p[i], ACC_READ, &e);
-				if (!x->rg.v[ri].cond.text || !*x->rg.v[ri].cond.text)
+				if (!x->rg.v[ri].cond.text || !*x->rg.v[ri].cond.text) {
 					esum_finish(x, &e, &x->rg.v[ri].cond);
+					struct range cr = cursor_range(x, kd.p[i]);
+					x->rg.v[ri].cond_end = cr.end;
+				}
 				esum_free(&e);
 			} else {
 				walk_stmt(x, kd.p[i]);
