@@ -125,6 +125,13 @@ static void run(struct rule_ctx *rc)
 			if (fresh)
 				continue;
 			bool found = false;
+			for (size_t k = 0; k < hits.n && e->macro && !e->in_macro_arg; k++) {
+				/* one finding per use of a cleanup macro (FREE_BINDS) */
+				const struct event *o = &f->events[hits.v[k].ev];
+				if (hits.v[k].fn == s->fn && hits.v[k].ev != i && o->macro == e->macro &&
+				    o->loc.off == e->loc.off && !o->in_macro_arg)
+					found = true;
+			}
 			for (size_t k = 0; k < hits.n; k++)
 				if (hits.v[k].fn == s->fn && hits.v[k].ev == i) {
 					if ((uint32_t)m->sites.v[hits.v[k].site].ev < s->ev)
@@ -148,6 +155,18 @@ static void run(struct rule_ctx *rc)
 		const struct call *rel = &m->fns.v[s->fn].f->events[s->ev].u.call;
 		bool result = rel->result.var == r.var && (!rel->result.path || !*rel->result.path) && s->fn == hits.v[k].fn;
 		bool plain = str_in_sorted(e->u.call.name, cleanups, ARRAY_SIZE(cleanups));
+		/* a field of the data struct that only the callback sets (crypt_ra(&args->data)) */
+		bool by_cb = false;
+		if (!result && s->data1 && s->data1->kind == EX_REF && s->data1->ref.addr && s->fn == s->data_fn &&
+		    r.var == s->data1->ref.var && r.path && *r.path) {
+			by_cb = true;
+			for (uint32_t j = 0; j < s->ev; j++) {
+				const struct event *a = &mf->f->events[j];
+				if (a->kind == EV_ASSIGN && ref_same(&a->u.assign.lhs, &r) &&
+				    a->u.assign.rhs.kind != EX_NULL && a->u.assign.rhs.kind != EX_INT)
+					by_cb = false;
+			}
+		}
 		struct finding *f;
 		if (str_eq(e->u.call.name, "rb_str_unlocktmp"))
 			f = rule_report(rc, &e->loc, mf->f->name,
@@ -162,6 +181,11 @@ static void run(struct rule_ctx *rc)
 					"leaks; have the callback store it in the data struct and free it in an rb_ensure "
 					"handler",
 					name, what, s->called, why(s));
+		else if (by_cb)
+			f = rule_report(rc, &e->loc, mf->f->name,
+					"'%s' frees '%s', memory the callback stored in its data, after %s, which can raise "
+					"instead of returning (%s): '%s' leaks when it does; free it in an rb_ensure handler",
+					name, what, s->called, why(s), what);
 		else
 			f = rule_report(rc, &e->loc, mf->f->name,
 					"'%s' frees '%s' after %s, which can raise instead of returning (%s): '%s' leaks "

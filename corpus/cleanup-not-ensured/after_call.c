@@ -99,6 +99,60 @@ static VALUE gen_salt(VALUE self, VALUE cost)
 	return res;
 }
 
+/* Memory the callback stores in the data struct (a crypt_ra(&args->data) shape). */
+struct crypt_args {
+	const char *key;
+	void *data;
+	int size;
+};
+
+char *lib_crypt(const char *key, void **data, int *size);
+
+static void *crypt_nogvl(void *p)
+{
+	struct crypt_args *a = p;
+	return lib_crypt(a->key, &a->data, &a->size);
+}
+
+static VALUE do_crypt(VALUE self, VALUE key)
+{
+	struct crypt_args args;
+	char *value;
+	VALUE out;
+	key = rb_str_new_frozen(key);
+	args.key = StringValueCStr(key);
+	args.data = NULL;
+	args.size = 0;
+	value = rb_thread_call_without_gvl(crypt_nogvl, &args, NULL, NULL);
+	RB_GC_GUARD(key);
+	if (!value)
+		return Qnil;
+	out = rb_str_new_cstr(value);
+	free(args.data); /* expect: cleanup-not-ensured */ /* expect-msg: memory the callback stored in its data */
+	return out;
+}
+
+/* A cleanup macro is one finding where it is used. */
+#define FREE_BUFS          \
+	do {               \
+		xfree(a.in);  \
+		xfree(a.out); \
+	} while (0)
+
+static VALUE squeeze_macro(VALUE self, VALUE str)
+{
+	struct squeeze_args a = {0};
+	VALUE res;
+	a.len = RSTRING_LEN(str);
+	a.in = ALLOC_N(char, a.len);
+	memcpy(a.in, RSTRING_PTR(str), a.len);
+	a.out = ALLOC_N(char, a.len);
+	rb_thread_call_without_gvl(squeeze_nogvl, &a, NULL, NULL);
+	res = rb_str_new(a.out, a.outlen);
+	FREE_BUFS; /* expect: cleanup-not-ensured */
+	return res;
+}
+
 void Init_after_call(void)
 {
 	VALUE c = rb_define_class("Squeeze", rb_cObject);
@@ -106,4 +160,6 @@ void Init_after_call(void)
 	rb_define_method(c, "lib", squeeze_lib, 1);
 	rb_define_method(c, "offload", squeeze_offload, 1);
 	rb_define_method(c, "salt", gen_salt, 1);
+	rb_define_method(c, "crypt", do_crypt, 1);
+	rb_define_method(c, "macro", squeeze_macro, 1);
 }
