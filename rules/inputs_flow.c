@@ -202,6 +202,14 @@ static const char *const container_stores[] = {
 	"rb_struct_aset",
 };
 
+/* Hand out the method's arguments through pointers. Source: Ruby 3.1
+ * ruby/internal/scan_args.h, intern/class.h (rb_get_kwargs). */
+static const char *const arg_scanners[] = {
+	"rb_get_kwargs",
+	"rb_scan_args",
+	"rb_scan_args_kw",
+};
+
 /* Return their argument or a converted copy of it. Source: Ruby 3.1
  * ruby/internal/encoding/string.h (rb_str_conv_enc, rb_str_conv_enc_opts),
  * intern/string.h (rb_str_export, rb_str_export_locale,
@@ -445,6 +453,7 @@ static void add_carrier(struct flow *fl, const struct ref *r)
 	}
 	if (v->kind == VK_PARAM && !(v->flags & VF_VALUE) && fl->depth == 0 && !fl->out->from_caller) {
 		fl->out->from_caller = 1;
+		fl->out->from_caller_ptr = 1;
 		fl->out->from_caller_loc = v->loc;
 		fl->out->from_caller_name = v->name;
 	}
@@ -492,7 +501,8 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	}
 	in.dest = dest && dest->var >= 0 ? ref_name(fl->mf, dest) : NULL;
 	in.dest_loc = fl->mf->f->events[fl->cur < fl->limit ? fl->cur : ev].loc;
-	in.helper = fl->depth ? fl->mf->f->name : NULL;
+	in.helper = fl->depth == 1 ? fl->mf->f->name : NULL;
+	in.rel_fn = -1;
 	vec_push(&fl->out->in, in);
 }
 
@@ -599,6 +609,8 @@ static void flow_expr(struct flow *fl, const struct expr *x, int32_t parent, con
 		/* a VALUE parameter cast to a struct pointer (rb_ensure's argument) is
 		 * data the caller filled */
 		const struct var *v = mf_var(fl->mf, x->ref.var);
+		if (v && v->kind == VK_PARAM && (v->flags & VF_VALUE) && x->cast && fl->depth == 0)
+			fl->out->from_caller_cast = 1;
 		if (v && v->kind == VK_PARAM && (v->flags & VF_VALUE) && x->cast && fl->depth == 0 &&
 		    !fl->out->from_caller) {
 			fl->out->from_caller = 1;
@@ -982,7 +994,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 		    str_starts(o->path, "[]")) {
 			/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
 			r = (struct cls){.state = IOS_SHARED, .why_fn = f->name, .arg = v->name, .loc = v->loc,
-					 .param = true, .held = true};
+					 .param = true};
 		} else if (member) {
 			if (root_is_typed_data(mf, o->var, at))
 				return (struct cls){.state = IOS_RECEIVER};
@@ -1006,7 +1018,13 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 				for (uint32_t k = 0; k < e->u.call.nargs; k++)
 					if (e->u.call.args[k].kind == EX_REF && e->u.call.args[k].ref.addr &&
 					    ref_same(&e->u.call.args[k].ref, o)) {
-						r = (struct cls){.state = IOS_SHARED, .why = e->u.call.name, .loc = e->loc};
+						if (IN(e->u.call.name, arg_scanners))
+							/* a method argument, held by the method frame */
+							r = (struct cls){.state = IOS_SHARED, .why_fn = f->name,
+									 .arg = v->name, .loc = e->loc, .param = true};
+						else
+							r = (struct cls){.state = IOS_SHARED, .why = e->u.call.name,
+									 .loc = e->loc};
 					}
 			}
 		}
@@ -1090,6 +1108,43 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 	return IOA_NO;
 }
 
+/* A method argument is held by the method's frame for the whole call (as
+ * self is, design.md), when Ruby is the only caller: the function has no
+ * direct C callers. Unless StringValue* converted it without a type check
+ * first: to_str's result then replaces the argument, and only the C local
+ * holds it (mysql2 PR #1504). */
+static bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref *o, const struct cls *c,
+			uint32_t src, uint32_t rel)
+{
+	const struct var *v = mf_var(mf, o->var);
+	if (!v || !c->param)
+		return false;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
+		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
+			return false; /* C callers may pass temporaries */
+	bool converts = false, checked = false;
+	const struct event *se = &mf->f->events[src];
+	if (se->kind == EV_CALL && (str_eq(se->u.call.name, "rb_string_value_ptr") ||
+				    str_eq(se->u.call.name, "rb_string_value_cstr")))
+		converts = true;
+	for (uint32_t i = 0; i < rel && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_CALL || !e->u.call.nargs)
+			continue;
+		struct ref a;
+		if (!arg_ref(&e->u.call.args[0], &a) || !ref_same(&a, o))
+			continue;
+		if (str_eq(e->u.call.name, "rb_string_value") || str_eq(e->u.call.name, "rb_str_to_str"))
+			converts = true;
+		/* a String from here on: later conversions keep it (but StringValue
+		 * itself is a conversion) */
+		if (i < src && (str_eq(e->u.call.name, "Check_Type") || str_eq(e->u.call.name, "rb_check_type") ||
+				str_eq(e->u.call.name, "rb_check_typeddata")))
+			checked = true;
+	}
+	return !converts || checked;
+}
+
 /* ---- the analysis ---- */
 
 bool io_release_event(const struct model *m, const struct msite *s, uint32_t *fn, uint32_t *ev)
@@ -1130,6 +1185,99 @@ bool io_first_for_data(const struct model *m, const struct msite *s)
 static bool expr_empty(const struct expr *x)
 {
 	return !x || x->kind == EX_NULL || x->kind == EX_INT || x->kind == EX_STRING || x->kind == EX_FUNC;
+}
+
+/* One hop up: pointer parameters of the data function stored in the data
+ * (static void *run(const char *p) { a.p = p; rb_nogvl(...); }, ruby-pg's
+ * gvl_PQexec stubs) are followed into each direct caller's argument. The
+ * pointers found there are judged in the caller, against the call. Release
+ * wrappers are not followed (their callers are sites of their own). */
+static void caller_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct flow *fl,
+		       struct io_analysis *out)
+{
+	if (!out->from_caller_ptr || s->is_template || mf->wrapper >= 0)
+		return;
+	int params[16];
+	unsigned np = 0;
+	for (size_t i = 0; i < fl->carriers.n && np < ARRAY_SIZE(params); i++) {
+		const struct var *v = mf_var(mf, fl->carriers.v[i].var);
+		if (v && v->kind == VK_PARAM && !(v->flags & VF_VALUE) && v->param_index >= 0)
+			params[np++] = v->param_index;
+	}
+	if (!np)
+		return;
+	bool all = mf->in_begin < mf->in_end && !address_taken(m, mf);
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+		if (ed->kind != EDGE_DIRECT) {
+			all = false;
+			continue;
+		}
+		const struct mfunc *cf = &m->fns.v[ed->from];
+		if (cf == mf)
+			continue;
+		const struct call *call = &cf->f->events[ed->ev].u.call;
+		struct flow h = {0};
+		h.m = m;
+		h.mf = cf;
+		h.fn = cf->id;
+		h.limit = ed->ev;
+		h.rel_region = cf->f->events[ed->ev].region;
+		h.out = out;
+		h.depth = 2;
+		h.cur = ed->ev;
+		size_t first = out->in.n;
+		for (unsigned p = 0; p < np; p++)
+			if ((uint32_t)params[p] < call->nargs)
+				flow_expr(&h, &call->args[params[p]], (int32_t)ed->ev, NULL);
+		flow_run(&h);
+		for (size_t i = first; i < out->in.n; i++) {
+			struct io_input *in = &out->in.v[i];
+			in->via = mf->f->name;
+			in->rel_fn = (int32_t)cf->id;
+			in->rel_ev = ed->ev;
+			struct cls c = {0};
+			if (in->owner_ref.var >= 0) {
+				c = classify_var(m, cf, &in->owner_ref, in->ev, ed->ev, 0);
+			} else if (in->owner_call >= 0) {
+				struct expr one = {0};
+				one.kind = EX_CALL;
+				one.call = in->owner_call;
+				c = classify_expr(m, cf, &one, -1, in->ev, 0);
+			}
+			in->state = c.state ? c.state : IOS_UNKNOWN;
+			in->why = c.why;
+			in->why_fn = c.why_fn;
+			in->why_arg = c.arg;
+			in->why_loc = c.loc;
+			in->owner_param = c.param;
+			const struct var *ov = in->owner_ref.var >= 0 ? mf_var(cf, in->owner_ref.var) : NULL;
+			if (in->kind == IOK_TYPED) {
+				in->state = IOS_RECEIVER;
+				in->alive = ov && ov->kind == VK_PARAM ? IOA_HELD
+					    : ov ? alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev)
+						 : IOA_HELD;
+			} else if (in->temporary) {
+				in->alive = IOA_NO;
+			} else if (!ov || (in->owner_ref.path && *in->owner_ref.path)) {
+				in->alive = IOA_HELD;
+			} else {
+				in->alive = alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev);
+				if (in->alive == IOA_NO && frame_holds(m, cf, &in->owner_ref, &c, in->ev, ed->ev))
+					in->alive = IOA_HELD;
+			}
+			if (in->alive == IOA_NO && c.held && !in->temporary)
+				in->alive = IOA_HELD;
+		}
+		vec_free(&h.carriers);
+		vec_free(&h.values);
+		free(h.done);
+		free(h.hopped);
+	}
+	if (all && out->from_caller_ptr && out->from_caller && !out->from_caller_cast) {
+		/* every caller was followed */
+		out->from_caller = 0;
+	}
 }
 
 void io_analyse(const struct model *m, const struct msite *s, struct io_analysis *out)
@@ -1251,6 +1399,8 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 				in->alive = IOA_STRUCT;
 			else
 				in->alive = alive_after(mf, &owner, rel, &in->guard_before, at);
+			if (in->alive == IOA_NO && frame_holds(m, mf, &owner, &c, in->fn == fn ? in->ev : at, rel))
+				in->alive = IOA_HELD;
 		}
 		/* read out of a hash, array or ivar: the container keeps it */
 		if (in->alive == IOA_NO && c.held && !in->temporary)
@@ -1258,6 +1408,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 		if (in->alive == IOA_NO && ovar && owner.path && *owner.path)
 			in->alive = IOA_HELD;
 	}
+	caller_hop(m, s, mf, &fl, out);
 	/* members of the data struct as owners (RSTRING_PTR(a.keep)) */
 	for (size_t i = 0; i < out->in.n; i++) {
 		struct io_input *in = &out->in.v[i];

@@ -64,6 +64,13 @@ struct io_input {
 	const char *helper_local; /* the owner is a local of that helper */
 	const char *dest;       /* where it enters the data ("a.ptr"), or NULL */
 	struct loc dest_loc;
+	/* Found in a caller of the function that fills the data: the pointer is an
+	 * argument of the call `via` (a stub such as gvl_PQexec(conn, ptr) whose
+	 * own struct carries it to the callback). The release, from the owner's
+	 * side, is that call: rel_fn/rel_ev (rel_fn -1: the site's own release). */
+	const char *via;
+	int32_t rel_fn;
+	uint32_t rel_ev;
 	/* internal to the analysis */
 	struct ref owner_ref;   /* the owner in the terms of `fn` (var -1: none) */
 	int32_t owner_call;     /* the call making a temporary owner, -1 */
@@ -83,6 +90,8 @@ struct io_analysis {
 	VEC(struct io_input) in;
 	uint8_t no_data;        /* data1 and data2 carry nothing (NULL, a constant) */
 	uint8_t from_caller;    /* the data is rooted at a parameter: filled by code not followed */
+	uint8_t from_caller_ptr;/* ... because a pointer parameter is stored in it (callers followed) */
+	uint8_t from_caller_cast; /* ... because a VALUE parameter is cast to the struct (rb_ensure body) */
 	struct loc from_caller_loc;
 	const char *from_caller_name;
 	/* static buffers handed to the callback (outputs gate) */

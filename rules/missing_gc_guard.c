@@ -9,8 +9,8 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 		   const struct io_input *in)
 {
 	const struct model *m = rc->m;
-	const struct mfunc *df = &m->fns.v[a->fn];
-	const struct event *rel = &df->f->events[a->rel];
+	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
+	const struct event *rel = &df->f->events[in->rel_fn >= 0 ? in->rel_ev : a->rel];
 	const struct mfunc *sf = &m->fns.v[in->fn];
 	const struct event *src = &sf->f->events[in->ev];
 	const char *noun = io_kind_noun(in->kind);
@@ -35,14 +35,18 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 				o, s->called, o, in->what);
 	else
 		f = rule_report(rc, &rel->loc, df->f->name,
-				"nothing keeps '%s' alive past this call, but the callback of %s uses its memory (taken "
-				"by '%s'): the compiler may drop the VALUE once the pointer is taken, and the GC can "
-				"then free or move the %s while the callback runs; add RB_GC_GUARD(%s) after the call",
-				o, s->called, in->what, noun, o);
+				"nothing keeps '%s' alive past this call%s%s%s, but the callback of %s uses its memory "
+				"(taken by '%s'): the compiler may drop the VALUE once the pointer is taken, and the GC "
+				"can then free or move the %s while the callback runs; add RB_GC_GUARD(%s) after the "
+				"call",
+				o, in->via ? " (to '" : "", in->via ? in->via : "", in->via ? "', which releases the GVL)" : "",
+				s->called, in->what, noun, o);
 	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s", in->temporary ? "the result of '" : "'",
 		     o, "'", in->helper ? " (in '" : "", in->helper ? in->helper : "", in->helper ? "')" : "");
 	if (in->guard_before.line)
 		finding_note(f, &in->guard_before, "RB_GC_GUARD(%s) is here, before the call", o);
+	if (in->via)
+		finding_note(f, &rel->loc, "'%s' stores the pointer in the data of its %s call", in->via, s->called);
 	finding_site_note(f, m, s, CTX_NOGVL, io_callback_name(m, s));
 }
 

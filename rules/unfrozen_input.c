@@ -68,8 +68,9 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 		sb_puts(&fix, "copy what the callback needs into memory you own before releasing the GVL");
 
 	struct finding *f = rule_report(rc, &e->loc, sf->f->name,
-					"'%s' gives the callback of %s a pointer into %s %s, but %s; %s", in->what,
-					s->called, noun, o, sb_str(&why), sb_str(&fix));
+					"'%s' gives the callback of %s%s%s%s a pointer into %s %s, but %s; %s", in->what,
+					s->called, in->via ? " (through '" : "", in->via ? in->via : "",
+					in->via ? "')" : "", noun, o, sb_str(&why), sb_str(&fix));
 	if (in->why_loc.line && in->why)
 		finding_note(f, &in->why_loc,
 			     in->state == IOS_EXPOSED ? "'%s' is given the %s here"
@@ -78,6 +79,10 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 			     in->why, noun);
 	if (in->dest && in->dest_loc.line && in->dest_loc.line != e->loc.line)
 		finding_note(f, &in->dest_loc, "the pointer is stored in '%s' here", in->dest);
+	if (in->via && in->rel_fn >= 0)
+		finding_note(f, &m->fns.v[in->rel_fn].f->events[in->rel_ev].loc,
+			     "the pointer is passed to '%s' here, which stores it in the data of its %s call", in->via,
+			     s->called);
 	if (in->helper) {
 		uint32_t fn, rel;
 		if (io_release_event(m, s, &fn, &rel))

@@ -118,3 +118,28 @@ VALUE inputs_unknown_object_state(VALUE self)
 	rb_nogvl(cb, &a, NULL, NULL, 0);
 	return rb_str_new(out, 8);
 }
+
+/* Called through a pointer too: not every caller is known. */
+static void *run_opaque(struct args *a)
+{
+	return rb_nogvl(cb, a, NULL, NULL, 0);
+}
+
+void *(*run_opaque_ptr)(struct args *) = run_opaque;
+
+/* A stub that takes the pointer itself (ruby-pg's gvl_PQexec shape). */
+static void *run_stub(const char *p, long n)
+{
+	struct args a = {0};
+	char out[8];
+	a.p = p;
+	a.n = n;
+	a.out = out;
+	return rb_nogvl(cb, &a, NULL, NULL, 0);
+}
+
+VALUE stub_caller(VALUE self, VALUE s)
+{
+	run_stub(RSTRING_PTR(s), RSTRING_LEN(s));
+	return s;
+}
