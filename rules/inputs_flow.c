@@ -1171,12 +1171,14 @@ bool io_first_for_data(const struct model *m, const struct msite *s)
 	uint32_t fn, ev;
 	if (!io_release_event(m, s, &fn, &ev))
 		return false;
+	/* sites through a wrapper that builds its own struct differ by caller */
+	bool per_caller = m->fns.v[fn].wrapper >= 0 && s->inner >= 0 && s->fn != fn;
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *o = &m->sites.v[i];
 		if (o == s)
 			return true;
 		uint32_t ofn, oev;
-		if (io_release_event(m, o, &ofn, &oev) && ofn == fn && oev == ev)
+		if (io_release_event(m, o, &ofn, &oev) && ofn == fn && oev == ev && (!per_caller || o->fn == s->fn))
 			return false;
 	}
 	return true;
@@ -1195,7 +1197,12 @@ static bool expr_empty(const struct expr *x)
 static void caller_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct flow *fl,
 		       struct io_analysis *out)
 {
-	if (!out->from_caller_ptr || s->is_template || mf->wrapper >= 0)
+	if (!out->from_caller_ptr || s->is_template)
+		return;
+	/* a release wrapper that builds its own struct from its parameters: each
+	 * of its call sites is a site of its own; follow only that call */
+	bool only_this = mf->wrapper >= 0;
+	if (only_this && (s->inner < 0 || s->fn == mf->id))
 		return;
 	int params[16];
 	unsigned np = 0;
@@ -1206,13 +1213,15 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
 	}
 	if (!np)
 		return;
-	bool all = mf->in_begin < mf->in_end && !address_taken(m, mf);
+	bool all = only_this || (mf->in_begin < mf->in_end && !address_taken(m, mf));
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
 		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
 		if (ed->kind != EDGE_DIRECT) {
 			all = false;
 			continue;
 		}
+		if (only_this && (ed->from != s->fn || ed->ev != s->ev))
+			continue;
 		const struct mfunc *cf = &m->fns.v[ed->from];
 		if (cf == mf)
 			continue;

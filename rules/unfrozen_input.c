@@ -67,10 +67,11 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 	else
 		sb_puts(&fix, "copy what the callback needs into memory you own before releasing the GVL");
 
+	bool through = in->via && !str_eq(in->via, s->called);
 	struct finding *f = rule_report(rc, &e->loc, sf->f->name,
 					"'%s' gives the callback of %s%s%s%s a pointer into %s %s, but %s; %s", in->what,
-					s->called, in->via ? " (through '" : "", in->via ? in->via : "",
-					in->via ? "')" : "", noun, o, sb_str(&why), sb_str(&fix));
+					s->called, through ? " (through '" : "", through ? in->via : "",
+					through ? "')" : "", noun, o, sb_str(&why), sb_str(&fix));
 	if (in->why_loc.line && in->why)
 		finding_note(f, &in->why_loc,
 			     in->state == IOS_EXPOSED ? "'%s' is given the %s here"
