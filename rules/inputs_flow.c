@@ -539,6 +539,14 @@ static int object_member_kind(const char *record)
 	return ruby_object_record(record) ? IOK_OBJECT : 0;
 }
 
+/* Synchronisation objects are shared on purpose (the lock and shared-state
+ * gates judge them), not output buffers. */
+static bool sync_type(const char *type)
+{
+	return type && (strstr(type, "pthread_") || strstr(type, "_cond") || strstr(type, "sem_t") ||
+			strstr(type, "atomic") || strstr(type, "rb_nativethread"));
+}
+
 static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *dest)
 {
 	const struct var *v = mf_var(fl->mf, r->var);
@@ -569,7 +577,8 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 		return;
 	}
 	if ((v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC || v->kind == VK_LOCAL_STATIC) &&
-	    !(v->flags & VF_CONST) && (r->addr || (v->flags & (VF_ARRAY | VF_RECORD)))) {
+	    !(v->flags & (VF_CONST | VF_MUTEX | VF_ATOMIC | VF_SIG_ATOMIC)) && !sync_type(v->type) &&
+	    (r->addr || (v->flags & (VF_ARRAY | VF_RECORD)))) {
 		for (size_t i = 0; i < fl->out->statics.n; i++)
 			if (fl->out->statics.v[i].var == r->var && fl->out->statics.v[i].name == v->name)
 				return;

@@ -99,17 +99,30 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
+	/* one finding per pointer, however many release calls use the same data */
+	VEC(uint64_t) done = {0};
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *s = &m->sites.v[i];
 		if (!io_first_for_data(m, s))
 			continue;
 		struct io_analysis a;
 		io_analyse(m, s, &a);
-		for (size_t k = 0; k < a.in.n; k++)
-			if (io_unfrozen(&a.in.v[k]))
-				report(rc, s, &a.in.v[k]);
+		for (size_t k = 0; k < a.in.n; k++) {
+			const struct io_input *in = &a.in.v[k];
+			if (!io_unfrozen(in))
+				continue;
+			uint64_t key = ((uint64_t)in->fn << 32) | in->ev;
+			bool seen = false;
+			for (size_t j = 0; j < done.n && !seen; j++)
+				seen = done.v[j] == key;
+			if (seen)
+				continue;
+			vec_push(&done, key);
+			report(rc, s, in);
+		}
 		io_free(&a);
 	}
+	vec_free(&done);
 }
 
 const struct rule_desc rule_unfrozen_input = {

@@ -62,10 +62,12 @@ static VALUE repo_diff(VALUE self, VALUE rb_options)
 
 /* The mini_racer shape: a method that C code also calls with an object it just
  * made. Its typed data is the receiver's; nothing to guard. */
+void lib_close(void *handle);
+
 static void *close_nogvl(void *p)
 {
 	struct repo *r = p;
-	r->handle = NULL;
+	lib_close(r->handle);
 	return NULL;
 }
 

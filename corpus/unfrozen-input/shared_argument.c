@@ -86,9 +86,11 @@ static VALUE count_ivar(VALUE self)
 }
 
 /* The pointer itself is the callback's data. */
+long lib_checksum(const char *p);
+
 static void *first_byte_nogvl(void *p)
 {
-	return (void *)(long)*(const char *)p;
+	return (void *)lib_checksum(p);
 }
 
 static VALUE first_byte(VALUE self, VALUE str)
@@ -96,6 +98,18 @@ static VALUE first_byte(VALUE self, VALUE str)
 	void *r = rb_thread_call_without_gvl(first_byte_nogvl, (void *)RSTRING_PTR(str), NULL, NULL); /* expect: unfrozen-input */
 	RB_GC_GUARD(str);
 	return LONG2NUM((long)r);
+}
+
+/* Two release calls with the same data: the pointer is reported once. */
+static VALUE count_twice(VALUE self, VALUE str)
+{
+	struct scan_args a = {0};
+	a.ptr = RSTRING_PTR(str); /* expect: unfrozen-input */
+	a.len = RSTRING_LEN(str);
+	rb_thread_call_without_gvl(count_nogvl, &a, NULL, NULL);
+	rb_nogvl(count_nogvl, &a, NULL, NULL, 0);
+	RB_GC_GUARD(str);
+	return LONG2NUM(a.count);
 }
 
 void Init_shared_argument(void)
@@ -107,4 +121,5 @@ void Init_shared_argument(void)
 	rb_define_method(c, "count_getmem", count_getmem, 1);
 	rb_define_method(c, "count_ivar", count_ivar, 0);
 	rb_define_method(c, "first_byte", first_byte, 1);
+	rb_define_method(c, "count_twice", count_twice, 1);
 }

@@ -143,3 +143,26 @@ VALUE stub_caller(VALUE self, VALUE s)
 	run_stub(RSTRING_PTR(s), RSTRING_LEN(s));
 	return s;
 }
+
+#include <pthread.h>
+
+struct locked_args {
+	pthread_mutex_t *mu;
+	long n;
+};
+
+static void *locked_cb(void *x)
+{
+	struct locked_args *a = x;
+	a->n++;
+	return NULL;
+}
+
+/* A static mutex is shared on purpose: not an output buffer. */
+VALUE outputs_pass_static_mutex(VALUE self)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	struct locked_args a = {&mu, 0};
+	rb_nogvl(locked_cb, &a, NULL, NULL, 0);
+	return LONG2NUM(a.n);
+}

@@ -75,6 +75,7 @@ static void test_gates(void **state)
 	assert_int_equal(gate_states(m, "run_from_caller").in, GATE_PASS); /* its one caller is followed */
 	assert_int_equal(gate_states(m, "run_opaque").in, GATE_UNKNOWN);
 	assert_int_equal(gate_states(m, "run_stub").in, GATE_FAIL);
+	assert_int_equal(gate_states(m, "outputs_pass_static_mutex").out, GATE_PASS);
 	st = gate_states(m, "outputs_fail_static");
 	assert_int_equal(st.in, GATE_PASS);
 	assert_int_equal(st.out, GATE_FAIL);
