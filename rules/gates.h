@@ -115,5 +115,13 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
  * pointer whose target is unknown are "cannot verify". */
 void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g);
+/* GATE_INPUTS (inputs_flow.c): pointers into Ruby objects in the callback's data are
+ * frozen, fresh, copied or locked, and their owners kept alive. Receiver memory
+ * and data filled by the caller make it "cannot verify". */
+void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
+		       struct gate_result *g);
+/* GATE_OUTPUTS (inputs_flow.c): no static or global buffer is handed to the callback. */
+void gate_check_outputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			struct gate_result *g);
 
 #endif

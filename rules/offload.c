@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "knowledge.h"
+#include "ubf.h"
 
 /* Every gate with its checker. A gate whose checker is NULL has no checker in
  * this build: it is "cannot verify", so no site becomes a candidate on the
@@ -20,11 +21,12 @@ static const struct gate_reg registry[] = {
 	{GATE_THREAD_STATE, gate_check_thread_state},
 	{GATE_ERROR_CHANNEL, gate_check_error_channel},
 	{GATE_LOCK, gate_check_locks},
-	{GATE_INPUTS, NULL},
-	{GATE_OUTPUTS, NULL},
+	{GATE_INPUTS, gate_check_inputs},
+	{GATE_OUTPUTS, gate_check_outputs},
 	{GATE_SHARED_STATE, gate_check_shared_state},
 	{GATE_FD, gate_check_fd},
 	{GATE_UBF, gate_check_ubf},
+	{GATE_UBF, gate_check_unbounded_wait},
 	{GATE_OPAQUE, gate_check_opaque},
 	{GATE_WORK_SIZE, gate_check_work_size},
 };
@@ -160,6 +162,25 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1, "the callback '%s' could not be resolved",
 				 s->cb.text ? s->cb.text : "?");
 		return;
+	}
+	/* a file with parse errors may have lost the very call that matters */
+	const struct tu_facts *seen_bad[8];
+	unsigned nbad = 0;
+	for (uint32_t i = 0; i <= rs->n; i++) {
+		const struct mfunc *mf = i < rs->n ? &m->fns.v[rs->fns[i]] : &m->fns.v[s->data_fn];
+		const struct tu_facts *tu = mf->tu;
+		if (!tu->nerrors)
+			continue;
+		bool dup = false;
+		for (unsigned k = 0; k < nbad; k++)
+			dup = dup || seen_bad[k] == tu;
+		if (dup || nbad == ARRAY_SIZE(seen_bad))
+			continue;
+		seen_bad[nbad++] = tu;
+		gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
+			 "'%s' is in a file that did not parse cleanly (%u error%s): a call may be missing from what "
+			 "the engine sees",
+			 mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s");
 	}
 	if (s->cb.partial)
 		gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
@@ -300,4 +321,31 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 	const struct mfunc *cb = &m->fns.v[s->cb.targets[0]];
 	gate_add(g, GATE_WORK_SIZE, GATE_FAIL, &cb->f->loc, (int32_t)s->cb.targets[0],
 		 "'%s' does a bounded, small amount of work (no loop, only constant-size calls)", cb->f->name);
+}
+
+/* ---- waits nothing can interrupt ---- */
+
+/* With a NULL UBF, a callback that can block without bound cannot be
+ * cancelled: under a worker pool the cancelled fiber waits for it forever
+ * (io-event waits for every queued or running operation to finish). */
+void gate_check_unbounded_wait(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			       struct gate_result *g)
+{
+	(void)rs;
+	if (s->ubf_kind != UBF_NULL && s->ubf_kind != UBF_NONE)
+		return;
+	struct cb_scan cs;
+	ubf_scan_callback(m, s, &cs);
+	for (size_t i = 0; i < cs.items.n; i++) {
+		const struct cb_item *it = &cs.items.v[i];
+		if (it->kind != CI_BLOCKING || it->bound == CB_BOUNDED)
+			continue;
+		const struct mfunc *mf = &m->fns.v[it->fn];
+		gate_add(g, GATE_UBF, GATE_UNKNOWN, &mf->f->events[it->ev].loc, (int32_t)it->fn,
+			 "'%s' %s ('%s'%s%s) and the UBF is NULL: a cancelled offloaded operation would wait for it",
+			 mf->f->name, it->bound == CB_UNBOUNDED ? "can block without bound" : "may block without bound",
+			 it->name, it->why ? ", " : "", it->why ? it->why : "");
+		break;
+	}
+	cb_scan_free(&cs);
 }

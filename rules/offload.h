@@ -46,6 +46,8 @@ int offload_explain(FILE *out, const struct model *m, const char *name);
 void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,
 		       struct gate_result *g);
 void gate_check_fd(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
+void gate_check_unbounded_wait(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			       struct gate_result *g);
 void gate_check_work_size(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			  struct gate_result *g);
 

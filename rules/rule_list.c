@@ -6,10 +6,13 @@
 
 #include "rules.h"
 
+extern const struct rule_desc rule_cleanup_not_ensured;
+extern const struct rule_desc rule_debug_inputs;
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
 extern const struct rule_desc rule_debug_state_gates;
 extern const struct rule_desc rule_lock_across_boundary;
+extern const struct rule_desc rule_missing_gc_guard;
 extern const struct rule_desc rule_mt_unsafe_call;
 extern const struct rule_desc rule_offload_candidate;
 extern const struct rule_desc rule_offload_flag_unguarded;
@@ -22,16 +25,21 @@ extern const struct rule_desc rule_thread_local_state;
 extern const struct rule_desc rule_ubf_ignored;
 extern const struct rule_desc rule_ubf_not_async_safe;
 extern const struct rule_desc rule_ubf_on_cpu_work;
+extern const struct rule_desc rule_unfrozen_input;
 extern const struct rule_desc rule_uninterruptible_blocking;
+extern const struct rule_desc rule_unset_result;
 extern const struct rule_desc rule_unused_suppression;
 extern const struct rule_desc rule_value_access_without_gvl;
 extern const struct rule_desc rule_with_gvl_escape;
 
 const struct rule_desc *const rule_list[] = {
+	&rule_cleanup_not_ensured,
+	&rule_debug_inputs,
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
 	&rule_debug_state_gates,
 	&rule_lock_across_boundary,
+	&rule_missing_gc_guard,
 	&rule_mt_unsafe_call,
 	&rule_offload_candidate,
 	&rule_offload_flag_unguarded,
@@ -44,7 +52,9 @@ const struct rule_desc *const rule_list[] = {
 	&rule_ubf_ignored,
 	&rule_ubf_not_async_safe,
 	&rule_ubf_on_cpu_work,
+	&rule_unfrozen_input,
 	&rule_uninterruptible_blocking,
+	&rule_unset_result,
 	&rule_unused_suppression,
 	&rule_value_access_without_gvl,
 	&rule_with_gvl_escape,

@@ -605,10 +605,10 @@ static void set_expr_common(struct xctx *x, CXCursor c, struct esum *s)
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	s->e.loc = make_loc(x, sl, NULL);
 	if (!r.macro && r.fi && r.fi->path == s->e.loc.file) {
-		const struct tok *last = tok_at(r.fi, r.end);
+		/* libclang extents end just past the last token */
 		s->e.exact = 1;
 		s->e.begin = r.begin;
-		s->e.end = last && last->off == r.end ? last->end : r.end;
+		s->e.end = r.end;
 	}
 	s->e.is_value = type_is_value(clang_getCursorType(c));
 	uint32_t eo = expansion_off(sl);
@@ -671,14 +671,34 @@ static bool first_tok_is(struct xctx *x, CXCursor c, const char *sp, struct rang
 	return t && t->off == r.begin && strcmp(t->sp, sp) == 0;
 }
 
+/* Inside a macro body the tokens do not show the operator (libclang 14 has
+ * no operator kinds). An assignment is recognised by its shape instead: the
+ * left operand is used as an lvalue (no implicit conversion node between the
+ * operator and the operand, which every other binary operator has: `a + b`,
+ * `a || b`, `a == b`, `a, b`) and the result has the left operand's type.
+ * This catches TypedData_Get_Struct's `(sval) = ...` and RSTRING_GETMEM's
+ * `(ptrvar) = ...`. */
+static const char *binop_in_macro(CXCursor lhs, CXCursor whole)
+{
+	enum CXCursorKind k = clang_getCursorKind(lhs);
+	if (k != CXCursor_ParenExpr && k != CXCursor_DeclRefExpr && k != CXCursor_MemberRefExpr &&
+	    k != CXCursor_ArraySubscriptExpr && k != CXCursor_UnaryOperator)
+		return NULL;
+	CXType lt = clang_getCanonicalType(clang_getCursorType(lhs));
+	CXType wt = clang_getCanonicalType(clang_getCursorType(whole));
+	return clang_equalTypes(lt, wt) ? "=" : NULL;
+}
+
 /* The operator of a binary operator node: first punctuation token after lhs. */
 static const char *binop_spelling(struct xctx *x, CXCursor lhs, CXCursor whole)
 {
 	struct range rw = cursor_range(x, whole);
 	if (rw.macro)
-		return NULL;
+		return binop_in_macro(lhs, whole);
 	struct range rl = cursor_range(x, lhs);
-	if (rl.macro || rl.fi != rw.fi)
+	if (rl.macro)
+		return binop_in_macro(lhs, whole);
+	if (rl.fi != rw.fi)
 		return NULL;
 	const struct tok *t = tok_at(rl.fi, rl.end);
 	/* rl.end is the start of the last token of lhs in libclang ranges? make sure we
@@ -1293,6 +1313,29 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 	int nargs = clang_Cursor_getNumArguments(c);
 	if (nargs < 0)
 		nargs = 0;
+	if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod && rk != CXCursor_Constructor && kd.n) {
+		/* Ruby 3.1 headers pick the callee with a constant test:
+		 * rb_str_new(p, n) is `(CONSTANT_P(p) && CONSTANT_P(n) ? rb_str_new_static :
+		 * rb_str_new)((p), (n))`. A conditional whose branches both name
+		 * functions is a direct call to the last one (the general case). */
+		CXCursor cal = strip_wrappers(kd.p[0], NULL);
+		if (clang_getCursorKind(cal) == CXCursor_ConditionalOperator) {
+			struct kids ck;
+			kids_get(cal, &ck);
+			if (ck.n == 3) {
+				CXCursor t = strip_wrappers(ck.p[1], NULL), f = strip_wrappers(ck.p[2], NULL);
+				CXCursor td = clang_getCursorReferenced(t), fd = clang_getCursorReferenced(f);
+				if (clang_getCursorKind(t) == CXCursor_DeclRefExpr &&
+				    clang_getCursorKind(f) == CXCursor_DeclRefExpr &&
+				    clang_getCursorKind(td) == CXCursor_FunctionDecl &&
+				    clang_getCursorKind(fd) == CXCursor_FunctionDecl) {
+					ref = fd;
+					rk = CXCursor_FunctionDecl;
+				}
+			}
+			kids_free(&ck);
+		}
+	}
 
 	if (rk == CXCursor_FunctionDecl || rk == CXCursor_CXXMethod || rk == CXCursor_Constructor) {
 		call.name = intern_cx(x, clang_getCursorSpelling(ref));
@@ -1344,9 +1387,9 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 	kids_free(&kd);
 	if (call.callee.exact) {
 		struct range r = cursor_range(x, c);
-		const struct tok *t = r.macro ? NULL : tok_at(r.fi, r.end);
-		if (t && t->off == r.end && strcmp(t->sp, ")") == 0)
-			call.rparen = r.end;
+		const struct tok *t = r.macro ? NULL : tok_before(r.fi, r.end);
+		if (t && t->end == r.end && strcmp(t->sp, ")") == 0)
+			call.rparen = t->off;
 	}
 	struct event *e = new_event(x, EV_CALL, c);
 	e->u.call = call;
@@ -1475,12 +1518,18 @@ static void walk_decl(struct xctx *x, CXCursor d)
 	int32_t vi = var_index(x, d);
 	if (vi < 0)
 		return;
+	/* The initialiser, not just any expression child: `char buf[512]` has its
+	 * size as a child too (walked as a read; a VLA size reads variables). */
+	CXCursor init = clang_Cursor_getVarDeclInitializer(d);
 	struct kids kd;
 	kids_get(d, &kd);
-	CXCursor init = clang_getNullCursor();
-	for (unsigned i = 0; i < kd.n; i++)
-		if (is_expr_kind(clang_getCursorKind(kd.p[i])))
-			init = kd.p[i];
+	for (unsigned i = 0; i < kd.n; i++) {
+		if (!is_expr_kind(clang_getCursorKind(kd.p[i])) || clang_equalCursors(kd.p[i], init))
+			continue;
+		struct esum sz = {0};
+		walk_expr(x, kd.p[i], ACC_READ, &sz);
+		esum_free(&sz);
+	}
 	kids_free(&kd);
 	if (clang_Cursor_isNull(init))
 		return;
@@ -1547,8 +1596,11 @@ static void walk_stmt(struct xctx *x, CXCursor c)
 			if (is_expr_kind(clang_getCursorKind(kd.p[i]))) {
 				struct esum e = {0};
 				walk_expr(x, kd.p[i], ACC_READ, &e);
-				if (!x->rg.v[ri].cond.text || !*x->rg.v[ri].cond.text)
+				if (!x->rg.v[ri].cond.text || !*x->rg.v[ri].cond.text) {
 					esum_finish(x, &e, &x->rg.v[ri].cond);
+					struct range cr = cursor_range(x, kd.p[i]);
+					x->rg.v[ri].cond_end = cr.end;
+				}
 				esum_free(&e);
 			} else {
 				walk_stmt(x, kd.p[i]);
@@ -1762,9 +1814,8 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 			m.name = intern_cx(x, clang_getCursorSpelling(c));
 			m.loc = make_loc(x, sl, NULL);
 			m.begin = r.begin;
-			/* range end is the start of the last token: extend to its end */
-			const struct tok *t = tok_at(r.fi, r.end);
-			m.end = t && t->off == r.end ? t->end : r.end + 1;
+			/* extents end just past the last token */
+			m.end = r.end > r.begin ? r.end : r.begin + (uint32_t)strlen(m.name);
 			vec_push(&x->tu->macro_exps, m);
 		} else if (k == CXCursor_MacroDefinition) {
 			struct macro_def m = {0};
@@ -1781,8 +1832,7 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 			struct range r = cursor_range(x, c);
 			r.macro = false;
 			inc.spelled = range_text(x, &r);
-			const struct tok *t = tok_at(r.fi, r.end);
-			inc.end_off = t && t->off == r.end ? t->end : r.end;
+			inc.end_off = r.end;
 			vec_push(&x->tu->includes, inc);
 		}
 		return CXChildVisit_Continue;

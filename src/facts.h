@@ -201,6 +201,8 @@ struct region {
 	struct expr cond;  /* RG_THEN/RG_ELSE/RG_LOOP/RG_SWITCH condition */
 	uint32_t begin, end; /* offsets */
 	uint8_t ends_with_return; /* the region's last statement returns/jumps out */
+	uint32_t cond_end;   /* RG_LOOP: offset just past the condition; events of the
+				condition (written inside the loop region) end before it */
 };
 
 enum func_flags {

@@ -530,6 +530,9 @@ void dump_facts(FILE *out, struct run *r)
 				case EV_CALL:
 					fprintf(out, "%s%s origin=%d nargs=%u parent=%d", e->u.call.indirect ? "*" : "",
 						e->u.call.name, e->u.call.origin, e->u.call.nargs, e->u.call.parent);
+					if (e->u.call.callee.exact)
+						fprintf(out, " spelled=[%u,%u)+%u", e->u.call.callee.begin, e->u.call.callee.end,
+							e->u.call.rparen);
 					for (uint32_t a = 0; a < e->u.call.nargs; a++)
 						fprintf(out, " |%s| k%d%s", e->u.call.args[a].text, e->u.call.args[a].kind,
 							e->u.call.args[a].has_ival ? "=" : "");

@@ -37,9 +37,9 @@ VALUE work(VALUE self)
 {
 	struct pair a = {{0}, {0}, NULL, 0, 0};
 	rb_thread_call_without_gvl(copy16_nogvl, &a, NULL, NULL); /* expect: small-work-nogvl */
-	rb_thread_call_without_gvl(sum_nogvl, &a, NULL, NULL);
+	rb_thread_call_without_gvl(sum_nogvl, &a, NULL, NULL); /* expect: offload-candidate */
 	if (a.len >= 1024 * 1024) /* IO::Buffer-style threshold */
-		rb_thread_call_without_gvl(copy16_nogvl, &a, NULL, NULL);
-	rb_thread_call_without_gvl(copy_nogvl, &a, NULL, NULL);
+		rb_thread_call_without_gvl(copy16_nogvl, &a, NULL, NULL); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(copy_nogvl, &a, NULL, NULL); /* expect: offload-candidate */
 	return ULONG2NUM(a.sum);
 }

@@ -62,7 +62,7 @@ static void *hash_nogvl(void *p)
 VALUE hash_sites(VALUE self, VALUE str)
 {
 	struct hash_job j = {0};
-	j.p = (const unsigned char *)RSTRING_PTR(str);
+	j.p = (const unsigned char *)RSTRING_PTR(str); /* expect: unfrozen-input */
 	j.n = (size_t)RSTRING_LEN(str);
 	rb_thread_call_without_gvl(hash_nogvl, &j, set_stop, &j); /* expect: ubf-ignored */ /* expect-msg: the unblocking function 'set_stop' sets 'stop', but nothing reads it: the callback 'hash_nogvl' never checks it */
 	rb_thread_call_without_gvl(hash_nogvl, &j, set_cancel_atomic, &j); /* expect: ubf-ignored */ /* expect-msg: sets 'cancel' */

@@ -100,10 +100,10 @@ static void *plain_nogvl(void *p)
 VALUE polled_sites(VALUE self)
 {
 	struct work w = {0};
-	rb_thread_call_without_gvl(hash_polling_nogvl, &w, set_stop, &w);
-	rb_thread_call_without_gvl(hash_atomic_nogvl, &w, set_cancel_atomic, &w);
-	rb_thread_call_without_gvl(read_or_wake_nogvl, &w, wake_pipe, &w);
-	rb_thread_call_without_gvl(count_nogvl, &w, set_global, &w);
-	rb_thread_call_without_gvl(plain_nogvl, &w, nothing, &w);
+	rb_thread_call_without_gvl(hash_polling_nogvl, &w, set_stop, &w); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(hash_atomic_nogvl, &w, set_cancel_atomic, &w); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(read_or_wake_nogvl, &w, wake_pipe, &w); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(count_nogvl, &w, set_global, &w); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(plain_nogvl, &w, nothing, &w); /* expect: offload-candidate */
 	return ULONG2NUM(w.h);
 }

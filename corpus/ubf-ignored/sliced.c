@@ -30,7 +30,7 @@ static void step_unblock(void *p)
 
 VALUE run_sliced(VALUE self, VALUE str)
 {
-	struct run_args a = {(const unsigned char *)RSTRING_PTR(str), (size_t)RSTRING_LEN(str), 0, 0, 0};
+	struct run_args a = {(const unsigned char *)RSTRING_PTR(str), (size_t)RSTRING_LEN(str), 0, 0, 0}; /* expect: unfrozen-input */
 	while (!a.interrupt && a.done < a.len)
 		rb_nogvl(step_nogvl, &a, step_unblock, &a, RB_NOGVL_UBF_ASYNC_SAFE);
 	if (a.interrupt)

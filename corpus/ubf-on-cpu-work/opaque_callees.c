@@ -52,7 +52,7 @@ VALUE opaque_sites(VALUE self)
 	q.th = rb_thread_current();
 	rb_thread_call_without_gvl(query_nogvl, &q, RUBY_UBF_IO, NULL);
 	rb_thread_call_without_gvl(step_nogvl, &q, RUBY_UBF_IO, NULL);
-	rb_thread_call_without_gvl(polling_nogvl, &q, RUBY_UBF_IO, NULL);
+	rb_thread_call_without_gvl(polling_nogvl, &q, RUBY_UBF_IO, NULL); /* expect: offload-candidate */
 	rb_thread_call_without_gvl(lib_run, &q, RUBY_UBF_IO, NULL);
 	return INT2NUM(q.rc);
 }

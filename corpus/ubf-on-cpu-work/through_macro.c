@@ -24,6 +24,6 @@ VALUE img_invert(VALUE self, VALUE pixels)
 	VALUE copy = rb_str_new(RSTRING_PTR(pixels), RSTRING_LEN(pixels));
 	im.px = (unsigned char *)RSTRING_PTR(copy);
 	im.n = (size_t)RSTRING_LEN(copy);
-	CALL_NOGVL(invert_nogvl, &im); /* expect: ubf-on-cpu-work */
+	CALL_NOGVL(invert_nogvl, &im); /* expect: offload-candidate, ubf-on-cpu-work */
 	return copy;
 }

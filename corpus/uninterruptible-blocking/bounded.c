@@ -112,15 +112,15 @@ static void *sleep_nogvl(void *p)
 VALUE bounded_sites(VALUE self)
 {
 	struct job j = {0};
-	rb_thread_call_without_gvl(hash_nogvl, &j, NULL, NULL);
+	rb_thread_call_without_gvl(hash_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
 	rb_thread_call_without_gvl(lock_nogvl, &j, NULL, NULL);
 	rb_thread_call_without_gvl(timedwait_nogvl, &j, NULL, NULL);
-	rb_thread_call_without_gvl(poll_timeout_nogvl, &j, NULL, NULL);
+	rb_thread_call_without_gvl(poll_timeout_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
 	rb_thread_call_without_gvl(poll_var_timeout_nogvl, &j, NULL, NULL);
-	rb_thread_call_without_gvl(reap_nogvl, &j, NULL, NULL);
-	rb_thread_call_without_gvl(peek_nogvl, &j, NULL, NULL);
-	rb_thread_call_without_gvl(file_nogvl, &j, NULL, NULL);
-	rb_thread_call_without_gvl(nonblock_nogvl, &j, NULL, NULL);
-	rb_thread_call_without_gvl(sleep_nogvl, &j, NULL, NULL);
+	rb_thread_call_without_gvl(reap_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(peek_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(file_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(nonblock_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(sleep_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
 	return ULONG2NUM(j.h);
 }

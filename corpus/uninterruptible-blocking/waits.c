@@ -123,7 +123,7 @@ VALUE wait_sites(VALUE self)
 	rb_thread_call_without_gvl2(sem_nogvl, &a, NULL, NULL);
 	rb_thread_call_without_gvl(loop_nogvl, &a, NULL, NULL);
 	/* the same callbacks with a working UBF: not this rule's business */
-	rb_thread_call_without_gvl(read_nogvl, &a, RUBY_UBF_IO, NULL);
-	rb_thread_call_without_gvl(waitpid_nogvl, &a, RUBY_UBF_PROCESS, NULL);
+	rb_thread_call_without_gvl(read_nogvl, &a, RUBY_UBF_IO, NULL); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(waitpid_nogvl, &a, RUBY_UBF_PROCESS, NULL); /* expect: offload-candidate */
 	return LONG2NUM(a.n);
 }

@@ -32,9 +32,9 @@ static VALUE digest_update(VALUE self, VALUE str)
 	struct update_args a;
 	VALUE copy = rb_str_dup(str);
 	a.ctx = rb_check_typeddata(self, &digest_type);
-	a.ptr = (const unsigned char *)RSTRING_PTR(copy);
+	a.ptr = (const unsigned char *)RSTRING_PTR(copy); /* expect: unfrozen-input */ /* expect-msg: rb_str_new_frozen */
 	a.len = (size_t)RSTRING_LEN(copy);
-	rb_thread_call_without_gvl(update_nogvl, &a, RUBY_UBF_PROCESS, NULL); /* expect: ubf-on-cpu-work */
+	rb_thread_call_without_gvl(update_nogvl, &a, RUBY_UBF_PROCESS, NULL); /* expect: missing-gc-guard, ubf-on-cpu-work */
 	return self;
 }
 
@@ -88,7 +88,7 @@ static VALUE digest_stretch(VALUE self, VALUE password, VALUE rounds)
 	a.pw = (const unsigned char *)RSTRING_PTR(pw);
 	a.len = (size_t)RSTRING_LEN(pw);
 	a.rounds = NUM2UINT(rounds);
-	rb_nogvl(stretch_nogvl, &a, NULL, NULL, 0);
+	rb_nogvl(stretch_nogvl, &a, NULL, NULL, 0); /* expect: offload-candidate */
 	RB_GC_GUARD(pw);
 	return rb_str_new((const char *)a.out, sizeof(a.out));
 }

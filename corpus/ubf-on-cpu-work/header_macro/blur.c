@@ -21,6 +21,6 @@ VALUE blur_apply(VALUE self, VALUE pixels)
 {
 	VALUE out = rb_str_new(RSTRING_PTR(pixels), RSTRING_LEN(pixels));
 	struct blur b = {(unsigned char *)RSTRING_PTR(out), (size_t)RSTRING_LEN(out)};
-	BLUR_NOGVL(blur_nogvl, &b); /* expect: ubf-on-cpu-work */ /* expect-msg: RUBY_UBF_PROCESS cannot interrupt 'blur_nogvl' */
+	BLUR_NOGVL(blur_nogvl, &b); /* expect: offload-candidate, ubf-on-cpu-work */ /* expect-msg: RUBY_UBF_PROCESS cannot interrupt 'blur_nogvl' */
 	return out;
 }

@@ -68,20 +68,20 @@ write_good_ext() { # write_good_ext FILE
 	cat >"$1" <<'EOC'
 #include <ruby.h>
 #include <ruby/thread.h>
-
+#ifndef RB_NOGVL_OFFLOAD_SAFE
+#define RB_NOGVL_OFFLOAD_SAFE 0
+#endif
 struct args { long n; long sum; };
-
 static void *cb(void *p)
 {
 	struct args *a = p;
 	for (long i = 0; i < a->n; i++) a->sum += i;
 	return NULL;
 }
-
 VALUE good_run(VALUE self, VALUE n)
 {
 	struct args a = {NUM2LONG(n), 0};
-	rb_thread_call_without_gvl(cb, &a, NULL, NULL);
+	rb_nogvl(cb, &a, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE);
 	return LONG2NUM(a.sum);
 }
 EOC

@@ -1,0 +1,1518 @@
+/* inputs_flow.c: follows a release site's data back to the Ruby objects it points
+ * into (inputs_flow.h), and the inputs/outputs offload gates built on that.
+ *
+ * The analysis is intra-procedural over the event list of the function that
+ * fills the data, up to the release call, plus one hop into a helper that is
+ * given the struct's address. It is flow-insensitive except for one rule: an
+ * assignment is ignored when the same place is assigned again later on every
+ * path to the release call (the later assignment's region encloses the call).
+ */
+#include "inputs_flow.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "gates.h"
+#include "knowledge.h"
+
+/* ---- knowledge ---- */
+
+/* Calls that return a pointer into a Ruby object's memory; the owner is the
+ * first argument. Source: Ruby 3.1 headers: ruby/internal/core/rstring.h
+ * (RSTRING_PTR, RSTRING_END, rbimpl_rstring_getmem behind RSTRING_GETMEM,
+ * StringValuePtr -> rb_string_value_ptr, StringValueCStr ->
+ * rb_string_value_cstr), rarray.h (RARRAY_PTR, RARRAY_CONST_PTR ->
+ * rb_array_const_ptr, rb_array_const_ptr_transient, RARRAY_PTR_USE ->
+ * rb_array_ptr_use_start), rstruct.h (RSTRUCT_PTR), rtypeddata.h/rdata.h
+ * (rb_check_typeddata behind TypedData_Get_Struct, rb_data_object_get behind
+ * Data_Get_Struct); Ruby 3.3 rtypeddata.h (RTYPEDDATA_GET_DATA). Sorted. */
+struct src_entry {
+	const char *name;
+	int kind;
+};
+static const struct src_entry sources[] = {
+	{"RARRAY_PTR", IOK_ARRAY},
+	{"RSTRING_END", IOK_STRING},
+	{"RSTRING_PTR", IOK_STRING},
+	{"RSTRUCT_PTR", IOK_OBJECT},
+	{"RTYPEDDATA_GET_DATA", IOK_TYPED},
+	{"rb_array_const_ptr", IOK_ARRAY},
+	{"rb_array_const_ptr_transient", IOK_ARRAY},
+	{"rb_array_ptr_use_start", IOK_ARRAY},
+	{"rb_check_typeddata", IOK_TYPED},
+	{"rb_data_object_get", IOK_TYPED},
+	{"rb_string_value_cstr", IOK_STRING},
+	{"rb_string_value_ptr", IOK_STRING},
+	{"rbimpl_rstring_getmem", IOK_STRING},
+};
+
+/* Return a frozen object. Source: Ruby 3.1 ruby/internal/intern/string.h
+ * (rb_str_new_frozen; rb_str_dup_frozen and rb_str_new4 are macros for it;
+ * rb_str_freeze, rb_str_to_interned_str, rb_interned_str*), encoding/string.h
+ * (rb_enc_interned_str*), intern/object.h (rb_obj_freeze), intern/array.h
+ * (rb_ary_freeze), fl_type.h (OBJ_FREEZE -> rb_obj_freeze_inline); Ruby's
+ * internal string.h (rb_fstring, rb_str_tmp_frozen_acquire: io.c uses it);
+ * rb_sym2str returns the symbol's frozen name (symbol.c, Ruby 2.2+). */
+static const char *const frozen_makers[] = {
+	"rb_ary_freeze",
+	"rb_enc_interned_str",
+	"rb_enc_interned_str_cstr",
+	"rb_fstring",
+	"rb_fstring_cstr",
+	"rb_interned_str",
+	"rb_interned_str_cstr",
+	"rb_obj_freeze",
+	"rb_obj_freeze_inline",
+	"rb_str_freeze",
+	"rb_str_new_frozen",
+	"rb_str_tmp_frozen_acquire",
+	"rb_str_to_interned_str",
+	"rb_sym2str",
+};
+
+/* Freeze their first argument in place (as a statement). Same sources. */
+static const char *const inplace_freezers[] = {
+	"rb_ary_freeze",
+	"rb_obj_freeze",
+	"rb_obj_freeze_inline",
+	"rb_str_freeze",
+};
+
+/* Create a new string or array nobody else has seen (design.md, precise
+ * points: rb_str_new(NULL, n), rb_str_new(ptr, n), rb_str_buf_new ... are
+ * owned memory). Source: Ruby 3.1 ruby/internal/intern/string.h,
+ * encoding/string.h, intern/array.h, core/rdata.h and rtypeddata.h (the
+ * objects behind Data_Make_Struct/TypedData_Make_Struct); rbimpl_str_new_cstr
+ * is rb_str_new_cstr's constant-argument path. */
+static const char *const fresh_makers[] = {
+	"rb_ary_hidden_new",
+	"rb_ary_new",
+	"rb_ary_new_capa",
+	"rb_ary_new_from_args",
+	"rb_ary_new_from_values",
+	"rb_ary_tmp_new",
+	"rb_data_object_make",
+	"rb_data_object_wrap",
+	"rb_data_object_zalloc",
+	"rb_data_typed_object_make",
+	"rb_data_typed_object_wrap",
+	"rb_data_typed_object_zalloc",
+	"rb_enc_str_new",
+	"rb_enc_str_new_cstr",
+	"rb_enc_str_new_static",
+	"rb_external_str_new",
+	"rb_external_str_new_cstr",
+	"rb_external_str_new_with_enc",
+	"rb_filesystem_str_new",
+	"rb_filesystem_str_new_cstr",
+	"rb_locale_str_new",
+	"rb_locale_str_new_cstr",
+	"rb_str_buf_new",
+	"rb_str_buf_new_cstr",
+	"rb_str_new",
+	"rb_str_new_cstr",
+	"rb_str_new_static",
+	"rb_str_new_with_class",
+	"rb_str_plus",
+	"rb_str_times",
+	"rb_str_tmp_new",
+	"rb_usascii_str_new",
+	"rb_usascii_str_new_cstr",
+	"rb_usascii_str_new_static",
+	"rb_utf8_str_new",
+	"rb_utf8_str_new_cstr",
+	"rb_utf8_str_new_static",
+	"rbimpl_str_new_cstr",
+};
+
+/* Unfrozen copies: an ordinary object other code can reach (ObjectSpace) and
+ * modify; rb_str_new_shared shares the original's buffer. Feature #11625
+ * review: rb_str_dup is not enough, use rb_str_new_frozen. Source: Ruby 3.1
+ * intern/string.h, intern/array.h, intern/object.h. */
+static const char *const dup_makers[] = {
+	"rb_ary_dup",
+	"rb_obj_clone",
+	"rb_obj_dup",
+	"rb_str_dup",
+	"rb_str_new_shared",
+};
+
+/* Return their (first) argument, converted at most: StringValue is
+ * rb_string_value(&v). Source: Ruby 3.1 ruby/internal/core/rstring.h,
+ * intern/string.h. */
+static const char *const passthrough[] = {
+	"rb_check_string_type",
+	"rb_str_to_str",
+	"rb_string_value",
+};
+
+/* Read an object out of a container the caller holds: the container keeps it
+ * alive (it is still shared: other code can change it). Source: Ruby 3.1
+ * ruby/internal/intern/hash.h, array.h, variable.h, struct.h, core/rarray.h. */
+static const char *const container_reads[] = {
+	"RARRAY_AREF",
+	"rb_ary_entry",
+	"rb_ary_last",
+	"rb_attr_get",
+	"rb_const_get",
+	"rb_const_get_at",
+	"rb_cvar_get",
+	"rb_gv_get",
+	"rb_hash_aref",
+	"rb_hash_fetch",
+	"rb_hash_lookup",
+	"rb_hash_lookup2",
+	"rb_iv_get",
+	"rb_ivar_get",
+	"rb_struct_aref",
+	"rb_struct_getmember",
+};
+
+/* Return numbers (immediates or Integer/Float objects): never a string or an
+ * array whose buffer a callback could use. Source: Ruby 3.1
+ * ruby/internal/arithmetic/ headers, intern/object.h (rb_Integer, rb_Float). */
+static const char *const non_strings[] = {
+	"rb_Float",
+	"rb_Integer",
+	"rb_float_new",
+	"rb_float_new_in_heap",
+	"rb_int2big",
+	"rb_int2inum",
+	"rb_int2num_inline",
+	"rb_ll2inum",
+	"rb_long2num_inline",
+	"rb_to_int",
+	"rb_uint2big",
+	"rb_uint2inum",
+	"rb_uint2num_inline",
+	"rb_ull2inum",
+	"rb_ulong2num_inline",
+};
+
+/* Store their last argument into a container (the first): the container then
+ * keeps it alive. Source: Ruby 3.1 ruby/internal/intern/array.h, hash.h,
+ * variable.h, struct.h. */
+static const char *const container_stores[] = {
+	"rb_ary_push",
+	"rb_ary_store",
+	"rb_ary_unshift",
+	"rb_hash_aset",
+	"rb_iv_set",
+	"rb_ivar_set",
+	"rb_struct_aset",
+};
+
+/* Hand out the method's arguments through pointers. Source: Ruby 3.1
+ * ruby/internal/scan_args.h, intern/class.h (rb_get_kwargs). */
+static const char *const arg_scanners[] = {
+	"rb_get_kwargs",
+	"rb_scan_args",
+	"rb_scan_args_kw",
+};
+
+/* Return their argument or a converted copy of it. Source: Ruby 3.1
+ * ruby/internal/encoding/string.h (rb_str_conv_enc, rb_str_conv_enc_opts),
+ * intern/string.h (rb_str_export, rb_str_export_locale,
+ * rb_str_export_to_enc). */
+static const char *const maybe_passthrough[] = {
+	"rb_str_conv_enc",
+	"rb_str_conv_enc_opts",
+	"rb_str_export",
+	"rb_str_export_locale",
+	"rb_str_export_to_enc",
+};
+
+static const struct src_entry *source_of(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++)
+		if (strcmp(sources[i].name, name) == 0)
+			return &sources[i];
+	return NULL;
+}
+
+static bool in_table(const char *name, const char *const *t, size_t n)
+{
+	return name && str_in_sorted(name, t, n);
+}
+#define IN(name, t) in_table((name), (t), ARRAY_SIZE(t))
+
+/* Calls that can take a fresh string without showing it to other code: the
+ * string API works on the string itself or copies from it, the object
+ * accessors only read it. Anything else (rb_yield, rb_funcall, rb_ivar_set,
+ * rb_ary_push(x, str), a gem function) may keep it. */
+static bool call_exposes(const struct call *c, uint32_t argi)
+{
+	const char *n = c->name ? c->name : "";
+	if (source_of(n))
+		return false;
+	static const char *const safe_prefix[] = {
+		"RB_", "RSTRING", "rb_check_", "rb_enc_", "rb_gc_guarded_ptr", "rb_obj_encoding", "rb_obj_freeze",
+		"rb_obj_hide", "rb_str_", "rb_string_value", "rbimpl_",
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(safe_prefix); i++)
+		if (str_starts(n, safe_prefix[i]))
+			return false;
+	if (str_starts(n, "rb_ary_") && argi == 0)
+		return false;
+	return true;
+}
+
+bool io_tables_sorted(void)
+{
+	const struct {
+		const char *const *v;
+		size_t n;
+	} t[] = {
+		{frozen_makers, ARRAY_SIZE(frozen_makers)}, {inplace_freezers, ARRAY_SIZE(inplace_freezers)},
+		{fresh_makers, ARRAY_SIZE(fresh_makers)},   {dup_makers, ARRAY_SIZE(dup_makers)},
+		{passthrough, ARRAY_SIZE(passthrough)},     {maybe_passthrough, ARRAY_SIZE(maybe_passthrough)},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
+		for (size_t k = 1; k < t[i].n; k++)
+			if (strcmp(t[i].v[k - 1], t[i].v[k]) >= 0)
+				return false;
+	for (size_t k = 1; k < ARRAY_SIZE(sources); k++)
+		if (strcmp(sources[k - 1].name, sources[k].name) >= 0)
+			return false;
+	return true;
+}
+
+const char *io_kind_noun(int kind)
+{
+	switch (kind) {
+	case IOK_STRING:
+		return "string";
+	case IOK_ARRAY:
+		return "array";
+	case IOK_TYPED:
+		return "data object";
+	default:
+		return "object";
+	}
+}
+
+/* ---- small helpers ---- */
+
+typedef VEC(struct ref) refvec;
+
+static bool path_prefix(const char *p, const char *q)
+{
+	p = p ? p : "";
+	q = q ? q : "";
+	size_t n = strlen(p);
+	if (!n)
+		return true;
+	return strncmp(p, q, n) == 0 && (q[n] == '\0' || q[n] == '.' || q[n] == '[');
+}
+
+static bool refs_related(const struct ref *a, const struct ref *b)
+{
+	return a->var >= 0 && a->var == b->var && (path_prefix(a->path, b->path) || path_prefix(b->path, a->path));
+}
+
+static bool ref_is_var(const struct ref *r)
+{
+	return r->var >= 0 && (!r->path || !*r->path);
+}
+
+static bool region_encloses(const struct func *f, int32_t outer, int32_t inner)
+{
+	for (int32_t r = inner; r >= 0; r = f->regions[r].parent)
+		if (r == outer)
+			return true;
+	return false;
+}
+
+/* The ref an argument names: the variable itself, or the one variable it
+ * reads (StringValuePtr's `&(v)`, a cast). */
+static bool arg_ref(const struct expr *a, struct ref *out)
+{
+	if (a->kind == EX_REF && a->ref.var >= 0) {
+		*out = a->ref;
+		out->addr = 0;
+		return true;
+	}
+	if (a->kind != EX_CALL && a->nreads == 1 && a->reads[0].var >= 0) {
+		*out = a->reads[0];
+		out->addr = 0;
+		return true;
+	}
+	return false;
+}
+
+static bool expr_mentions(const struct expr *a, const struct ref *r)
+{
+	if (a->kind == EX_REF && ref_same(&a->ref, r))
+		return true;
+	for (uint32_t i = 0; i < a->nreads; i++)
+		if (ref_same(&a->reads[i], r))
+			return true;
+	return false;
+}
+
+/* The reads of x that are not inside the arguments of its direct calls. */
+static void top_reads(const struct mfunc *mf, const struct expr *x, int32_t parent, refvec *out)
+{
+	uint8_t *used = x->nreads ? xcalloc(x->nreads, 1) : NULL;
+	for (uint32_t k = 0; k < x->ncalls; k++) {
+		int32_t ci = x->calls[k];
+		if (ci < 0 || (uint32_t)ci >= mf->f->nevents)
+			continue;
+		const struct call *c = &mf->f->events[ci].u.call;
+		if (c->parent != parent)
+			continue;
+		for (uint32_t a = 0; a < c->nargs; a++)
+			for (uint32_t r = 0; r < c->args[a].nreads; r++)
+				for (uint32_t j = 0; j < x->nreads; j++)
+					if (!used[j] && ref_same(&x->reads[j], &c->args[a].reads[r]) &&
+					    str_eq(x->reads[j].path, c->args[a].reads[r].path)) {
+						used[j] = 1;
+						break;
+					}
+	}
+	for (uint32_t j = 0; j < x->nreads; j++)
+		if (!used[j])
+			vec_push(out, x->reads[j]);
+	free(used);
+}
+
+static const char *ref_name(const struct mfunc *mf, const struct ref *r)
+{
+	return ref_text(mf->tu, r);
+}
+
+/* ---- the flow ---- */
+
+struct flow {
+	const struct model *m;
+	const struct mfunc *mf;
+	uint32_t fn;
+	uint32_t limit;         /* events [0, limit) */
+	int32_t rel_region;     /* region of the release call (kills) */
+	refvec carriers;
+	refvec values;          /* VALUEs stored in the data */
+	uint8_t *done;
+	uint8_t *hopped;
+	uint32_t cur;           /* the assignment being followed */
+	struct io_analysis *out;
+	int depth;              /* 0: the data function; 1: a helper */
+	uint32_t hop_ev;        /* depth 1: the call into the helper, in the data function */
+	int hop_param;          /* depth 1: the helper parameter that receives the struct */
+	bool stack_root;        /* the data is (in) a local record on the stack */
+};
+
+static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at);
+static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at);
+
+static bool carried(const struct flow *fl, const struct ref *r)
+{
+	for (size_t i = 0; i < fl->carriers.n; i++)
+		if (refs_related(&fl->carriers.v[i], r))
+			return true;
+	return false;
+}
+
+/* Does an assignment to lhs change what carrier c holds? Yes when lhs is c or
+ * inside it, or when lhs is a by-value struct holding c (a = b copies a.f).
+ * Not when c is reached through a pointer below lhs: `p = q` says nothing
+ * about the value p->f holds. */
+static bool assigns_carrier(const struct flow *fl, const struct ref *lhs)
+{
+	for (size_t i = 0; i < fl->carriers.n; i++) {
+		const struct ref *c = &fl->carriers.v[i];
+		if (c->var < 0 || c->var != lhs->var)
+			continue;
+		if (path_prefix(c->path, lhs->path))
+			return true;
+		if (path_prefix(lhs->path, c->path) && !c->deref)
+			return true;
+	}
+	return false;
+}
+
+static void add_carrier(struct flow *fl, const struct ref *r)
+{
+	for (size_t i = 0; i < fl->carriers.n; i++)
+		if (ref_same(&fl->carriers.v[i], r))
+			return;
+	struct ref c = *r;
+	c.addr = 0;
+	vec_push(&fl->carriers, c);
+	const struct var *v = mf_var(fl->mf, r->var);
+	if (!v)
+		return;
+	if (v->kind == VK_LOCAL && (v->flags & VF_RECORD))
+		fl->stack_root = true;
+	if (fl->depth == 0 && !fl->out->from_caller && r->deref && r->path && *r->path && v->kind != VK_PARAM &&
+	    root_from_param(fl->mf, r->var, fl->limit)) {
+		fl->out->from_caller = 1;
+		fl->out->from_caller_loc = v->loc;
+		fl->out->from_caller_name = v->name;
+	}
+	if (v->kind == VK_PARAM && !(v->flags & VF_VALUE) && fl->depth == 0 && !fl->out->from_caller) {
+		fl->out->from_caller = 1;
+		fl->out->from_caller_ptr = 1;
+		fl->out->from_caller_loc = v->loc;
+		fl->out->from_caller_name = v->name;
+	}
+}
+
+static bool killed(const struct flow *fl, uint32_t at, const struct ref *lhs)
+{
+	const struct func *f = fl->mf->f;
+	if (lhs->path && strstr(lhs->path, "[]"))
+		return false; /* a[i] = x; a[n] = NULL: other elements */
+	for (uint32_t j = at + 1; j < fl->limit; j++) {
+		const struct event *e = &f->events[j];
+		if (e->kind != EV_ASSIGN || e->u.assign.compound || !ref_same(&e->u.assign.lhs, lhs))
+			continue;
+		if (fl->rel_region >= 0 && region_encloses(f, e->region, fl->rel_region))
+			return true;
+	}
+	return false;
+}
+
+static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *owner, int32_t tmp_call,
+		      const struct ref *dest)
+{
+	for (size_t i = 0; i < fl->out->in.n; i++)
+		if (fl->out->in.v[i].fn == fl->fn && fl->out->in.v[i].ev == ev)
+			return;
+	const struct event *e = &fl->mf->f->events[ev];
+	struct io_input in = {0};
+	in.fn = fl->fn;
+	in.ev = ev;
+	in.kind = kind;
+	in.what = e->macro && !e->in_macro_arg ? e->macro
+		  : e->kind == EV_CALL	       ? e->u.call.name
+					       : "?";
+	in.owner_ref.var = -1;
+	in.owner_ref.path = "";
+	in.owner_call = tmp_call;
+	if (owner) {
+		in.owner_ref = *owner;
+		in.owner_ref.addr = 0;
+		in.owner = ref_name(fl->mf, owner);
+	} else if (tmp_call >= 0) {
+		in.temporary = 1;
+		in.owner = fl->mf->f->events[tmp_call].u.call.name;
+	}
+	in.dest = dest && dest->var >= 0 ? ref_name(fl->mf, dest) : NULL;
+	in.dest_loc = fl->mf->f->events[fl->cur < fl->limit ? fl->cur : ev].loc;
+	in.helper = fl->depth == 1 ? fl->mf->f->name : NULL;
+	in.rel_fn = -1;
+	vec_push(&fl->out->in, in);
+}
+
+static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
+{
+	if (ci < 0 || (uint32_t)ci >= fl->mf->f->nevents)
+		return;
+	const struct event *e = &fl->mf->f->events[ci];
+	if (e->kind != EV_CALL)
+		return;
+	const struct call *c = &e->u.call;
+	const struct src_entry *src = source_of(c->name);
+	if (!src || !c->nargs)
+		return;
+	struct ref owner;
+	int32_t tmp = -1;
+	bool have = arg_ref(&c->args[0], &owner);
+	if (!have && c->args[0].kind == EX_CALL)
+		tmp = c->args[0].call;
+	add_input(fl, (uint32_t)ci, src->kind, have ? &owner : NULL, tmp, dest);
+}
+
+/* A member access on a Ruby object struct (DATA_PTR(self) is RDATA(self)->data). */
+static int object_member_kind(const char *record)
+{
+	if (!record)
+		return 0;
+	if (strcmp(record, "struct RData") == 0 || strcmp(record, "struct RTypedData") == 0)
+		return IOK_TYPED;
+	if (str_starts(record, "struct RString"))
+		return IOK_STRING;
+	if (str_starts(record, "struct RArray"))
+		return IOK_ARRAY;
+	return ruby_object_record(record) ? IOK_OBJECT : 0;
+}
+
+/* Synchronisation objects are shared on purpose (the lock and shared-state
+ * gates judge them), not output buffers. */
+static bool sync_type(const char *type)
+{
+	return type && (strstr(type, "pthread_") || strstr(type, "_cond") || strstr(type, "sem_t") ||
+			strstr(type, "atomic") || strstr(type, "rb_nativethread"));
+}
+
+static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *dest)
+{
+	const struct var *v = mf_var(fl->mf, r->var);
+	if (!v)
+		return;
+	bool member = r->path && *r->path;
+	if ((v->flags & VF_VALUE) && member) {
+		int kind = object_member_kind(r->record);
+		if (!kind)
+			return;
+		/* the access event of this member, at or before the current assignment */
+		for (int32_t j = (int32_t)fl->cur; j >= 0; j--) {
+			const struct event *e = &fl->mf->f->events[j];
+			if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, r)) {
+				struct ref owner = {.var = r->var, .path = ""};
+				add_input(fl, (uint32_t)j, kind, &owner, -1, dest);
+				break;
+			}
+		}
+		return;
+	}
+	if (v->flags & VF_VALUE) {
+		if (!member) {
+			struct ref val = *r;
+			val.addr = 0;
+			vec_push(&fl->values, val);
+		}
+		return;
+	}
+	if ((v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC || v->kind == VK_LOCAL_STATIC) &&
+	    !(v->flags & (VF_CONST | VF_MUTEX | VF_ATOMIC | VF_SIG_ATOMIC)) && !sync_type(v->type) &&
+	    (r->addr || (v->flags & (VF_ARRAY | VF_RECORD)))) {
+		for (size_t i = 0; i < fl->out->statics.n; i++)
+			if (fl->out->statics.v[i].var == r->var && fl->out->statics.v[i].name == v->name)
+				return;
+		struct io_static st = {r->var, v->name, fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc};
+		vec_push(&fl->out->statics, st);
+		return;
+	}
+	if (member && r->deref && root_is_typed_data(fl->mf, r->var, fl->limit)) {
+		bool seen = false;
+		for (size_t i = 0; i < fl->out->objstate.n; i++)
+			seen |= fl->out->objstate.v[i].var == r->var;
+		if (!seen) {
+			struct io_static st = {r->var, ref_name(fl->mf, r),
+					       fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc};
+			vec_push(&fl->out->objstate, st);
+		}
+	}
+	if (r->addr || member || (v->flags & (VF_POINTER | VF_ARRAY | VF_RECORD)))
+		add_carrier(fl, r);
+}
+
+static void flow_expr(struct flow *fl, const struct expr *x, int32_t parent, const struct ref *dest)
+{
+	if (!x)
+		return;
+	if (x->kind == EX_CALL && x->call >= 0) {
+		flow_call(fl, x->call, dest);
+		return;
+	}
+	for (uint32_t k = 0; k < x->ncalls; k++) {
+		int32_t ci = x->calls[k];
+		if (ci >= 0 && (uint32_t)ci < fl->mf->f->nevents && fl->mf->f->events[ci].kind == EV_CALL &&
+		    fl->mf->f->events[ci].u.call.parent == parent)
+			flow_call(fl, ci, dest);
+	}
+	if (x->kind == EX_REF) {
+		/* a VALUE parameter cast to a struct pointer (rb_ensure's argument) is
+		 * data the caller filled */
+		const struct var *v = mf_var(fl->mf, x->ref.var);
+		if (v && v->kind == VK_PARAM && (v->flags & VF_VALUE) && x->cast && fl->depth == 0)
+			fl->out->from_caller_cast = 1;
+		if (v && v->kind == VK_PARAM && (v->flags & VF_VALUE) && x->cast && fl->depth == 0 &&
+		    !fl->out->from_caller) {
+			fl->out->from_caller = 1;
+			fl->out->from_caller_loc = v->loc;
+			fl->out->from_caller_name = v->name;
+		}
+		flow_ref(fl, &x->ref, dest);
+		return;
+	}
+	refvec reads = {0};
+	top_reads(fl->mf, x, parent, &reads);
+	for (size_t i = 0; i < reads.n; i++)
+		flow_ref(fl, &reads.v[i], dest);
+	vec_free(&reads);
+}
+
+static void flow_run(struct flow *fl);
+
+/* One hop into a helper given the struct's address: fill_args(&a, str). */
+static void flow_hop(struct flow *fl, uint32_t ci)
+{
+	const struct call *c = &fl->mf->f->events[ci].u.call;
+	const struct mfunc *callee = model_func_by_usr(fl->m, c->usr);
+	if (!callee || callee->id == fl->fn)
+		return;
+	for (uint32_t k = 0; k < c->nargs && k < callee->f->nparams; k++) {
+		const struct expr *a = &c->args[k];
+		if (a->kind != EX_REF || !carried(fl, &a->ref))
+			continue;
+		const struct var *av = mf_var(fl->mf, a->ref.var);
+		if (!a->ref.addr && !(av && (av->flags & VF_POINTER)))
+			continue;
+		struct flow h = {0};
+		h.m = fl->m;
+		h.mf = callee;
+		h.fn = callee->id;
+		h.limit = callee->f->nevents;
+		h.rel_region = -1;
+		h.out = fl->out;
+		h.depth = 1;
+		h.hop_ev = ci;
+		h.hop_param = (int)k;
+		h.stack_root = fl->stack_root;
+		struct ref root = {.var = callee->f->params[k], .path = ""};
+		vec_push(&h.carriers, root);
+		size_t first = fl->out->in.n;
+		flow_run(&h);
+		/* a helper-local VALUE stored into the struct stays with it */
+		for (size_t i = first; i < fl->out->in.n; i++) {
+			struct io_input *in = &fl->out->in.v[i];
+			if (in->fn != callee->id || in->owner_ref.var < 0)
+				continue;
+			for (size_t j = 0; j < h.values.n; j++)
+				if (ref_same(&h.values.v[j], &in->owner_ref))
+					in->stored = 1;
+		}
+		vec_free(&h.carriers);
+		vec_free(&h.values);
+		free(h.done);
+		free(h.hopped);
+	}
+}
+
+static void flow_run(struct flow *fl)
+{
+	const struct func *f = fl->mf->f;
+	if (!fl->done)
+		fl->done = xcalloc(f->nevents + 1, 1);
+	if (!fl->hopped)
+		fl->hopped = xcalloc(f->nevents + 1, 1);
+	bool changed = true;
+	unsigned rounds = 0;
+	while (changed && rounds++ < 32) {
+		changed = false;
+		for (uint32_t i = 0; i < fl->limit; i++) {
+			const struct event *e = &f->events[i];
+			if (e->kind == EV_ASSIGN && !fl->done[i]) {
+				const struct ref *lhs = &e->u.assign.lhs;
+				if (lhs->var < 0 || !assigns_carrier(fl, lhs) || killed(fl, i, lhs))
+					continue;
+				fl->done[i] = 1;
+				changed = true;
+				fl->cur = i;
+				flow_expr(fl, &e->u.assign.rhs, -1, lhs);
+			} else if (e->kind == EV_CALL && !fl->hopped[i] && fl->depth == 0 && e->u.call.usr &&
+				   model_func_by_usr(fl->m, e->u.call.usr)) {
+				bool any = false;
+				for (uint32_t k = 0; k < e->u.call.nargs; k++)
+					if (e->u.call.args[k].kind == EX_REF && carried(fl, &e->u.call.args[k].ref))
+						any = true;
+				if (!any)
+					continue;
+				fl->hopped[i] = 1;
+				changed = true;
+				flow_hop(fl, i);
+			}
+		}
+	}
+}
+
+/* ---- classification ---- */
+
+struct cls {
+	int state;            /* 0: neutral (a constant, Qnil) */
+	bool held;            /* read out of a container that keeps it alive */
+	const char *why;      /* deciding call */
+	const char *why_fn;   /* function whose argument it is */
+	const char *arg;      /* that argument's name */
+	struct loc loc;
+	bool param;           /* an unassigned parameter */
+};
+
+static void cls_worse(struct cls *acc, const struct cls *c)
+{
+	if (c->state > acc->state)
+		*acc = *c;
+}
+
+static struct cls classify_var(const struct model *m, const struct mfunc *mf, const struct ref *o, uint32_t at,
+			       uint32_t rel, int depth);
+
+/* How the value of expression x (evaluated at event `at` of mf) was made. */
+static struct cls classify_expr(const struct model *m, const struct mfunc *mf, const struct expr *x, int32_t parent,
+				uint32_t at, int depth)
+{
+	struct cls r = {0};
+	if (!x || depth > 4)
+		return (struct cls){.state = IOS_UNKNOWN};
+	if (x->kind == EX_CALL && x->call >= 0) {
+		const struct event *e = &mf->f->events[x->call];
+		const struct call *c = &e->u.call;
+		r.why = c->name;
+		r.loc = e->loc;
+		if (IN(c->name, frozen_makers))
+			r.state = IOS_FROZEN;
+		else if (IN(c->name, fresh_makers))
+			r.state = IOS_FRESH;
+		else if (IN(c->name, dup_makers))
+			r.state = IOS_DUP;
+		else if (IN(c->name, passthrough) && c->nargs) {
+			struct ref a;
+			if (arg_ref(&c->args[0], &a))
+				return classify_var(m, mf, &a, (uint32_t)x->call, (uint32_t)x->call, depth + 1);
+			return classify_expr(m, mf, &c->args[0], x->call, (uint32_t)x->call, depth + 1);
+		} else if (IN(c->name, maybe_passthrough) && c->nargs) {
+			/* the argument itself, or a fresh converted copy */
+			struct ref a;
+			struct cls arg = arg_ref(&c->args[0], &a)
+						 ? classify_var(m, mf, &a, (uint32_t)x->call, (uint32_t)x->call, depth + 1)
+						 : classify_expr(m, mf, &c->args[0], x->call, (uint32_t)x->call, depth + 1);
+			r.state = IOS_FRESH;
+			cls_worse(&r, &arg);
+			return r;
+		} else if (ruby_class_of_call(c) == RC_PURE || IN(c->name, non_strings)) {
+			r.state = 0; /* an immediate or a number: no buffer to share */
+			r.why = NULL;
+		} else {
+			r.state = IOS_SHARED;
+			r.held = IN(c->name, container_reads);
+		}
+		return r;
+	}
+	if (x->kind == EX_REF) {
+		const struct var *v = mf_var(mf, x->ref.var);
+		if (v && (v->flags & VF_VALUE) && ref_is_var(&x->ref))
+			return classify_var(m, mf, &x->ref, at, at, depth + 1);
+		if (x->ref.path && *x->ref.path)
+			return classify_var(m, mf, &x->ref, at, at, depth + 1);
+		return (struct cls){.state = IOS_UNKNOWN};
+	}
+	if (x->kind == EX_INT || x->kind == EX_NULL || x->kind == EX_STRING)
+		return r; /* Qnil, Qfalse ...: no object */
+	/* a conditional or a comma: every VALUE it can produce */
+	for (uint32_t k = 0; k < x->ncalls; k++) {
+		int32_t ci = x->calls[k];
+		if (ci < 0 || (uint32_t)ci >= mf->f->nevents || mf->f->events[ci].kind != EV_CALL)
+			continue;
+		const struct call *c = &mf->f->events[ci].u.call;
+		if (c->parent != parent || !c->returns_value)
+			continue;
+		struct expr one = {0};
+		one.kind = EX_CALL;
+		one.call = ci;
+		struct cls cc = classify_expr(m, mf, &one, parent, at, depth + 1);
+		cls_worse(&r, &cc);
+	}
+	refvec reads = {0};
+	top_reads(mf, x, parent, &reads);
+	for (size_t i = 0; i < reads.n; i++) {
+		const struct var *v = mf_var(mf, reads.v[i].var);
+		if (v && (v->flags & VF_VALUE) && ref_is_var(&reads.v[i])) {
+			struct cls cc = classify_var(m, mf, &reads.v[i], at, at, depth + 1);
+			cls_worse(&r, &cc);
+		}
+	}
+	vec_free(&reads);
+	return r;
+}
+
+/* A parameter never assigned: what the callers pass (static functions called
+ * only directly), else an argument from outside. */
+/* Is the function's address taken anywhere (rb_define_method(c, "m", fn, 1),
+ * an ops table, a function pointer)? Then it has callers the call graph does
+ * not show: Ruby's calls into a method are not edges. */
+static bool address_taken(const struct model *m, const struct mfunc *mf)
+{
+	const char *usr = mf->f->usr;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_CALL) {
+				for (uint32_t k = 0; k < e->u.call.nargs; k++)
+					if (e->u.call.args[k].kind == EX_FUNC && str_eq(e->u.call.args[k].func_usr, usr))
+						return true;
+			} else if (e->kind == EV_ASSIGN && e->u.assign.rhs.kind == EX_FUNC &&
+				   str_eq(e->u.assign.rhs.func_usr, usr)) {
+				return true;
+			}
+		}
+	}
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, usr))
+				return true;
+	return false;
+}
+
+static struct cls classify_param(const struct model *m, const struct mfunc *mf, const struct var *v, int depth)
+{
+	struct cls shared = {.state = IOS_SHARED, .why_fn = mf->f->name, .arg = v->name, .loc = v->loc, .param = true};
+	if (!(mf->f->flags & FN_STATIC) || depth > 3 || mf->in_end == mf->in_begin || v->param_index < 0 ||
+	    address_taken(m, mf))
+		return shared;
+	struct cls r = {0};
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+		if (ed->kind != EDGE_DIRECT)
+			return shared;
+		const struct mfunc *caller = &m->fns.v[ed->from];
+		const struct call *c = &caller->f->events[ed->ev].u.call;
+		if ((uint32_t)v->param_index >= c->nargs)
+			return shared;
+		struct cls cc = classify_expr(m, caller, &c->args[v->param_index], (int32_t)ed->ev, ed->ev, depth + 1);
+		if (cc.state == IOS_FRESH)
+			cc.state = IOS_UNKNOWN; /* made in the caller: not followed for exposure */
+		cls_worse(&r, &cc);
+	}
+	return r.state ? r : shared;
+}
+
+static bool is_call_named(const struct event *e, const char *const *t, size_t n)
+{
+	return e->kind == EV_CALL && in_table(e->u.call.name, t, n);
+}
+
+/* The string is locked by whoever runs mf: rb_str_locktmp_ensure(str, mf, ...),
+ * or rb_ensure(mf, ..., ensure, ...) with rb_str_unlocktmp in the ensure
+ * function and rb_str_locktmp in the caller. */
+static const char *locked_by_caller(const struct model *m, const struct mfunc *mf)
+{
+	if (!mf->protected_body)
+		return NULL;
+	/* Ruby's protect/ensure calls are not call-graph edges: find them by name */
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *caller = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < caller->f->nevents; ei++) {
+			const struct event *e = &caller->f->events[ei];
+			if (e->kind != EV_CALL)
+				continue;
+			const struct call *c = &e->u.call;
+			bool lte = str_eq(c->name, "rb_str_locktmp_ensure");
+			if (!lte && !str_eq(c->name, "rb_ensure"))
+				continue;
+			const struct expr *body = c->nargs > (lte ? 1u : 0u) ? &c->args[lte ? 1 : 0] : NULL;
+			if (!body || body->kind != EX_FUNC || !str_eq(body->func_usr, mf->f->usr))
+				continue;
+			if (lte)
+				return "rb_str_locktmp_ensure";
+			if (c->nargs < 3 || c->args[2].kind != EX_FUNC)
+				continue;
+			const struct mfunc *ef = model_func_by_usr(m, c->args[2].func_usr);
+			bool unlocks = false;
+			for (uint32_t i = 0; ef && i < ef->f->nevents; i++)
+				if (ef->f->events[i].kind == EV_CALL &&
+				    str_eq(ef->f->events[i].u.call.name, "rb_str_unlocktmp"))
+					unlocks = true;
+			if (!unlocks)
+				continue;
+			for (uint32_t i = 0; i < ei; i++)
+				if (caller->f->events[i].kind == EV_CALL &&
+				    str_eq(caller->f->events[i].u.call.name, "rb_str_locktmp"))
+					return "rb_str_locktmp";
+			for (uint32_t i = 0; i < mf->f->nevents; i++)
+				if (mf->f->events[i].kind == EV_CALL &&
+				    str_eq(mf->f->events[i].u.call.name, "rb_str_locktmp"))
+					return "rb_str_locktmp";
+		}
+	}
+	return NULL;
+}
+
+/* Is the variable at the root of o a pointer to typed data of some VALUE
+ * (TypedData_Get_Struct, DATA_PTR ...)? */
+static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at)
+{
+	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != var || !ref_is_var(&e->u.assign.lhs))
+			continue;
+		const struct expr *x = &e->u.assign.rhs;
+		if (x->kind == EX_CALL && x->call >= 0) {
+			const struct src_entry *s = source_of(mf->f->events[x->call].u.call.name);
+			if (s && s->kind == IOK_TYPED)
+				return true;
+		}
+		if (x->kind == EX_REF && object_member_kind(x->ref.record) == IOK_TYPED)
+			return true;
+	}
+	return false;
+}
+
+/* Is the variable at the root of o a parameter, or a local set from one
+ * (struct args *a = (struct args *)p)? */
+static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at)
+{
+	const struct var *v = mf_var(mf, var);
+	if (!v)
+		return false;
+	if (v->kind == VK_PARAM)
+		return true;
+	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != var || !ref_is_var(&e->u.assign.lhs))
+			continue;
+		const struct expr *x = &e->u.assign.rhs;
+		if (x->kind == EX_REF && x->ref.var != var) {
+			const struct var *w = mf_var(mf, x->ref.var);
+			if (w && w->kind == VK_PARAM)
+				return true;
+		}
+	}
+	return false;
+}
+
+static struct cls classify_var(const struct model *m, const struct mfunc *mf, const struct ref *o, uint32_t at,
+			       uint32_t rel, int depth)
+{
+	struct cls r = {0};
+	const struct var *v = mf_var(mf, o->var);
+	if (!v || depth > 6)
+		return (struct cls){.state = IOS_UNKNOWN};
+	const struct func *f = mf->f;
+	bool member = o->path && *o->path;
+	/* assignments to exactly o before `at`, unless overwritten before `at` */
+	int32_t first_assign = -1;
+	bool any = false;
+	for (uint32_t i = 0; i < at && i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_ASSIGN || !ref_same(&e->u.assign.lhs, o))
+			continue;
+		bool later = false;
+		for (uint32_t j = i + 1; j < at && j < f->nevents && !(o->path && strstr(o->path, "[]")); j++) {
+			const struct event *e2 = &f->events[j];
+			if (e2->kind == EV_ASSIGN && !e2->u.assign.compound && ref_same(&e2->u.assign.lhs, o) &&
+			    region_encloses(f, e2->region, f->events[at < f->nevents ? at : f->nevents - 1].region)) {
+				later = true;
+				break;
+			}
+		}
+		if (later)
+			continue;
+		any = true;
+		if (first_assign < 0)
+			first_assign = (int32_t)i;
+		struct cls c = classify_expr(m, mf, &e->u.assign.rhs, -1, i, depth);
+		cls_worse(&r, &c);
+	}
+	if (!any) {
+		if (member && v->kind == VK_PARAM && (v->flags & (VF_POINTER | VF_ARRAY)) && v->type && strstr(v->type, "VALUE") &&
+		    str_starts(o->path, "[]")) {
+			/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
+			r = (struct cls){.state = IOS_SHARED, .why_fn = f->name, .arg = v->name, .loc = v->loc,
+					 .param = true};
+		} else if (member) {
+			if (root_is_typed_data(mf, o->var, at))
+				return (struct cls){.state = IOS_RECEIVER};
+			if (root_from_param(mf, o->var, at)) {
+				const char *lk = locked_by_caller(m, mf);
+				r.state = lk ? IOS_LOCKED : IOS_UNKNOWN;
+				r.why = lk;
+			} else {
+				r.state = IOS_UNKNOWN;
+			}
+		} else if (v->kind == VK_PARAM) {
+			r = classify_param(m, mf, v, depth);
+		} else {
+			/* set through its address (rb_scan_args(argc, argv, "1", &str)): an argument */
+			r.state = IOS_UNKNOWN;
+			for (uint32_t i = 0; i < at && i < f->nevents; i++) {
+				const struct event *e = &f->events[i];
+				if (e->kind != EV_CALL || source_of(e->u.call.name) ||
+				    IN(e->u.call.name, passthrough))
+					continue;
+				for (uint32_t k = 0; k < e->u.call.nargs; k++)
+					if (e->u.call.args[k].kind == EX_REF && e->u.call.args[k].ref.addr &&
+					    ref_same(&e->u.call.args[k].ref, o)) {
+						if (IN(e->u.call.name, arg_scanners))
+							/* a method argument, held by the method frame */
+							r = (struct cls){.state = IOS_SHARED, .why_fn = f->name,
+									 .arg = v->name, .loc = e->loc, .param = true};
+						else
+							r = (struct cls){.state = IOS_SHARED, .why = e->u.call.name,
+									 .loc = e->loc};
+					}
+			}
+		}
+	}
+	if (depth > 0 && r.state != IOS_FRESH)
+		return r;
+	/* frozen or locked in place before the release call */
+	if (r.state >= IOS_UNKNOWN || r.state == 0) {
+		for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
+			const struct event *e = &f->events[i];
+			if (e->kind != EV_CALL || !e->u.call.nargs)
+				continue;
+			struct ref a;
+			if (!arg_ref(&e->u.call.args[0], &a) || !ref_same(&a, o))
+				continue;
+			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) && !e->u.call.result_used) {
+				r = (struct cls){.state = IOS_FROZEN, .why = e->u.call.name, .loc = e->loc};
+				break;
+			}
+			if (str_eq(e->u.call.name, "rb_str_locktmp")) {
+				r = (struct cls){.state = IOS_LOCKED, .why = e->u.call.name, .loc = e->loc};
+				break;
+			}
+		}
+	}
+	/* a fresh object shown to other code before the call */
+	if (r.state == IOS_FRESH && first_assign >= 0) {
+		for (uint32_t i = (uint32_t)first_assign + 1; i < rel && i < f->nevents; i++) {
+			const struct event *e = &f->events[i];
+			if (e->kind != EV_CALL)
+				continue;
+			for (uint32_t k = 0; k < e->u.call.nargs; k++) {
+				if (!expr_mentions(&e->u.call.args[k], o) || !call_exposes(&e->u.call, k))
+					continue;
+				return (struct cls){.state = IOS_EXPOSED, .why = e->u.call.name, .loc = e->loc};
+			}
+		}
+	}
+	return r;
+}
+
+/* ---- keeping the owner alive ---- */
+
+static bool is_guard_event(const struct event *e)
+{
+	return e->macro && (strcmp(e->macro, "RB_GC_GUARD") == 0 || strcmp(e->macro, "RUBY_GC_GUARD") == 0);
+}
+
+static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel, struct loc *guard_before,
+		       uint32_t from)
+{
+	const struct func *f = mf->f;
+	int best = IOA_NO;
+	for (uint32_t i = rel + 1; i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_ACCESS || !(e->u.access.mode & (ACC_READ | ACC_ADDR)) ||
+		    !ref_same(&e->u.access.ref, o))
+			continue;
+		if (is_guard_event(e))
+			return IOA_GUARD;
+		best = IOA_USE;
+	}
+	if (best != IOA_NO)
+		return best;
+	/* stored into an array or hash before the call (fiddle's converted_args) */
+	for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_CALL || !IN(e->u.call.name, container_stores))
+			continue;
+		for (uint32_t k = 1; k < e->u.call.nargs; k++)
+			if (expr_mentions(&e->u.call.args[k], o))
+				return IOA_HELD;
+	}
+	for (uint32_t i = from; i < rel && i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, o) && is_guard_event(e)) {
+			*guard_before = e->loc;
+			break;
+		}
+	}
+	return IOA_NO;
+}
+
+/* A method argument is held by the method's frame for the whole call (as
+ * self is, design.md), when Ruby is the only caller: the function has no
+ * direct C callers. Unless StringValue* converted it without a type check
+ * first: to_str's result then replaces the argument, and only the C local
+ * holds it (mysql2 PR #1504). */
+static bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref *o, const struct cls *c,
+			uint32_t src, uint32_t rel)
+{
+	const struct var *v = mf_var(mf, o->var);
+	if (!v || !c->param)
+		return false;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
+		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
+			return false; /* C callers may pass temporaries */
+	bool converts = false, checked = false;
+	const struct event *se = &mf->f->events[src];
+	if (se->kind == EV_CALL && (str_eq(se->u.call.name, "rb_string_value_ptr") ||
+				    str_eq(se->u.call.name, "rb_string_value_cstr")))
+		converts = true;
+	for (uint32_t i = 0; i < rel && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_CALL || !e->u.call.nargs)
+			continue;
+		struct ref a;
+		if (!arg_ref(&e->u.call.args[0], &a) || !ref_same(&a, o))
+			continue;
+		if (str_eq(e->u.call.name, "rb_string_value") || str_eq(e->u.call.name, "rb_str_to_str"))
+			converts = true;
+		/* a String from here on: later conversions keep it (but StringValue
+		 * itself is a conversion) */
+		if (i < src && (str_eq(e->u.call.name, "Check_Type") || str_eq(e->u.call.name, "rb_check_type") ||
+				str_eq(e->u.call.name, "rb_check_typeddata")))
+			checked = true;
+	}
+	return !converts || checked;
+}
+
+/* ---- the analysis ---- */
+
+bool io_release_event(const struct model *m, const struct msite *s, uint32_t *fn, uint32_t *ev)
+{
+	*fn = s->data_fn;
+	if (s->fn == s->data_fn) {
+		*ev = s->ev;
+		return true;
+	}
+	const struct msite *in = s;
+	unsigned guard = 0;
+	while (in->inner >= 0 && guard++ < 64) {
+		in = &m->sites.v[in->inner];
+		if (in->fn == s->data_fn) {
+			*ev = in->ev;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool io_first_for_data(const struct model *m, const struct msite *s)
+{
+	uint32_t fn, ev;
+	if (!io_release_event(m, s, &fn, &ev))
+		return false;
+	/* sites through a wrapper that builds its own struct differ by caller */
+	bool per_caller = m->fns.v[fn].wrapper >= 0 && s->inner >= 0 && s->fn != fn;
+	for (size_t i = 0; i < m->sites.n; i++) {
+		const struct msite *o = &m->sites.v[i];
+		if (o == s)
+			return true;
+		uint32_t ofn, oev;
+		if (io_release_event(m, o, &ofn, &oev) && ofn == fn && oev == ev && (!per_caller || o->fn == s->fn))
+			return false;
+	}
+	return true;
+}
+
+static bool expr_empty(const struct expr *x)
+{
+	return !x || x->kind == EX_NULL || x->kind == EX_INT || x->kind == EX_STRING || x->kind == EX_FUNC;
+}
+
+/* One hop up: pointer parameters of the data function stored in the data
+ * (static void *run(const char *p) { a.p = p; rb_nogvl(...); }, ruby-pg's
+ * gvl_PQexec stubs) are followed into each direct caller's argument. The
+ * pointers found there are judged in the caller, against the call. Release
+ * wrappers are not followed (their callers are sites of their own). */
+static void caller_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct flow *fl,
+		       struct io_analysis *out)
+{
+	if (!out->from_caller_ptr || s->is_template)
+		return;
+	/* a release wrapper that builds its own struct from its parameters: each
+	 * of its call sites is a site of its own; follow only that call */
+	bool only_this = mf->wrapper >= 0;
+	if (only_this && (s->inner < 0 || s->fn == mf->id))
+		return;
+	int params[16];
+	unsigned np = 0;
+	for (size_t i = 0; i < fl->carriers.n && np < ARRAY_SIZE(params); i++) {
+		const struct var *v = mf_var(mf, fl->carriers.v[i].var);
+		if (v && v->kind == VK_PARAM && !(v->flags & VF_VALUE) && v->param_index >= 0)
+			params[np++] = v->param_index;
+	}
+	if (!np)
+		return;
+	bool all = only_this || (mf->in_begin < mf->in_end && !address_taken(m, mf));
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+		if (ed->kind != EDGE_DIRECT) {
+			all = false;
+			continue;
+		}
+		if (only_this && (ed->from != s->fn || ed->ev != s->ev))
+			continue;
+		const struct mfunc *cf = &m->fns.v[ed->from];
+		if (cf == mf)
+			continue;
+		const struct call *call = &cf->f->events[ed->ev].u.call;
+		struct flow h = {0};
+		h.m = m;
+		h.mf = cf;
+		h.fn = cf->id;
+		h.limit = ed->ev;
+		h.rel_region = cf->f->events[ed->ev].region;
+		h.out = out;
+		h.depth = 2;
+		h.cur = ed->ev;
+		size_t first = out->in.n;
+		for (unsigned p = 0; p < np; p++)
+			if ((uint32_t)params[p] < call->nargs)
+				flow_expr(&h, &call->args[params[p]], (int32_t)ed->ev, NULL);
+		flow_run(&h);
+		for (size_t i = first; i < out->in.n; i++) {
+			struct io_input *in = &out->in.v[i];
+			in->via = mf->f->name;
+			in->rel_fn = (int32_t)cf->id;
+			in->rel_ev = ed->ev;
+			struct cls c = {0};
+			if (in->owner_ref.var >= 0) {
+				c = classify_var(m, cf, &in->owner_ref, in->ev, ed->ev, 0);
+			} else if (in->owner_call >= 0) {
+				struct expr one = {0};
+				one.kind = EX_CALL;
+				one.call = in->owner_call;
+				c = classify_expr(m, cf, &one, -1, in->ev, 0);
+			}
+			in->state = c.state ? c.state : IOS_UNKNOWN;
+			in->why = c.why;
+			in->why_fn = c.why_fn;
+			in->why_arg = c.arg;
+			in->why_loc = c.loc;
+			in->owner_param = c.param;
+			const struct var *ov = in->owner_ref.var >= 0 ? mf_var(cf, in->owner_ref.var) : NULL;
+			if (in->kind == IOK_TYPED) {
+				in->state = IOS_RECEIVER;
+				in->alive = ov && ov->kind == VK_PARAM ? IOA_HELD
+					    : ov ? alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev)
+						 : IOA_HELD;
+			} else if (in->temporary) {
+				in->alive = IOA_NO;
+			} else if (!ov || (in->owner_ref.path && *in->owner_ref.path)) {
+				in->alive = IOA_HELD;
+			} else {
+				in->alive = alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev);
+				if (in->alive == IOA_NO && frame_holds(m, cf, &in->owner_ref, &c, in->ev, ed->ev))
+					in->alive = IOA_HELD;
+			}
+			if (in->alive == IOA_NO && c.held && !in->temporary)
+				in->alive = IOA_HELD;
+		}
+		vec_free(&h.carriers);
+		vec_free(&h.values);
+		free(h.done);
+		free(h.hopped);
+	}
+	if (all && out->from_caller_ptr && out->from_caller && !out->from_caller_cast) {
+		/* every caller was followed */
+		out->from_caller = 0;
+	}
+}
+
+void io_analyse(const struct model *m, const struct msite *s, struct io_analysis *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->s = s;
+	uint32_t fn, rel;
+	if (!io_release_event(m, s, &fn, &rel)) {
+		out->from_caller = 1;
+		out->from_caller_loc = s->loc;
+		return;
+	}
+	out->fn = fn;
+	out->rel = rel;
+	if (expr_empty(s->data1) && expr_empty(s->data2)) {
+		out->no_data = 1;
+		return;
+	}
+	const struct mfunc *mf = &m->fns.v[fn];
+
+	struct flow fl = {0};
+	fl.m = m;
+	fl.mf = mf;
+	fl.fn = fn;
+	fl.limit = rel;
+	fl.rel_region = mf->f->events[rel].region;
+	fl.out = out;
+	fl.cur = rel;
+	flow_expr(&fl, s->data1, (int32_t)rel, NULL);
+	flow_expr(&fl, s->data2, (int32_t)rel, NULL);
+	flow_run(&fl);
+
+	/* classify and check liveness */
+	for (size_t i = 0; i < out->in.n; i++) {
+		struct io_input *in = &out->in.v[i];
+		in->alive = IOA_NO;
+		const struct mfunc *sf = &m->fns.v[in->fn];
+		struct cls c = {0};
+		bool in_helper = in->fn != fn;
+		struct ref owner = in->owner_ref;
+		const struct mfunc *of = sf; /* function the owner ref belongs to */
+		uint32_t at = in->ev;
+		if (in_helper && owner.var >= 0) {
+			const struct var *ov = mf_var(sf, owner.var);
+			if (ov && ov->kind == VK_PARAM && ref_is_var(&owner) && ov->param_index >= 0) {
+				/* map the helper's parameter to the caller's argument */
+				uint32_t hop = 0;
+				for (uint32_t e = 0; e < rel; e++)
+					if (fl.hopped && fl.hopped[e] && mf->f->events[e].kind == EV_CALL &&
+					    str_eq(mf->f->events[e].u.call.usr, sf->f->usr))
+						hop = e;
+				const struct call *hc = &mf->f->events[hop].u.call;
+				if ((uint32_t)ov->param_index < hc->nargs) {
+					const struct expr *ax = &hc->args[ov->param_index];
+					struct ref a;
+					if (ax->kind == EX_CALL) {
+						owner.var = -1;
+						in->owner_call = ax->call;
+						in->temporary = 1;
+						in->owner = mf->f->events[ax->call].u.call.name;
+						c = classify_expr(m, mf, ax, (int32_t)hop, hop, 0);
+					} else if (arg_ref(ax, &a)) {
+						owner = a;
+						of = mf;
+						at = hop;
+						in->owner = ref_name(mf, &a);
+					}
+				}
+			} else if (ov && ref_is_var(&owner)) {
+				in->helper_local = ov->name;
+			}
+		}
+		if (owner.var >= 0 && !c.state)
+			c = classify_var(m, of, &owner, at, of == mf ? rel : of->f->nevents, 0);
+		else if (owner.var < 0 && in->owner_call >= 0 && !c.state) {
+			struct expr one = {0};
+			one.kind = EX_CALL;
+			one.call = in->owner_call;
+			c = classify_expr(m, sf, &one, -1, in->ev, 0);
+		} else if (owner.var < 0 && !c.state)
+			c.state = IOS_UNKNOWN;
+		in->state = c.state ? c.state : IOS_UNKNOWN;
+		in->why = c.why;
+		in->why_fn = c.why_fn;
+		in->why_arg = c.arg;
+		in->why_loc = c.loc;
+		in->owner_param = c.param;
+		/* typed data is the object's own C struct: never "unfrozen" (other
+		 * fibers using the same object is the offload gate's "cannot verify") */
+		bool typed_of_param = false;
+		if (in->kind == IOK_TYPED) {
+			typed_of_param = c.param || in->state == IOS_SHARED || in->state == IOS_UNKNOWN;
+			in->state = IOS_RECEIVER;
+		}
+
+		/* alive? */
+		const struct var *ovar = owner.var >= 0 ? mf_var(of, owner.var) : NULL;
+		if (in->kind == IOK_TYPED && typed_of_param && ovar && ovar->kind == VK_PARAM)
+			in->alive = IOA_HELD; /* the receiver or another argument: the caller holds it */
+		else if (in->temporary)
+			in->alive = IOA_NO;
+		else if (in->stored)
+			in->alive = fl.stack_root ? IOA_STRUCT : IOA_NO;
+		else if (in->helper_local)
+			in->alive = IOA_NO;
+		else if (!ovar)
+			in->alive = IOA_HELD;
+		else if (owner.path && *owner.path) {
+			in->alive = IOA_HELD;
+		} else if (of != mf) {
+			in->alive = IOA_HELD;
+		} else {
+			bool in_struct = false;
+			for (size_t j = 0; j < fl.values.n; j++)
+				if (ref_same(&fl.values.v[j], &owner))
+					in_struct = true;
+			/* the owner is a field of the data struct itself */
+			if (in_struct && fl.stack_root)
+				in->alive = IOA_STRUCT;
+			else
+				in->alive = alive_after(mf, &owner, rel, &in->guard_before, at);
+			if (in->alive == IOA_NO && frame_holds(m, mf, &owner, &c, in->fn == fn ? in->ev : at, rel))
+				in->alive = IOA_HELD;
+		}
+		/* read out of a hash, array or ivar: the container keeps it */
+		if (in->alive == IOA_NO && c.held && !in->temporary)
+			in->alive = IOA_HELD;
+		if (in->alive == IOA_NO && ovar && owner.path && *owner.path)
+			in->alive = IOA_HELD;
+	}
+	caller_hop(m, s, mf, &fl, out);
+	/* members of the data struct as owners (RSTRING_PTR(a.keep)) */
+	for (size_t i = 0; i < out->in.n; i++) {
+		struct io_input *in = &out->in.v[i];
+		if (in->fn != fn || in->owner_ref.var < 0 || !in->owner_ref.path || !*in->owner_ref.path)
+			continue;
+		if (carried(&fl, &in->owner_ref) && fl.stack_root)
+			in->alive = IOA_STRUCT;
+	}
+	vec_free(&fl.carriers);
+	vec_free(&fl.values);
+	free(fl.done);
+	free(fl.hopped);
+}
+
+void io_free(struct io_analysis *a)
+{
+	vec_free(&a->in);
+	vec_free(&a->statics);
+	vec_free(&a->objstate);
+}
+
+/* ---- the offload gates ---- */
+
+void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
+		       struct gate_result *g)
+{
+	(void)rs;
+	struct io_analysis a;
+	io_analyse(m, s, &a);
+	if (a.from_caller)
+		gate_add(g, GATE_INPUTS, GATE_UNKNOWN, a.from_caller_loc.line ? &a.from_caller_loc : &s->loc, -1,
+			 "the callback's data comes from the caller ('%s'), which is not followed: cannot verify its "
+			 "inputs",
+			 a.from_caller_name ? a.from_caller_name : "?");
+	for (size_t i = 0; i < a.objstate.n; i++)
+		gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
+			 "'%s' is state kept in a Ruby object's C struct; other fibers can use that object during the "
+			 "call unless an in-progress guard stops them: cannot verify",
+			 a.objstate.v[i].name);
+	for (size_t i = 0; i < a.in.n; i++) {
+		const struct io_input *in = &a.in.v[i];
+		const struct event *e = &m->fns.v[in->fn].f->events[in->ev];
+		if (io_unfrozen(in))
+			gate_add(g, GATE_INPUTS, GATE_FAIL, &e->loc, -1,
+				 "'%s' hands the callback a pointer into %s '%s', which other code can modify during "
+				 "the call",
+				 in->what, io_kind_noun(in->kind), in->owner ? in->owner : "?");
+		else if (in->state == IOS_RECEIVER)
+			gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
+				 "'%s' hands the callback memory owned by '%s'; other fibers can use that object during "
+				 "the call unless an in-progress guard stops them: cannot verify",
+				 in->what, in->owner ? in->owner : "?");
+		else if (in->state == IOS_UNKNOWN)
+			gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
+				 "'%s' hands the callback a pointer into '%s', whose origin is not followed: cannot "
+				 "verify it is frozen, copied or locked",
+				 in->what, in->owner ? in->owner : "?");
+		if (io_not_alive(in))
+			gate_add(g, GATE_INPUTS, GATE_FAIL, &e->loc, -1,
+				 "nothing keeps '%s' alive past the call while the callback uses its memory",
+				 in->owner ? in->owner : "?");
+	}
+	io_free(&a);
+}
+
+void gate_check_outputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			struct gate_result *g)
+{
+	(void)rs;
+	struct io_analysis a;
+	io_analyse(m, s, &a);
+	for (size_t i = 0; i < a.statics.n; i++)
+		gate_add(g, GATE_OUTPUTS, GATE_FAIL, &a.statics.v[i].loc, -1,
+			 "'%s' is a static buffer handed to the callback: every call, and every fiber, shares it",
+			 a.statics.v[i].name);
+	io_free(&a);
+}
+
+/* ---- shared reporting helpers ---- */
+
+const char *io_callback_name(const struct model *m, const struct msite *s)
+{
+	if (s->cb.ntargets)
+		return m->fns.v[s->cb.targets[0]].f->name;
+	if (s->cb.nexternal)
+		return s->cb.external[0];
+	return s->cb.text ? s->cb.text : "?";
+}
+

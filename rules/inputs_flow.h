@@ -1,0 +1,133 @@
+/* inputs_flow.h: what a release site hands its callback from Ruby objects.
+ *
+ * For one release site this follows the callback's data (data1, data2: a
+ * struct on the stack, pointers stored in its fields, locals they point to)
+ * back through the function that fills it (the caller, or the wrapper that
+ * builds its own struct), and one hop into a helper that receives the struct's
+ * address. Every pointer taken out of a Ruby object on the way
+ * (RSTRING_PTR, StringValuePtr, RSTRING_GETMEM, RARRAY_CONST_PTR, typed data
+ * ...) becomes an input: where it was taken, which VALUE owns the memory, how
+ * that VALUE was made (frozen copy, fresh string, rb_str_dup, a method
+ * argument ...) and whether it is kept alive past the call.
+ *
+ * unfrozen-input and missing-gc-guard report from this, and so does the offload
+ * gate (gate_check_inputs, gate_check_outputs in gates.h).
+ */
+#ifndef NOGVL_INPUTS_FLOW_H
+#define NOGVL_INPUTS_FLOW_H
+
+#include "model.h"
+
+enum io_kind {
+	IOK_STRING = 1, /* bytes of a String */
+	IOK_ARRAY,      /* element buffer of an Array */
+	IOK_TYPED,      /* the C struct of a typed/data object */
+	IOK_OBJECT,     /* another object's internals (RSTRUCT_PTR ...) */
+};
+
+/* How the owning object was made, best first. */
+enum io_state {
+	IOS_FROZEN = 1,  /* rb_str_new_frozen, rb_obj_freeze ... */
+	IOS_FRESH,       /* created here (rb_str_new(NULL, n) ...) and not shown to other code */
+	IOS_LOCKED,      /* rb_str_locktmp for the duration of the call */
+	IOS_RECEIVER,    /* typed data of the receiver (or another argument's) */
+	IOS_UNKNOWN,     /* filled by code we do not follow (the caller's struct) */
+	IOS_EXPOSED,     /* created here, but shown to other code before the call */
+	IOS_DUP,         /* rb_str_dup/rb_ary_dup copy: unfrozen, reachable through ObjectSpace */
+	IOS_SHARED,      /* a method argument or an object from elsewhere */
+};
+
+enum io_alive {
+	IOA_NO = 0,      /* nothing keeps the owner alive past the call */
+	IOA_GUARD,       /* RB_GC_GUARD(owner) after the call */
+	IOA_USE,         /* a later real use of the owner */
+	IOA_STRUCT,      /* the owner VALUE sits in the data struct on the stack */
+	IOA_HELD,        /* held elsewhere: the receiver, a member of an object, the caller's struct */
+};
+
+struct io_input {
+	uint32_t fn;            /* function holding the source event */
+	uint32_t ev;            /* the event that takes the pointer (call or member access) */
+	const char *what;       /* "RSTRING_PTR", "StringValueCStr" ... as written */
+	int kind;               /* enum io_kind */
+	int state;              /* enum io_state */
+	const char *owner;      /* the owning VALUE as written ("str", "s->buf"), or the temporary */
+	uint8_t owner_param;    /* the owner is a parameter never reassigned */
+	uint8_t temporary;      /* the owner is a temporary (a call's result, never stored) */
+	const char *why;        /* the call that decided state ("rb_str_dup", "rb_yield" ...) or NULL */
+	const char *why_fn;     /* for arguments: the function whose argument it is */
+	const char *why_arg;    /* and the argument's name */
+	struct loc why_loc;     /* where (line 0 when not known) */
+	int alive;              /* enum io_alive */
+	struct loc guard_before;/* an RB_GC_GUARD of the owner before the call (line 0: none) */
+	const char *helper;     /* the helper the source is in, when not the data function */
+	const char *helper_local; /* the owner is a local of that helper */
+	const char *dest;       /* where it enters the data ("a.ptr"), or NULL */
+	struct loc dest_loc;
+	/* Found in a caller of the function that fills the data: the pointer is an
+	 * argument of the call `via` (a stub such as gvl_PQexec(conn, ptr) whose
+	 * own struct carries it to the callback). The release, from the owner's
+	 * side, is that call: rel_fn/rel_ev (rel_fn -1: the site's own release). */
+	const char *via;
+	int32_t rel_fn;
+	uint32_t rel_ev;
+	/* internal to the analysis */
+	struct ref owner_ref;   /* the owner in the terms of `fn` (var -1: none) */
+	int32_t owner_call;     /* the call making a temporary owner, -1 */
+	uint8_t stored;         /* a helper stored the owner VALUE in the struct */
+};
+
+struct io_static {
+	int32_t var;            /* a static or global buffer handed to the callback */
+	const char *name;
+	struct loc loc;
+};
+
+struct io_analysis {
+	const struct msite *s;
+	uint32_t fn;            /* the function whose events fill the data (site->data_fn) */
+	uint32_t rel;           /* the release call's event in fn */
+	VEC(struct io_input) in;
+	uint8_t no_data;        /* data1 and data2 carry nothing (NULL, a constant) */
+	uint8_t from_caller;    /* the data is rooted at a parameter: filled by code not followed */
+	uint8_t from_caller_ptr;/* ... because a pointer parameter is stored in it (callers followed) */
+	uint8_t from_caller_cast; /* ... because a VALUE parameter is cast to the struct (rb_ensure body) */
+	struct loc from_caller_loc;
+	const char *from_caller_name;
+	/* static buffers handed to the callback (outputs gate) */
+	VEC(struct io_static) statics;
+	/* fields of an object's C struct handed to the callback (a library handle
+	 * in typed data): state other fibers may use too (inputs gate) */
+	VEC(struct io_static) objstate;
+};
+
+/* The release call of site s as an event of the function that fills its data. */
+bool io_release_event(const struct model *m, const struct msite *s, uint32_t *fn, uint32_t *ev);
+
+/* Analyses one site. Free with io_free. */
+void io_analyse(const struct model *m, const struct msite *s, struct io_analysis *out);
+void io_free(struct io_analysis *a);
+
+/* True when site s is the first site with the same data function and release
+ * event (wrapper call sites share their template's data). */
+bool io_first_for_data(const struct model *m, const struct msite *s);
+
+/* Unfrozen: the owner may be modified by other code during the call. */
+static inline bool io_unfrozen(const struct io_input *in)
+{
+	return in->state == IOS_SHARED || in->state == IOS_DUP || in->state == IOS_EXPOSED;
+}
+
+/* Needs to be kept alive and is not. */
+static inline bool io_not_alive(const struct io_input *in)
+{
+	return in->alive == IOA_NO;
+}
+
+const char *io_kind_noun(int kind); /* "string", "array" ... */
+/* The knowledge tables are sorted (unit test). */
+bool io_tables_sorted(void);
+/* The callback's name for messages. */
+const char *io_callback_name(const struct model *m, const struct msite *s);
+
+#endif

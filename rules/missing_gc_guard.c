@@ -1,0 +1,95 @@
+/* missing-gc-guard: the VALUE owning memory that a no-GVL callback uses is not
+ * kept alive past the release call. */
+#include <string.h>
+
+#include "inputs_flow.h"
+#include "rules.h"
+
+static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
+		   const struct io_input *in)
+{
+	const struct model *m = rc->m;
+	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
+	const struct event *rel = &df->f->events[in->rel_fn >= 0 ? in->rel_ev : a->rel];
+	const struct mfunc *sf = &m->fns.v[in->fn];
+	const struct event *src = &sf->f->events[in->ev];
+	const char *noun = io_kind_noun(in->kind);
+	const char *o = in->owner ? in->owner : "?";
+	struct finding *f;
+	if (in->temporary)
+		f = rule_report(rc, &rel->loc, df->f->name,
+				"the %s made by '%s' is a temporary that nothing keeps alive, but the callback of %s "
+				"uses its memory (taken by '%s'): the GC can free or move it while the callback runs; "
+				"store it in a VALUE variable and add RB_GC_GUARD(variable) after the call",
+				noun, o, s->called, in->what);
+	else if (in->helper_local)
+		f = rule_report(rc, &rel->loc, df->f->name,
+				"'%s' is local to '%s', so nothing keeps it alive after '%s' returns, but the callback "
+				"of %s uses its memory (taken by '%s'); store the VALUE in the data struct as well, or "
+				"make the copy in '%s' and add RB_GC_GUARD after the call",
+				in->helper_local, in->helper, in->helper, s->called, in->what, df->f->name);
+	else if (in->guard_before.line)
+		f = rule_report(rc, &rel->loc, df->f->name,
+				"RB_GC_GUARD(%s) is before the call, where it protects nothing: the callback of %s uses "
+				"the memory of '%s' (taken by '%s') until the call returns; move it after the call",
+				o, s->called, o, in->what);
+	else
+		f = rule_report(rc, &rel->loc, df->f->name,
+				"nothing keeps '%s' alive past this call%s%s%s, but the callback of %s uses its memory "
+				"(taken by '%s'): the compiler may drop the VALUE once the pointer is taken, and the GC "
+				"can then free or move the %s while the callback runs; add RB_GC_GUARD(%s) after the "
+				"call",
+				o, in->via ? " (to '" : "", in->via ? in->via : "", in->via ? "', which releases the GVL)" : "",
+				s->called, in->what, noun, o);
+	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s", in->temporary ? "the result of '" : "'",
+		     o, "'", in->helper ? " (in '" : "", in->helper ? in->helper : "", in->helper ? "')" : "");
+	if (in->guard_before.line)
+		finding_note(f, &in->guard_before, "RB_GC_GUARD(%s) is here, before the call", o);
+	if (in->via)
+		finding_note(f, &rel->loc, "'%s' stores the pointer in the data of its %s call", in->via, s->called);
+	finding_site_note(f, m, s, CTX_NOGVL, io_callback_name(m, s));
+}
+
+static void run(struct rule_ctx *rc)
+{
+	const struct model *m = rc->m;
+	for (size_t i = 0; i < m->sites.n; i++) {
+		const struct msite *s = &m->sites.v[i];
+		if (!io_first_for_data(m, s))
+			continue;
+		struct io_analysis a;
+		io_analyse(m, s, &a);
+		for (size_t k = 0; k < a.in.n; k++) {
+			const struct io_input *in = &a.in.v[k];
+			if (!io_not_alive(in))
+				continue;
+			/* one finding per owner */
+			bool dup = false;
+			for (size_t j = 0; j < k; j++)
+				if (io_not_alive(&a.in.v[j]) && str_eq(a.in.v[j].owner, in->owner) &&
+				    a.in.v[j].temporary == in->temporary && !in->temporary)
+					dup = true;
+			if (!dup)
+				report(rc, s, &a, in);
+		}
+		io_free(&a);
+	}
+}
+
+const struct rule_desc rule_missing_gc_guard = {
+	.slug = "missing-gc-guard",
+	.severity = SEV_WARNING,
+	.category = "Inputs and outputs",
+	.summary = "The VALUE that owns memory a no-GVL callback uses is not kept alive past the release call.",
+	.rationale = "Once RSTRING_PTR (or StringValueCStr, RARRAY_CONST_PTR ...) has produced a C pointer, the "
+		     "compiler may drop the VALUE from the stack and registers; nothing then stops the GC, which "
+		     "other threads run while the GVL is released, from freeing the object or compaction from "
+		     "moving an embedded string. doc/extension.rdoc: RB_GC_GUARD must be placed after the last use "
+		     "of the pointer, and for a no-GVL call that is the end of the call (bcrypt-ruby PR #270, "
+		     "mysql2 PR #1504, ged/ruby-pg #738).",
+	.fix = "Add RB_GC_GUARD(v) after the release call for every VALUE whose memory the callback uses, or use "
+	       "the VALUE after the call (return it, rb_str_set_len it). Pointers into the receiver's own typed "
+	       "data need no guard: the method frame holds self.",
+	.flags = 0,
+	.run = run,
+};
