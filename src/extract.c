@@ -604,7 +604,12 @@ static void set_expr_common(struct xctx *x, CXCursor c, struct esum *s)
 	s->e.text = range_text(x, &r);
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	s->e.loc = make_loc(x, sl, NULL);
-	if (!r.macro && r.fi && r.fi->path == s->e.loc.file) {
+	/* exact: the spelled text is this expression, or one whole macro invocation
+	 * that expands to it (`RB_NOGVL_INTR_FAIL` as an argument) */
+	const struct macro_exp *whole = r.macro && r.fi ? macro_at(x, r.fi->path, r.begin) : NULL;
+	if (whole && (whole->begin != r.begin || whole->end != r.end))
+		whole = NULL;
+	if ((!r.macro || whole) && r.fi && r.fi->path == s->e.loc.file) {
 		/* libclang extents end just past the last token */
 		s->e.exact = 1;
 		s->e.begin = r.begin;

@@ -86,6 +86,8 @@ void write_unified_diff(FILE *out, const char *label, const char *old_text, size
 	split_lines(new_text, new_len, &b);
 	/* common prefix and suffix; the edits are local, so one pass per changed
 	 * region is enough: find regions by walking both with a small lookahead */
+	while (*label == '/')
+		label++; /* a/usr/src/x.c, not a//usr/src/x.c */
 	fprintf(out, "--- a/%s\n+++ b/%s\n", label, label);
 	size_t i = 0, j = 0, done_a = 0, done_b = 0;
 	const size_t ctx = 3;

@@ -113,8 +113,8 @@ VALUE bounded_sites(VALUE self)
 {
 	struct job j = {0};
 	rb_thread_call_without_gvl(hash_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
-	rb_thread_call_without_gvl(lock_nogvl, &j, NULL, NULL);
-	rb_thread_call_without_gvl(timedwait_nogvl, &j, NULL, NULL);
+	rb_thread_call_without_gvl(lock_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
+	rb_thread_call_without_gvl(timedwait_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
 	rb_thread_call_without_gvl(poll_timeout_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
 	rb_thread_call_without_gvl(poll_var_timeout_nogvl, &j, NULL, NULL);
 	rb_thread_call_without_gvl(reap_nogvl, &j, NULL, NULL); /* expect: offload-candidate */
