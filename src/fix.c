@@ -237,14 +237,9 @@ static bool reparse_ok(const struct run *r, const char *path, unsigned before)
 	const struct tu_job *job = job_of(r, path);
 	if (!job)
 		return true; /* a header: checked through the TUs that include it on the next run */
-	struct file_classifier fc = {0};
-	fc.ruby_dirs = (const char *const *)r->in.rh.dirs.v;
-	fc.nruby_dirs = r->in.rh.dirs.n;
-	fc.project_roots = (const char *const *)r->in.roots.v;
-	fc.nproject_roots = r->in.roots.n;
-	struct parse_opts po = {0};
-	po.fc = &fc;
-	po.recover = true;
+	struct parse_opts po = r->po; /* the run's flags, virtual files and classifier */
+	po.jobs = 1;
+	po.progress = NULL;
 	CXIndex idx = clang_createIndex(0, 0);
 	struct tu_facts *tu = parse_one(idx, job, &po);
 	bool ok = tu->status != TU_FAILED && tu->nerrors <= before;

@@ -275,36 +275,38 @@ int run_analysis(const struct options *o, struct run *r)
 			  total_jobs);
 		return 2;
 	}
-	struct file_classifier fc = {0};
-	fc.ruby_dirs = (const char *const *)r->in.rh.dirs.v;
-	fc.nruby_dirs = r->in.rh.dirs.n;
-	fc.project_roots = (const char *const *)r->in.roots.v;
-	fc.nproject_roots = r->in.roots.n;
-	fc.stub_name = STUB_HEADER_NAME;
-	struct parse_opts po = {0};
-	po.jobs = o->jobs ? o->jobs : cpu_count();
-	po.fc = &fc;
-	po.verbose = o->verbose;
-	po.recover = !o->no_recover;
+	struct file_classifier *fc = &r->fc;
+	fc->ruby_dirs = (const char *const *)r->in.rh.dirs.v;
+	fc->nruby_dirs = r->in.rh.dirs.n;
+	fc->project_roots = (const char *const *)r->in.roots.v;
+	fc->nproject_roots = r->in.roots.n;
+	fc->stub_name = STUB_HEADER_NAME;
+	struct parse_opts *po = &r->po;
+	po->jobs = o->jobs ? o->jobs : cpu_count();
+	po->fc = fc;
+	po->verbose = o->verbose;
+	po->recover = !o->no_recover;
 	/* buildless: an extconf.h for `#include RUBY_EXTCONF_H` (found after the
 	 * gem's own directories, so a generated one wins) */
-	char *vpath = path_join(r->in.virtual_dir, "extconf.h");
-	struct CXUnsavedFile vf = {vpath, "/* nogvl-lint: buildless stand-in for extconf.h */\n", 0};
-	vf.Length = (unsigned long)strlen(vf.Contents);
-	po.virtual_files = &vf;
-	po.nvirtual = 1;
+	r->vpath = path_join(r->in.virtual_dir, "extconf.h");
+	r->vf.Filename = r->vpath;
+	r->vf.Contents = "/* nogvl-lint: buildless stand-in for extconf.h */\n";
+	r->vf.Length = (unsigned long)strlen(r->vf.Contents);
+	po->virtual_files = &r->vf;
+	po->nvirtual = 1;
 	struct progress prog = {now_seconds(), 0, false};
 	const char *term = getenv("TERM");
 	if (isatty(2) && !o->verbose && !o->progress_off && !(term && strcmp(term, "dumb") == 0)) {
-		po.progress = progress_cb;
-		po.progress_ctx = &prog;
+		po->progress = progress_cb;
+		po->progress_ctx = &prog;
 	}
 	double t0 = now_seconds();
 	r->ntus = r->in.jobs.n;
-	r->tus = parse_all(r->in.jobs.v, r->in.jobs.n, &po);
+	r->tus = parse_all(r->in.jobs.v, r->in.jobs.n, po);
+	po->progress = NULL; /* prog lives on this stack frame */
+	po->progress_ctx = NULL;
 	double t1 = now_seconds();
 	r->t_parse = t1 - t0;
-	free(vpath);
 
 	size_t usable = 0;
 	for (size_t i = 0; i < r->ntus; i++) {
@@ -349,7 +351,7 @@ int run_analysis(const struct options *o, struct run *r)
 	}
 	findings_sort(&r->findings);
 	/* findings only in the project's own files, never in Ruby or system headers */
-	findings_filter(&r->findings, in_project, &fc);
+	findings_filter(&r->findings, in_project, fc);
 	apply_configs(o, r);
 	apply_suppressions(o, r);
 	fingerprints_compute(&r->findings);
@@ -474,6 +476,7 @@ int run_exit_status(const struct options *o, const struct run *r)
 
 void run_free(struct run *r)
 {
+	free(r->vpath);
 	findings_free(&r->findings);
 	suppress_set_free(&r->sup);
 	config_set_free(&r->cfg);

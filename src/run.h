@@ -22,6 +22,11 @@ struct run {
 	struct suppress_set sup;   /* inline suppressions of the project's files */
 	struct baseline *baseline; /* --baseline, NULL without */
 	uint8_t *ran;              /* per rule_list index: the rule ran */
+	/* how the files were parsed, kept for re-parsing fixed files */
+	struct file_classifier fc;
+	struct parse_opts po;
+	char *vpath;               /* the virtual extconf.h */
+	struct CXUnsavedFile vf;
 };
 
 /* Runs the analysis. Returns 0 when the run produced results (possibly
