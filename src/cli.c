@@ -48,6 +48,8 @@ void print_usage(FILE *out)
 	      "\n"
 	      "Analysis and output:\n"
 	      "  -j, --jobs N              parse N files in parallel (default: cores)\n"
+	      "      --cache DIR           keep each file's facts in DIR; unchanged files (and\n"
+	      "                            headers) are not parsed again\n"
 	      "      --enable SLUG[,SLUG]  enable rules (also the debug-* rules)\n"
 	      "      --disable SLUG[,SLUG] disable rules\n"
 	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
@@ -100,6 +102,8 @@ enum {
 	OPT_COLOR,
 	OPT_FORMAT,
 	OPT_FIX,
+	OPT_ROUNDTRIP_FACTS,
+	OPT_CACHE,
 	OPT_FIX_DRY_RUN,
 	OPT_EXPLAIN_CALLBACK,
 	OPT_BASELINE,
@@ -154,6 +158,8 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"dump-facts", no_argument, NULL, OPT_DUMP_FACTS},
 		{"color", optional_argument, NULL, OPT_COLOR},
 		{"fix", no_argument, NULL, OPT_FIX},
+		{"roundtrip-facts", no_argument, NULL, OPT_ROUNDTRIP_FACTS},
+		{"cache", required_argument, NULL, OPT_CACHE},
 		{"fix-dry-run", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"diff", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"explain-callback", required_argument, NULL, OPT_EXPLAIN_CALLBACK},
@@ -298,6 +304,12 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_FIX:
 			o->fix = true;
+			break;
+		case OPT_ROUNDTRIP_FACTS:
+			o->roundtrip_facts = true;
+			break;
+		case OPT_CACHE:
+			o->cache_dir = optarg;
 			break;
 		case OPT_FIX_DRY_RUN:
 			o->fix_dry_run = true;

@@ -49,6 +49,8 @@ struct options {
 	bool ruby34_view;                 /* analyse as Ruby 3.4+ (default on) */
 	bool include_vendor;              /* --include-vendor: do not skip vendor/ tmp/ pkg/ */
 	bool dump_facts;                  /* --dump-facts (debug) */
+	const char *cache_dir;            /* --cache DIR */
+	bool roundtrip_facts;             /* --roundtrip-facts (debug): facts through facts_io */
 	bool fix;                         /* --fix: apply fixes in place */
 	bool fix_dry_run;                 /* --fix-dry-run / --diff: print them as a diff */
 	const char *explain_callback;     /* --explain-callback NAME */

@@ -601,6 +601,11 @@ static struct event *new_event(struct xctx *x, int kind, CXCursor c)
 static void set_expr_common(struct xctx *x, CXCursor c, struct esum *s)
 {
 	struct range r = cursor_range(x, c);
+	if (s->e.kind == EX_OTHER && s->e.ref.var == 0 && !s->e.ref.path) {
+		/* a fresh summary: no variable, no call yet (0 would name the first ones) */
+		s->e.ref.var = -1;
+		s->e.call = -1;
+	}
 	s->e.text = range_text(x, &r);
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	s->e.loc = make_loc(x, sl, NULL);

@@ -22,6 +22,7 @@
 
 #include <xxhash.h>
 
+#include "cache.h"
 #include "gvlapi.h"
 #include "log.h"
 
@@ -703,6 +704,29 @@ struct pool {
 	struct flag_cache flags;
 };
 
+/* The facts cache first (--cache), then a parse whose facts are stored. */
+static struct tu_facts *parse_or_reuse(CXIndex idx, const struct tu_job *job, const struct parse_opts *o,
+				       struct flag_cache *flags)
+{
+	if (!o->cache)
+		return parse_one_cached(idx, job, o, flags);
+	size_t len = 0;
+	char *text = read_file(job->file, &len, MAX_SOURCE_BYTES);
+	struct tu_facts *tu = NULL;
+	uint64_t key = 0;
+	if (text) {
+		key = cache_key(o->cache, job, text, len);
+		tu = cache_lookup(o->cache, key, job);
+	}
+	if (!tu) {
+		tu = parse_one_cached(idx, job, o, flags);
+		if (text)
+			cache_store(o->cache, key, tu);
+	}
+	free(text);
+	return tu;
+}
+
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
@@ -711,7 +735,7 @@ static void *worker(void *arg)
 		size_t i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
 			break;
-		p->out[i] = parse_one_cached(idx, &p->jobs[i], p->o, &p->flags);
+		p->out[i] = parse_or_reuse(idx, &p->jobs[i], p->o, &p->flags);
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->o->progress) {
 			pthread_mutex_lock(&p->progress_lock);

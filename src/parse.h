@@ -5,6 +5,8 @@
 #include "extract.h"
 #include "facts.h"
 
+struct facts_cache;
+
 /* One translation unit to analyse. */
 struct tu_job {
 	char *file;       /* absolute path of the main file */
@@ -24,6 +26,7 @@ struct parse_opts {
 	int verbose;
 	bool recover;       /* stub recovery for files that do not parse */
 	double tu_timeout;  /* seconds; 0 = none */
+	struct facts_cache *cache; /* --cache, or NULL */
 	const struct CXUnsavedFile *virtual_files; /* e.g. the buildless extconf.h */
 	unsigned nvirtual;
 	void (*progress)(void *ctx, size_t done, size_t total, const char *file);

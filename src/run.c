@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "facts_io.h"
+#include <xxhash.h>
 #include "gvlapi.h"
 #include "fingerprint.h"
 #include "log.h"
@@ -200,6 +202,30 @@ static const strlist *config_ruby_dirs(const struct options *o, struct run *r)
 	return l;
 }
 
+/* What every cache entry of this run depends on besides its own file: the
+ * tool, the facts format, libclang, the Ruby headers and the parse options. */
+static uint64_t cache_salt(const struct options *o, const struct run *r)
+{
+	struct strbuf sb = {0};
+	CXString v = clang_getClangVersion();
+	sb_printf(&sb, "%s\n%d\n%s\n%d%d\n", NOGVL_VERSION, FACTS_FORMAT_VERSION, clang_getCString(v), !o->no_recover,
+		  o->ruby34_view);
+	clang_disposeString(v);
+	for (size_t i = 0; i < r->in.rh.dirs.n; i++) {
+		sb_printf(&sb, "%s\n", r->in.rh.dirs.v[i]);
+		char *cfg = path_join(r->in.rh.dirs.v[i], "ruby/config.h");
+		size_t len = 0;
+		char *text = read_file(cfg, &len, 16u * 1024 * 1024);
+		if (text)
+			sb_printf(&sb, "%016llx\n", (unsigned long long)XXH3_64bits(text, len));
+		free(text);
+		free(cfg);
+	}
+	uint64_t h = XXH3_64bits(sb_str(&sb), sb.len);
+	sb_free(&sb);
+	return h;
+}
+
 static bool in_project(const struct finding *f, void *ctx)
 {
 	const struct file_classifier *fc = ctx;
@@ -294,6 +320,16 @@ int run_analysis(const struct options *o, struct run *r)
 	r->vf.Length = (unsigned long)strlen(r->vf.Contents);
 	po->virtual_files = &r->vf;
 	po->nvirtual = 1;
+	if (o->cache_dir) {
+		char *cerr = NULL;
+		if (cache_open(&r->cache, o->cache_dir, cache_salt(o, r), &cerr) != 0) {
+			log_error("%s", cerr);
+			free(cerr);
+			return 2;
+		}
+		r->cache_on = true;
+		po->cache = &r->cache;
+	}
 	struct progress prog = {now_seconds(), 0, false};
 	const char *term = getenv("TERM");
 	if (isatty(2) && !o->verbose && !o->progress_off && !(term && strcmp(term, "dumb") == 0)) {
@@ -303,6 +339,25 @@ int run_analysis(const struct options *o, struct run *r)
 	double t0 = now_seconds();
 	r->ntus = r->in.jobs.n;
 	r->tus = parse_all(r->in.jobs.v, r->in.jobs.n, po);
+	if (o->roundtrip_facts) {
+		/* debug: every TU through the serialised form, as the cache and the
+		 * isolated parsers carry it; the results must not change */
+		for (size_t i = 0; i < r->ntus; i++) {
+			size_t len = 0;
+			char *buf = facts_dump(r->tus[i], &len);
+			char *ferr = NULL;
+			struct tu_facts *back = buf ? facts_load(buf, len, &ferr) : NULL;
+			if (!back) {
+				log_error("%s: facts did not survive serialisation: %s", r->tus[i]->display,
+					  ferr ? ferr : "no output");
+				free(ferr);
+			} else {
+				tu_facts_free(r->tus[i]);
+				r->tus[i] = back;
+			}
+			free(buf);
+		}
+	}
 	po->progress = NULL; /* prog lives on this stack frame */
 	po->progress_ctx = NULL;
 	double t1 = now_seconds();
@@ -429,6 +484,10 @@ int run_analysis(const struct options *o, struct run *r)
 		log_verbose(1, "release-API calls spelled in active code: %zu, found by the parser: %zu, by the token "
 			       "scan: %zu; %zu more in preprocessor branches not compiled",
 			    active, parsed, token_only, inactive);
+		if (r->cache_on)
+			log_verbose(1, "cache %s: %zu reused, %zu parsed, %zu stored", r->cache.dir,
+				    atomic_load(&r->cache.hits), atomic_load(&r->cache.misses),
+				    atomic_load(&r->cache.stores));
 		log_verbose(1, "%zu release sites, %zu callbacks resolved, %zu unresolved; parse %.2fs, link %.3fs, "
 			       "rules %.3fs",
 			    r->sum.sites, r->sum.callbacks, r->sum.unresolved, r->t_parse, r->t_link, r->t_rules);
@@ -477,6 +536,8 @@ int run_exit_status(const struct options *o, const struct run *r)
 void run_free(struct run *r)
 {
 	free(r->vpath);
+	if (r->cache_on)
+		cache_close(&r->cache);
 	findings_free(&r->findings);
 	suppress_set_free(&r->sup);
 	config_set_free(&r->cfg);

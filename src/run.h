@@ -3,6 +3,7 @@
 #define NOGVL_RUN_H
 
 #include "baseline.h"
+#include "cache.h"
 #include "cli.h"
 #include "config.h"
 #include "inputs.h"
@@ -26,6 +27,8 @@ struct run {
 	struct file_classifier fc;
 	struct parse_opts po;
 	char *vpath;               /* the virtual extconf.h */
+	struct facts_cache cache;  /* --cache */
+	bool cache_on;
 	struct CXUnsavedFile vf;
 };
 

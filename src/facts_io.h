@@ -1,0 +1,30 @@
+/* facts_io.h: struct tu_facts to and from JSON (jansson).
+ *
+ * The facts cache (--cache) and the isolated parser processes (--tu-timeout)
+ * carry facts through this format. Structs are written as positional arrays
+ * and every string once, in a per-TU string table, so a file's facts stay
+ * small. Reading validates every value: anything unexpected makes the read
+ * fail (the caller then parses the file again), never a half-filled TU.
+ * Strings are interned in the new TU's pool, so pointer comparisons of paths
+ * within a TU keep working.
+ */
+#ifndef NOGVL_FACTS_IO_H
+#define NOGVL_FACTS_IO_H
+
+#include <jansson.h>
+
+#include "facts.h"
+
+/* Bumped whenever the layout changes (cache entries of another version are
+ * ignored). */
+#define FACTS_FORMAT_VERSION 2
+
+json_t *facts_to_json(const struct tu_facts *tu);
+/* NULL with *err set (caller frees) when j is not facts of this format. */
+struct tu_facts *facts_from_json(const json_t *j, char **err);
+
+/* Compact serialisation to a string (caller frees) / from a buffer. */
+char *facts_dump(const struct tu_facts *tu, size_t *len);
+struct tu_facts *facts_load(const char *buf, size_t len, char **err);
+
+#endif
