@@ -50,6 +50,8 @@ void print_usage(FILE *out)
 	      "  -j, --jobs N              parse N files in parallel (default: cores)\n"
 	      "      --cache DIR           keep each file's facts in DIR; unchanged files (and\n"
 	      "                            headers) are not parsed again\n"
+	      "      --tu-timeout SECONDS  parse each file in a worker process and give up on it\n"
+	      "                            after SECONDS (crashes and hangs then only lose that file)\n"
 	      "      --enable SLUG[,SLUG]  enable rules (also the debug-* rules)\n"
 	      "      --disable SLUG[,SLUG] disable rules\n"
 	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
@@ -81,7 +83,8 @@ void print_usage(FILE *out)
 	      "      --version             version\n"
 	      "\n"
 	      "Exit status: 0 clean (notes allowed), 1 findings at or above the fail level,\n"
-	      "2 usage or configuration error, or nothing could be analysed.\n",
+	      "2 usage or configuration error, or nothing could be analysed, 3 no such\n"
+	      "findings but some files could not be analysed (crash, timeout, unreadable).\n",
 	      out);
 }
 
@@ -104,6 +107,7 @@ enum {
 	OPT_FIX,
 	OPT_ROUNDTRIP_FACTS,
 	OPT_CACHE,
+	OPT_TU_TIMEOUT,
 	OPT_FIX_DRY_RUN,
 	OPT_EXPLAIN_CALLBACK,
 	OPT_BASELINE,
@@ -160,6 +164,7 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"fix", no_argument, NULL, OPT_FIX},
 		{"roundtrip-facts", no_argument, NULL, OPT_ROUNDTRIP_FACTS},
 		{"cache", required_argument, NULL, OPT_CACHE},
+		{"tu-timeout", required_argument, NULL, OPT_TU_TIMEOUT},
 		{"fix-dry-run", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"diff", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"explain-callback", required_argument, NULL, OPT_EXPLAIN_CALLBACK},
@@ -311,6 +316,16 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		case OPT_CACHE:
 			o->cache_dir = optarg;
 			break;
+		case OPT_TU_TIMEOUT: {
+			char *end = NULL;
+			double t = strtod(optarg, &end);
+			if (!end || *end || !(t > 0) || t > 86400) {
+				fprintf(err, "nogvl-lint: error: --tu-timeout takes seconds (more than 0), not '%s'\n", optarg);
+				return 2;
+			}
+			o->tu_timeout = t;
+			break;
+		}
 		case OPT_FIX_DRY_RUN:
 			o->fix_dry_run = true;
 			break;

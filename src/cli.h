@@ -50,6 +50,7 @@ struct options {
 	bool include_vendor;              /* --include-vendor: do not skip vendor/ tmp/ pkg/ */
 	bool dump_facts;                  /* --dump-facts (debug) */
 	const char *cache_dir;            /* --cache DIR */
+	double tu_timeout;                /* --tu-timeout SECONDS: parse in worker processes */
 	bool roundtrip_facts;             /* --roundtrip-facts (debug): facts through facts_io */
 	bool fix;                         /* --fix: apply fixes in place */
 	bool fix_dry_run;                 /* --fix-dry-run / --diff: print them as a diff */

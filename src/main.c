@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "baseline.h"
 #include "fix.h"
+#include "isolate.h"
 #include "log.h"
 #include "offload.h"
 #include "output.h"
@@ -62,6 +63,8 @@ static void report_fixed(FILE *out, const struct run *r, const char *baseline)
 
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "--internal-parse-worker") == 0)
+		return isolate_worker_main(); /* a parser process of --tu-timeout */
 	struct options o;
 	options_init(&o);
 	int rc = options_parse(&o, argc, argv, stderr);

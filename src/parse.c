@@ -23,6 +23,7 @@
 #include <xxhash.h>
 
 #include "cache.h"
+#include "isolate.h"
 #include "gvlapi.h"
 #include "log.h"
 
@@ -705,11 +706,19 @@ struct pool {
 };
 
 /* The facts cache first (--cache), then a parse whose facts are stored. */
+static struct tu_facts *parse_here(CXIndex idx, const struct tu_job *job, const struct parse_opts *o,
+				   struct flag_cache *flags, struct worker_proc *proc)
+{
+	if (o->tu_timeout > 0)
+		return isolate_parse(proc, job, o);
+	return parse_one_cached(idx, job, o, flags);
+}
+
 static struct tu_facts *parse_or_reuse(CXIndex idx, const struct tu_job *job, const struct parse_opts *o,
-				       struct flag_cache *flags)
+				       struct flag_cache *flags, struct worker_proc *proc)
 {
 	if (!o->cache)
-		return parse_one_cached(idx, job, o, flags);
+		return parse_here(idx, job, o, flags, proc);
 	size_t len = 0;
 	char *text = read_file(job->file, &len, MAX_SOURCE_BYTES);
 	struct tu_facts *tu = NULL;
@@ -719,7 +728,7 @@ static struct tu_facts *parse_or_reuse(CXIndex idx, const struct tu_job *job, co
 		tu = cache_lookup(o->cache, key, job);
 	}
 	if (!tu) {
-		tu = parse_one_cached(idx, job, o, flags);
+		tu = parse_here(idx, job, o, flags, proc);
 		if (text)
 			cache_store(o->cache, key, tu);
 	}
@@ -731,11 +740,12 @@ static void *worker(void *arg)
 {
 	struct pool *p = arg;
 	CXIndex idx = clang_createIndex(0, 0);
+	struct worker_proc proc = {0};
 	for (;;) {
 		size_t i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
 			break;
-		p->out[i] = parse_or_reuse(idx, &p->jobs[i], p->o, &p->flags);
+		p->out[i] = parse_or_reuse(idx, &p->jobs[i], p->o, &p->flags, &proc);
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->o->progress) {
 			pthread_mutex_lock(&p->progress_lock);
@@ -743,6 +753,7 @@ static void *worker(void *arg)
 			pthread_mutex_unlock(&p->progress_lock);
 		}
 	}
+	isolate_stop(&proc);
 	clang_disposeIndex(idx);
 	return NULL;
 }

@@ -312,6 +312,7 @@ int run_analysis(const struct options *o, struct run *r)
 	po->fc = fc;
 	po->verbose = o->verbose;
 	po->recover = !o->no_recover;
+	po->tu_timeout = o->tu_timeout;
 	/* buildless: an extconf.h for `#include RUBY_EXTCONF_H` (found after the
 	 * gem's own directories, so a generated one wins) */
 	r->vpath = path_join(r->in.virtual_dir, "extconf.h");
@@ -530,7 +531,10 @@ int run_exit_status(const struct options *o, const struct run *r)
 		return 2;
 	if (o->write_baseline)
 		return 0; /* the findings are recorded now */
-	return run_failing_count(o, r) ? 1 : 0;
+	if (run_failing_count(o, r))
+		return 1;
+	/* nothing to fail on, but not everything was analysed: not "clean" */
+	return r->sum.files_failed ? 3 : 0;
 }
 
 void run_free(struct run *r)

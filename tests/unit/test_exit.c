@@ -68,7 +68,12 @@ static void test_exit__nothing_analysed(void **state)
 	r.sum.files = 3;
 	r.sum.files_failed = 3;
 	assert_int_equal(status(&r, "none"), 2);
-	r.sum.files_failed = 2; /* one file analysed: its findings decide */
+	r.sum.files_failed = 2; /* one file analysed and clean: incomplete, not clean */
+	assert_int_equal(status(&r, NULL), 3);
+	add(&r, SEV_ERROR); /* its findings decide when they fail the run */
+	assert_int_equal(status(&r, NULL), 1);
+	r.sum.files_failed = 0;
+	findings_free(&r.findings);
 	assert_int_equal(status(&r, NULL), 0);
 }
 

@@ -1,0 +1,404 @@
+/* isolate.c: see isolate.h. */
+#include "isolate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <clang-c/Index.h>
+
+#include "facts_io.h"
+#include "log.h"
+
+#define MAX_FRAME (512u * 1024 * 1024)
+
+/* ---- framing: "<length>\n<bytes>" ---- */
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int write_frame(int fd, const char *data, size_t len)
+{
+	char head[32];
+	int hl = snprintf(head, sizeof(head), "%zu\n", len);
+	return write_all(fd, head, (size_t)hl) || write_all(fd, data, len) ? -1 : 0;
+}
+
+/* Reads exactly n bytes before the deadline (0: none). 0 ok, -1 EOF/error, -2 timeout. */
+static int read_exact(int fd, char *p, size_t n, double deadline)
+{
+	while (n) {
+		if (deadline > 0) {
+			double left = deadline - now_seconds();
+			if (left <= 0)
+				return -2;
+			struct pollfd pfd = {fd, POLLIN, 0};
+			int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
+			if (pr < 0 && errno == EINTR)
+				continue;
+			if (pr == 0)
+				return -2;
+			if (pr < 0)
+				return -1;
+		}
+		ssize_t r = read(fd, p, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+/* Returns the payload (caller frees) or NULL; *status as read_exact. */
+static char *read_frame(int fd, size_t *len, double deadline, int *status)
+{
+	char head[32];
+	size_t hl = 0;
+	for (;;) {
+		if (hl + 1 >= sizeof(head)) {
+			*status = -1;
+			return NULL;
+		}
+		int r = read_exact(fd, head + hl, 1, deadline);
+		if (r) {
+			*status = r;
+			return NULL;
+		}
+		if (head[hl] == '\n')
+			break;
+		if (head[hl] < '0' || head[hl] > '9') {
+			*status = -1;
+			return NULL;
+		}
+		hl++;
+	}
+	head[hl] = '\0';
+	unsigned long long n = strtoull(head, NULL, 10);
+	if (!hl || n > MAX_FRAME) {
+		*status = -1;
+		return NULL;
+	}
+	char *buf = xmalloc((size_t)n + 1);
+	int r = read_exact(fd, buf, (size_t)n, deadline);
+	if (r) {
+		free(buf);
+		*status = r;
+		return NULL;
+	}
+	buf[n] = '\0';
+	*len = (size_t)n;
+	*status = 0;
+	return buf;
+}
+
+/* ---- the parent side ---- */
+
+static json_t *strings(char *const *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static char *opts_json(const struct parse_opts *o)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "recover", json_boolean(o->recover));
+	json_t *rd = json_array(), *roots = json_array(), *virt = json_array();
+	for (size_t i = 0; o->fc && i < o->fc->nruby_dirs; i++)
+		json_array_append_new(rd, json_string(o->fc->ruby_dirs[i]));
+	for (size_t i = 0; o->fc && i < o->fc->nproject_roots; i++)
+		json_array_append_new(roots, json_string(o->fc->project_roots[i]));
+	for (unsigned i = 0; i < o->nvirtual; i++)
+		json_array_append_new(virt, json_pack("[ss#]", o->virtual_files[i].Filename, o->virtual_files[i].Contents,
+						      (int)o->virtual_files[i].Length));
+	json_object_set_new(j, "ruby_dirs", rd);
+	json_object_set_new(j, "roots", roots);
+	json_object_set_new(j, "stub_name", o->fc && o->fc->stub_name ? json_string(o->fc->stub_name) : json_null());
+	json_object_set_new(j, "virtual", virt);
+	char *s = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	return s;
+}
+
+static char *job_json(const struct tu_job *job)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "file", json_string(job->file));
+	json_object_set_new(j, "display", json_string(job->display ? job->display : job->file));
+	json_object_set_new(j, "directory", job->directory ? json_string(job->directory) : json_null());
+	json_object_set_new(j, "args", strings(job->args.v, job->args.n));
+	json_object_set_new(j, "dropped", strings(job->dropped.v, job->dropped.n));
+	json_object_set_new(j, "buildless", json_boolean(job->buildless));
+	json_object_set_new(j, "cxx", json_boolean(job->cxx));
+	char *s = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	return s;
+}
+
+void isolate_stop(struct worker_proc *w)
+{
+	if (w->pid <= 0)
+		return;
+	close(w->to_child);
+	close(w->from_child);
+	kill(w->pid, SIGKILL);
+	while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	w->pid = 0;
+}
+
+static int start(struct worker_proc *w, const struct parse_opts *o)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	int down[2], up[2];
+	if (pipe2(down, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(up, O_CLOEXEC) != 0) {
+		close(down[0]);
+		close(down[1]);
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(down[0]);
+		close(down[1]);
+		close(up[0]);
+		close(up[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* only async-signal-safe calls until exec */
+		dup2(down[0], 0);
+		dup2(up[1], 1);
+		char *argv[] = {self, "--internal-parse-worker", NULL};
+		execv(self, argv);
+		_exit(127);
+	}
+	close(down[0]);
+	close(up[1]);
+	w->pid = pid;
+	w->to_child = down[1];
+	w->from_child = up[0];
+	char *oj = opts_json(o);
+	int r = write_frame(w->to_child, oj, strlen(oj));
+	free(oj);
+	if (r) {
+		isolate_stop(w);
+		return -1;
+	}
+	return 0;
+}
+
+static struct tu_facts *failed_tu(const struct tu_job *job, const char *why)
+{
+	struct tu_facts *tu = xcalloc(1, sizeof(*tu));
+	tu->path = intern(&tu->pool, job->file);
+	tu->display = intern(&tu->pool, job->display ? job->display : job->file);
+	tu->buildless = job->buildless;
+	tu->cxx = job->cxx;
+	tu->status = TU_FAILED;
+	tu->fail_reason = intern(&tu->pool, why);
+	return tu;
+}
+
+struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, const struct parse_opts *o)
+{
+	if (w->pid <= 0 && start(w, o) != 0)
+		return failed_tu(job, "could not start a parser process");
+	char *jj = job_json(job);
+	int wr = write_frame(w->to_child, jj, strlen(jj));
+	free(jj);
+	double deadline = o->tu_timeout > 0 ? now_seconds() + o->tu_timeout : 0;
+	size_t len = 0;
+	int status = -1;
+	char *buf = wr ? NULL : read_frame(w->from_child, &len, deadline, &status);
+	if (!buf) {
+		pid_t pid = w->pid;
+		if (status == -2) {
+			isolate_stop(w);
+			char *why = xasprintf("parsing took longer than %g s (--tu-timeout); stopped", o->tu_timeout);
+			struct tu_facts *tu = failed_tu(job, why);
+			free(why);
+			return tu;
+		}
+		close(w->to_child);
+		close(w->from_child);
+		int ws = 0;
+		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+			;
+		w->pid = 0;
+		char *why = WIFSIGNALED(ws) ? xasprintf("the parser crashed (signal %d)", WTERMSIG(ws))
+					    : xasprintf("the parser stopped (exit status %d)", WEXITSTATUS(ws));
+		struct tu_facts *tu = failed_tu(job, why);
+		free(why);
+		return tu;
+	}
+	char *err = NULL;
+	struct tu_facts *tu = facts_load(buf, len, &err);
+	free(buf);
+	if (!tu) {
+		char *why = xasprintf("the parser sent unreadable facts (%s)", err ? err : "?");
+		free(err);
+		isolate_stop(w);
+		tu = failed_tu(job, why);
+		free(why);
+	}
+	return tu;
+}
+
+/* ---- the worker ---- */
+
+static char **str_array(const json_t *a, size_t *n)
+{
+	*n = json_is_array(a) ? json_array_size(a) : 0;
+	char **v = xcalloc(*n + 1, sizeof(char *));
+	for (size_t i = 0; i < *n; i++) {
+		const char *s = json_string_value(json_array_get(a, i));
+		v[i] = xstrdup(s ? s : "");
+	}
+	return v;
+}
+
+static void free_strs(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void test_hooks(const char *file)
+{
+	const char *hang = getenv("NOGVL_LINT_TEST_HANG");
+	const char *crash = getenv("NOGVL_LINT_TEST_CRASH");
+	if (hang && *hang && strstr(file, hang))
+		for (;;)
+			pause();
+	if (crash && *crash && strstr(file, crash))
+		abort();
+}
+
+int isolate_worker_main(void)
+{
+	size_t len = 0;
+	int status = 0;
+	char *ob = read_frame(0, &len, 0, &status);
+	if (!ob)
+		return 2;
+	json_error_t je;
+	json_t *oj = json_loadb(ob, len, 0, &je);
+	free(ob);
+	if (!json_is_object(oj))
+		return 2;
+	size_t nrd = 0, nroots = 0;
+	char **rd = str_array(json_object_get(oj, "ruby_dirs"), &nrd);
+	char **roots = str_array(json_object_get(oj, "roots"), &nroots);
+	const char *stub = json_string_value(json_object_get(oj, "stub_name"));
+	char *stub_name = stub ? xstrdup(stub) : NULL;
+	const json_t *virt = json_object_get(oj, "virtual");
+	size_t nvirt = json_is_array(virt) ? json_array_size(virt) : 0;
+	struct CXUnsavedFile *vf = xcalloc(nvirt + 1, sizeof(*vf));
+	char **vstore = xcalloc(2 * nvirt + 1, sizeof(char *));
+	for (size_t i = 0; i < nvirt; i++) {
+		const json_t *e = json_array_get(virt, i);
+		const char *path = json_string_value(json_array_get(e, 0));
+		const char *text = json_string_value(json_array_get(e, 1));
+		vstore[2 * i] = xstrdup(path ? path : "");
+		vstore[2 * i + 1] = xstrdup(text ? text : "");
+		vf[i].Filename = vstore[2 * i];
+		vf[i].Contents = vstore[2 * i + 1];
+		vf[i].Length = (unsigned long)strlen(vstore[2 * i + 1]);
+	}
+	struct file_classifier fc = {0};
+	fc.ruby_dirs = (const char *const *)rd;
+	fc.nruby_dirs = nrd;
+	fc.project_roots = (const char *const *)roots;
+	fc.nproject_roots = nroots;
+	fc.stub_name = stub_name;
+	struct parse_opts po = {0};
+	po.jobs = 1;
+	po.fc = &fc;
+	po.recover = json_is_true(json_object_get(oj, "recover"));
+	po.virtual_files = vf;
+	po.nvirtual = (unsigned)nvirt;
+	json_decref(oj);
+
+	CXIndex idx = clang_createIndex(0, 0);
+	int rc = 0;
+	for (;;) {
+		char *jb = read_frame(0, &len, 0, &status);
+		if (!jb)
+			break; /* the parent closed the pipe: done */
+		json_t *jj = json_loadb(jb, len, 0, &je);
+		free(jb);
+		if (!json_is_object(jj)) {
+			json_decref(jj);
+			rc = 2;
+			break;
+		}
+		struct tu_job job = {0};
+		const char *file = json_string_value(json_object_get(jj, "file"));
+		const char *disp = json_string_value(json_object_get(jj, "display"));
+		job.file = xstrdup(file ? file : "");
+		job.display = xstrdup(disp ? disp : job.file);
+		const char *dir = json_string_value(json_object_get(jj, "directory"));
+		job.directory = dir ? xstrdup(dir) : NULL;
+		size_t na = 0, nd = 0;
+		char **args = str_array(json_object_get(jj, "args"), &na);
+		char **dropped = str_array(json_object_get(jj, "dropped"), &nd);
+		for (size_t i = 0; i < na; i++)
+			vec_push(&job.args, args[i]);
+		for (size_t i = 0; i < nd; i++)
+			vec_push(&job.dropped, dropped[i]);
+		free(args);
+		free(dropped);
+		job.buildless = json_is_true(json_object_get(jj, "buildless"));
+		job.cxx = json_is_true(json_object_get(jj, "cxx"));
+		json_decref(jj);
+		test_hooks(job.file);
+		struct tu_facts *tu = parse_one(idx, &job, &po);
+		size_t flen = 0;
+		char *fb = facts_dump(tu, &flen);
+		tu_facts_free(tu);
+		tu_job_free(&job);
+		int wr = fb ? write_frame(1, fb, flen) : -1;
+		free(fb);
+		if (wr) {
+			rc = 2;
+			break;
+		}
+	}
+	clang_disposeIndex(idx);
+	free_strs(rd, nrd);
+	free_strs(roots, nroots);
+	free(stub_name);
+	free_strs(vstore, 2 * nvirt);
+	free(vf);
+	return rc;
+}
