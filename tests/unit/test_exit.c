@@ -58,6 +58,7 @@ static void test_exit__fail_levels(void **state)
 		r.findings.v.v[i]->suppressed = 1;
 	assert_int_equal(status(&r, "note"), 0);
 	findings_free(&r.findings);
+	config_set_free(&r.cfg); /* fail levels are looked up per file and cached */
 }
 
 static void test_exit__nothing_analysed(void **state)
@@ -74,6 +75,7 @@ static void test_exit__nothing_analysed(void **state)
 	assert_int_equal(status(&r, NULL), 1);
 	r.sum.files_failed = 0;
 	findings_free(&r.findings);
+	config_set_free(&r.cfg); /* fail levels are looked up per file and cached */
 	assert_int_equal(status(&r, NULL), 0);
 }
 
