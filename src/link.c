@@ -125,17 +125,43 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
  * are wrappers, handled as release sites). */
 static int bind_depth; /* linking is single-threaded: guards mutual recursion */
 
+struct call_at {
+	uint32_t fn, ev;
+};
+typedef VEC(struct call_at) call_at_vec;
+
+/* Every direct call, indexed by callee USR, so resolving what callers pass
+ * costs the callers, not the whole program. */
+static void index_calls(struct model *m)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind != EV_CALL || e->u.call.indirect || !e->u.call.usr)
+				continue;
+			call_at_vec *v = hmap_get(&m->calls_to, e->u.call.usr);
+			if (!v) {
+				v = arena_alloc(&m->arena, sizeof(*v));
+				hmap_put(&m->calls_to, e->u.call.usr, v);
+			}
+			struct call_at c = {fi, ei};
+			vec_push(v, c);
+		}
+	}
+}
+
 static void bind_param_targets(struct model *m, const struct binding *b, u32vec *t, strvec *ext, int depth)
 {
 	if (depth > 0 || b->param_index < 0 || bind_depth > 2)
 		return;
 	bind_depth++;
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+	const call_at_vec *callers = hmap_get(&m->calls_to, b->param_of_usr);
+	for (size_t ci = 0; callers && ci < callers->n; ci++) {
+		const struct mfunc *mf = &m->fns.v[callers->v[ci].fn];
+		uint32_t ei = callers->v[ci].ev;
+		{
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call.indirect || !str_eq(e->u.call.usr, b->param_of_usr))
-				continue;
 			if ((uint32_t)b->param_index >= e->u.call.nargs)
 				continue;
 			const struct expr *a = &e->u.call.args[b->param_index];
@@ -822,6 +848,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 			}
 		}
 	}
+	index_calls(m);
 	find_sites(m);
 	mark_token_sites(m);
 	add_token_sites(m);
@@ -887,6 +914,12 @@ void model_free(struct model *m)
 	}
 	hmap_free(&m->bindings);
 	hmap_free(&m->globals);
+	hmap_foreach(&m->calls_to, e)
+	{
+		call_at_vec *v = e->val;
+		vec_free(v);
+	}
+	hmap_free(&m->calls_to);
 	vec_free(&m->withgvl);
 	for (int i = 0; i < CTX_COUNT; i++)
 		free(m->reach[i]);

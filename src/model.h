@@ -136,6 +136,7 @@ struct model {
 	VEC(struct wrapper) wrappers;
 	struct hmap bindings;       /* "record\1field" -> VEC of binding pointers */
 	struct hmap globals;        /* global var USR -> first struct var * */
+	struct hmap calls_to;       /* callee USR -> VEC of direct call sites (struct call_at) */
 	struct reach *reach[CTX_COUNT];
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;

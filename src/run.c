@@ -10,6 +10,7 @@
 #include "gvlapi.h"
 #include "fingerprint.h"
 #include "log.h"
+#include "offload.h"
 #include "rules.h"
 
 #define STUB_HEADER_NAME "nogvl-lint-stubs.h"
@@ -485,6 +486,22 @@ int run_analysis(const struct options *o, struct run *r)
 		log_verbose(1, "release-API calls spelled in active code: %zu, found by the parser: %zu, by the token "
 			       "scan: %zu; %zu more in preprocessor branches not compiled",
 			    active, parsed, token_only, inactive);
+		for (size_t i = 0; i < r->model->sites.n; i++) {
+			const struct offload_info *oi = offload_info(r->model, (uint32_t)i);
+			if (!oi || (oi->verdict != OV_CANNOT_VERIFY && oi->verdict != OV_FLAGGED_CANNOT_VERIFY))
+				continue;
+			const struct msite *s = &r->model->sites.v[i];
+			const char *why = "?";
+			for (size_t k = 0; k < oi->g.ev.n; k++)
+				if (oi->g.ev.v[k].state == GATE_UNKNOWN) {
+					why = oi->g.ev.v[k].msg;
+					break;
+				}
+			char *p = display_path(s->loc.file);
+			log_verbose(1, "%s:%u: offload%s: cannot verify the callback of %s: %s (see --explain-callback)", p,
+				    s->loc.line, oi->flagged ? " (flagged)" : "", s->called, why);
+			free(p);
+		}
 		if (r->cache_on)
 			log_verbose(1, "cache %s: %zu reused, %zu parsed, %zu stored", r->cache.dir,
 				    atomic_load(&r->cache.hits), atomic_load(&r->cache.misses),
