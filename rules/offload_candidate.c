@@ -16,29 +16,69 @@ static bool file_has_fallback(const struct tu_facts *tu)
 	return false;
 }
 
-static bool line_in_pp_cond(const struct tu_facts *tu, uint32_t line)
+/* The outermost preprocessor group holding line, or -1. */
+static int32_t outer_cond(const struct tu_facts *tu, uint32_t line)
 {
-	for (size_t i = 0; i < tu->pp_conds.n; i++)
-		if (line >= tu->pp_conds.v[i].line_begin && line <= tu->pp_conds.v[i].line_end)
-			return true;
+	int32_t best = -1;
+	for (size_t i = 0; i < tu->pp_conds.n; i++) {
+		const struct pp_cond *c = &tu->pp_conds.v[i];
+		if (line >= c->line_begin && line <= c->line_end && c->parent < 0)
+			best = (int32_t)i;
+	}
+	return best;
+}
+
+/* Offset of the end of the #endif line of the group branch ci belongs to. */
+static bool group_end(const struct tu_facts *tu, int32_t ci, uint32_t *off)
+{
+	for (unsigned guard = 0; ci >= 0 && guard < 64; guard++) {
+		const struct pp_cond *c = &tu->pp_conds.v[ci];
+		if (c->closed_by_endif) {
+			*off = c->close_off;
+			return c->close_off > 0;
+		}
+		int32_t next = -1; /* the branch that starts right after this one */
+		for (size_t i = 0; i < tu->pp_conds.n; i++)
+			if (tu->pp_conds.v[i].parent == c->parent && tu->pp_conds.v[i].line_begin == c->line_end + 2)
+				next = (int32_t)i;
+		ci = next;
+	}
 	return false;
 }
 
-/* The fallback goes after the last top-level #include before the first
- * function of the file (after ruby/thread.h, which defines the flag on 3.4+). */
-static const struct include_dir *fallback_anchor(const struct tu_facts *tu)
+/* Where the fallback define goes: after ruby/thread.h (which defines the flag
+ * on Ruby 3.4+, so the fallback must come after it), or when the file does not
+ * include it itself, after the last #include before the first function. An
+ * include inside #if...#endif puts it after that #endif. */
+static bool fallback_anchor(const struct tu_facts *tu, uint32_t *off, uint32_t *line)
 {
 	uint32_t first_fn = UINT32_MAX;
 	for (size_t i = 0; i < tu->funcs.n; i++)
 		if (tu->funcs.v[i].loc.file == tu->path && tu->funcs.v[i].loc.line < first_fn)
 			first_fn = tu->funcs.v[i].loc.line;
-	const struct include_dir *best = NULL;
+	const struct include_dir *chosen = NULL;
 	for (size_t i = 0; i < tu->includes.n; i++) {
 		const struct include_dir *in = &tu->includes.v[i];
-		if (in->loc.line < first_fn && !line_in_pp_cond(tu, in->loc.line))
-			best = in;
+		if (in->loc.line >= first_fn)
+			continue;
+		if (strstr(in->spelled, "ruby/thread.h")) {
+			chosen = in;
+			break;
+		}
+		chosen = in;
 	}
-	return best;
+	if (!chosen)
+		return false;
+	int32_t ci = outer_cond(tu, chosen->loc.line);
+	if (ci < 0) {
+		*off = chosen->end_off;
+		*line = chosen->loc.line;
+		return true;
+	}
+	if (!group_end(tu, ci, off))
+		return false;
+	*line = chosen->loc.line;
+	return true;
 }
 
 /* Builds the rewrite; returns a reason when no automatic fix is possible. */
@@ -76,10 +116,9 @@ static const char *build_fix(const struct model *m, const struct msite *s, struc
 		return "this API takes no flags";
 	}
 	if (!file_has_fallback(s->tu)) {
-		const struct include_dir *in = fallback_anchor(s->tu);
-		if (in)
-			finding_fix(f, file, in->end_off, 0, in->loc.line, in->loc.col,
-				    "\n#ifndef " FLAG "\n#define " FLAG " 0\n#endif");
+		uint32_t off = 0, line = 0;
+		if (fallback_anchor(s->tu, &off, &line))
+			finding_fix(f, file, off, 0, line, 1, "\n#ifndef " FLAG "\n#define " FLAG " 0\n#endif");
 		else
 			finding_note(f, &s->loc, "also add `#ifndef " FLAG " / #define " FLAG " 0 / #endif` after the "
 						 "includes so the gem still builds on Ruby < 3.4");

@@ -2112,6 +2112,8 @@ void scan_pp_conds(struct tu_facts *tu, const char *text, size_t len)
 			if ((mid || closes) && stack.n) {
 				int32_t top = stack.v[stack.n - 1];
 				tu->pp_conds.v[top].line_end = line - 1;
+				tu->pp_conds.v[top].close_off = (uint32_t)le;
+				tu->pp_conds.v[top].closed_by_endif = closes;
 				stack.n--;
 			}
 			if (opens || mid) {

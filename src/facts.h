@@ -269,6 +269,8 @@ struct pp_cond {
 	const char *cond;      /* condition text */
 	uint32_t line_begin, line_end; /* lines of this branch's body */
 	int32_t parent;
+	uint32_t close_off;    /* offset of the end of the directive line closing this branch */
+	uint8_t closed_by_endif; /* that directive is the group's #endif */
 };
 
 /* A #define found by scanning the text of a project file (active or not). */

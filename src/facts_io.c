@@ -213,9 +213,10 @@ json_t *facts_to_json(const struct tu_facts *tu)
 	}
 	for (size_t i = 0; i < tu->pp_conds.n; i++) {
 		const struct pp_cond *c = &tu->pp_conds.v[i];
-		json_array_append_new(conds, json_pack("[ooIII]", S(&w, c->directive), S(&w, c->cond),
+		json_array_append_new(conds, json_pack("[ooIIIII]", S(&w, c->directive), S(&w, c->cond),
 						       (json_int_t)c->line_begin, (json_int_t)c->line_end,
-						       (json_int_t)c->parent));
+						       (json_int_t)c->parent, (json_int_t)c->close_off,
+						       (json_int_t)c->closed_by_endif));
 	}
 	for (size_t i = 0; i < tu->pp_defines.n; i++) {
 		const struct pp_define *d = &tu->pp_defines.v[i];
@@ -742,6 +743,8 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 			c.line_begin = rU(&r, v, 2);
 			c.line_end = rU(&r, v, 3);
 			c.parent = rS32(&r, v, 4);
+			c.close_off = oU(&r, v, 5);
+			c.closed_by_endif = oU8(&r, v, 6);
 			vec_push(&tu->pp_conds, c);
 		}
 	if ((a = obj_array(&r, root, "pp_defines")) != NULL)

@@ -61,6 +61,51 @@ cmp -s "$T/b" "$T/a" || { diff "$T/b" "$T/a"; fail "findings changed beyond the 
 run --explain-callback stretch_nogvl ext
 expect_out "^  verdict: already flagged$" "verdict after the fix"
 
-# a file changed since it was analysed is not rewritten
-# (simulated: --fix reads the file again and compares it with what was parsed)
+# ruby/thread.h included under #ifdef (bcrypt-ruby's layout): the fallback
+# goes after that #endif, so a Ruby 3.4 header that defines the flag comes
+# first; the result builds on Ruby 3.1 headers and, warning-free, on a 3.4-style
+# ruby/thread.h
+mkdir -p "$T/cond"
+cat >"$T/cond/cond.c" <<'EOC'
+#include <ruby.h>
+#include <string.h>
+
+#ifdef HAVE_RUBY_THREAD_H
+#include <ruby/thread.h>
+#endif
+
+struct sum_args { const char *p; long n; long out; };
+
+static void *sum_nogvl(void *ptr)
+{
+	struct sum_args *a = ptr;
+	for (long i = 0; i < a->n; i++)
+		a->out += a->p[i];
+	return NULL;
+}
+
+VALUE sum(VALUE self, VALUE str)
+{
+	VALUE s = rb_str_new_frozen(str);
+	struct sum_args a = {RSTRING_PTR(s), RSTRING_LEN(s), 0};
+	rb_thread_call_without_gvl(sum_nogvl, &a, NULL, NULL);
+	RB_GC_GUARD(s);
+	return LONG2NUM(a.out);
+}
+EOC
+run -DHAVE_RUBY_THREAD_H=1 --fix "$T/cond"
+expect_rc 0 "--fix on the conditional include"
+grep -n 'RB_NOGVL_OFFLOAD_SAFE 0' "$T/cond/cond.c" | grep -q '^8:' || { cat "$T/cond/cond.c"; fail "the fallback is not right after the #endif"; }
+if command -v cc >/dev/null 2>&1; then
+	rubyhdr=$(ruby -e 'print RbConfig::CONFIG["rubyhdrdir"]')
+	rubyarch=$(ruby -e 'print RbConfig::CONFIG["rubyarchhdrdir"]')
+	cc -fsyntax-only -Wall -Werror -I"$rubyarch" -I"$rubyhdr" -DHAVE_RUBY_THREAD_H "$T/cond/cond.c" ||
+		fail "the fixed file does not build against the installed Ruby headers"
+	mkdir -p "$T/ruby34/ruby"
+	if ! grep -q RB_NOGVL_OFFLOAD_SAFE "$rubyhdr/ruby/thread.h"; then
+		sed 's|^#define RB_NOGVL_UBF_ASYNC_SAFE.*|&\n#define RB_NOGVL_OFFLOAD_SAFE (0x4)|' "$rubyhdr/ruby/thread.h" >"$T/ruby34/ruby/thread.h"
+		cc -fsyntax-only -Wall -Werror -I"$T/ruby34" -I"$rubyarch" -I"$rubyhdr" -DHAVE_RUBY_THREAD_H "$T/cond/cond.c" ||
+			fail "the fixed file does not build warning-free against a 3.4-style ruby/thread.h"
+	fi
+fi
 exit 0
