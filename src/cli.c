@@ -56,8 +56,9 @@ void print_usage(FILE *out)
 	      "                            patches): each file replaced atomically, then re-parsed\n"
 	      "      --fix-dry-run, --diff print those fixes as a unified diff instead\n"
 	      "      --explain-callback NAME  print the offload gate checklist of callback NAME\n"
-	      "      --format FORMAT       text (default), json, sarif or github; repeat it to\n"
-	      "                            write several formats in one run\n"
+	      "      --format FORMAT       text (default), json, sarif, github or html (one\n"
+	      "                            self-contained page); repeat it to write several\n"
+	      "                            formats in one run\n"
 	      "  -o, --output FILE         write the preceding --format to FILE (default: stdout)\n"
 	      "      --config FILE         use FILE for every analysed file instead of the\n"
 	      "                            nearest .nogvl-lint.yml\n"
@@ -240,8 +241,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_FORMAT: {
 			int f = output_format_parse(optarg);
-			if (f < 0 || f == FMT_HTML) {
-				fprintf(err, "nogvl-lint: error: unknown --format '%s' (text, json, sarif, github)\n", optarg);
+			if (f < 0) {
+				fprintf(err, "nogvl-lint: error: unknown --format '%s' (text, json, sarif, github, html)\n",
+					optarg);
 				return 2;
 			}
 			struct output_spec sp = {f, pending_out};
