@@ -2,6 +2,7 @@
 """Checks a nogvl-lint HTML report in a real headless Chromium.
 
 usage: html_check.py REPORT.html RUN.json   the report against the JSON of the same run
+       html_check.py --load-only PAGE.html  only: no console errors, no requests
        html_check.py --self-test            the checker catches a broken page
 
 For a report it asserts: the page loads without console errors, uncaught
@@ -188,6 +189,10 @@ def main(argv):
     try:
         if argv[1:] == ["--self-test"]:
             self_test(browser)
+        elif len(argv) == 3 and argv[1] == "--load-only":
+            _, problems, requests = cdp.load(browser, argv[2])
+            check("loads without console errors, exceptions or CSP violations", problems == [], "; ".join(problems))
+            check("requests nothing but itself", requests == ["file://" + os.path.abspath(argv[2])], repr(requests))
         elif len(argv) == 3:
             with open(argv[2], encoding="utf-8") as f:
                 run = json.load(f)
