@@ -149,6 +149,12 @@ const struct offload_info *offload_info(const struct model *m, uint32_t site)
 
 /* ---- opaque callees ---- */
 
+/* The function comes from a translation unit that parsed with errors. */
+static bool tu_has_errors(const struct mfunc *mf)
+{
+	return mf->tu && mf->tu->status == TU_ERRORS && mf->tu->nerrors > 0;
+}
+
 void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,
 		       struct gate_result *g)
 {
@@ -168,6 +174,14 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 	for (uint32_t i = 0; i < rs->n; i++) {
 		uint32_t fi = rs->fns[i];
 		const struct mfunc *mf = &m->fns.v[fi];
+		/* clang drops statements it cannot type (a declaration of an
+		 * unknown library type, with the call that initialises it): in a
+		 * file with parse errors the calls we see may not be all there are */
+		if (tu_has_errors(mf))
+			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)fi,
+				 "'%s' is in a file that did not parse cleanly (%u error%s, e.g. missing library "
+				 "headers): calls the parser dropped cannot be checked",
+				 mf->f->name, mf->tu->nerrors, mf->tu->nerrors == 1 ? "" : "s");
 		for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
 			const struct edge *e = &m->edges.v[k];
 			if (e->to >= 0 || mf->f->events[e->ev].gvl_guard)
@@ -245,6 +259,11 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 {
 	if (!s->cb.ntargets || s->cb.nexternal || rs->n > 8 || rs->nopaque)
 		return;
+	/* smallness is a proof from absence (no loop, no costly call): a file
+	 * with parse errors may have lost the very call that does the work */
+	for (uint32_t i = 0; i < rs->n; i++)
+		if (tu_has_errors(&m->fns.v[rs->fns[i]]))
+			return;
 	bool small = true;
 	for (uint32_t i = 0; i < rs->n && small; i++) {
 		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
