@@ -75,6 +75,8 @@ void print_usage(FILE *out)
 	      "Information:\n"
 	      "      --list-rules          list the rules\n"
 	      "      --explain SLUG        print a rule's documentation\n"
+	      "      --dump-commands       print the compiler arguments each file would be parsed\n"
+	      "                            with (a compile_commands.json), without parsing\n"
 	      "  -h, --help                this help\n"
 	      "      --version             version\n"
 	      "\n"
@@ -108,6 +110,7 @@ enum {
 	OPT_NO_CONFIG,
 	OPT_REPORT_UNUSED,
 	OPT_NO_PROGRESS,
+	OPT_DUMP_COMMANDS,
 };
 
 int output_format_parse(const char *s)
@@ -163,6 +166,7 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"no-config", no_argument, NULL, OPT_NO_CONFIG},
 		{"report-unused-suppressions", no_argument, NULL, OPT_REPORT_UNUSED},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+		{"dump-commands", no_argument, NULL, OPT_DUMP_COMMANDS},
 		{NULL, 0, NULL, 0},
 	};
 	const char *pending_out = NULL;
@@ -296,6 +300,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_DUMP_FACTS:
 			o->dump_facts = true;
+			break;
+		case OPT_DUMP_COMMANDS:
+			o->dump_commands = true;
 			break;
 		case OPT_FIX:
 			o->fix = true;

@@ -49,6 +49,7 @@ struct options {
 	bool ruby34_view;                 /* analyse as Ruby 3.4+ (default on) */
 	bool include_vendor;              /* --include-vendor: do not skip vendor/ tmp/ pkg/ */
 	bool dump_facts;                  /* --dump-facts (debug) */
+	bool dump_commands;               /* --dump-commands: each file's compile command, then exit */
 	bool fix;                         /* --fix: apply fixes in place */
 	bool fix_dry_run;                 /* --fix-dry-run / --diff: print them as a diff */
 	const char *explain_callback;     /* --explain-callback NAME */
