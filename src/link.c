@@ -806,7 +806,8 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 	{
 		size_t n = m->sites.n;
 		struct msite *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
-		memcpy(sorted, m->sites.v, n * sizeof(*sorted));
+		if (n) /* no sites: m->sites.v is NULL, and memcpy from NULL is undefined */
+			memcpy(sorted, m->sites.v, n * sizeof(*sorted));
 		xqsort(sorted, n, sizeof(*sorted), site_cmp);
 		uint32_t *remap = xmalloc((n ? n : 1) * sizeof(uint32_t));
 		for (size_t i = 0; i < n; i++)
@@ -818,7 +819,8 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		}
 		for (size_t i = 0; i < m->wrappers.n; i++)
 			m->wrappers.v[i].site = remap[m->wrappers.v[i].site];
-		memcpy(m->sites.v, sorted, n * sizeof(*sorted));
+		if (n)
+			memcpy(m->sites.v, sorted, n * sizeof(*sorted));
 		free(sorted);
 		free(remap);
 	}

@@ -24,6 +24,11 @@ page() {
 	name=$1
 	shift
 	"$BIN" --format html -o "$name.html" --format json -o "$name.json" "$@" >/dev/null 2>err.txt
+	lrc=$?
+	if [ "$lrc" -gt 1 ]; then
+		fail "$name: nogvl-lint exited $lrc"
+		return
+	fi
 	$CHECK "$name.html" "$name.json" >"$name.check" 2>&1
 	prc=$?
 	sed "s/^/  [$name] /" "$name.check"
