@@ -43,13 +43,16 @@ echo "apt-get \$*" >>"$T/calls.log"
 if [ "\$2" = --print-uris ]; then
 	pkg=\$4
 	case \$pkg in nosuch) echo "E: Unable to find a source package for nosuch" >&2; exit 100 ;; esac
-	echo "'http://deb.example/\${pkg}_2.0-1.dsc' \${pkg}_2.0-1.dsc 1000 SHA256:00"
-	echo "'http://deb.example/\${pkg}_2.0.orig.tar.gz' \${pkg}_2.0.orig.tar.gz 5000 SHA256:00"
+	# like apt, leave out what is already in the directory
+	[ -f "\${pkg}_2.0-1.dsc" ] || echo "'http://deb.example/\${pkg}_2.0-1.dsc' \${pkg}_2.0-1.dsc 1000 SHA256:00"
+	[ -f "\${pkg}_2.0.orig.tar.gz" ] || echo "'http://deb.example/\${pkg}_2.0.orig.tar.gz' \${pkg}_2.0.orig.tar.gz 5000 SHA256:00"
 	exit 0
 fi
 pkg=\$2
 case \$pkg in gone) echo "E: Failed to fetch http://deb.example/gone_2.0.orig.tar.gz  404  Not Found" >&2; echo "E: Failed to fetch some archives." >&2; exit 100 ;; esac
+if [ -d "\$pkg-2.0" ]; then echo "Skipping unpack of already unpacked source in \$pkg-2.0"; exit 0; fi
 printf 'Format: 3.0 (quilt)\nSource: %s\nVersion: 1:2.0-1\n' "\$pkg" >"\${pkg}_2.0-1.dsc"
+: >"\${pkg}_2.0.orig.tar.gz"
 mkdir -p "\$pkg-2.0/src/ruby/ext/x" "\$pkg-2.0/src/core"
 cp "$SRC/corpus/examples/digest_ext/"* "\$pkg-2.0/src/ruby/ext/x/"
 echo "int core(void) { return 0; }" >"\$pkg-2.0/src/core/core.c"
