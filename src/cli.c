@@ -60,8 +60,9 @@ void print_usage(FILE *out)
 	      "                            patches): each file replaced atomically, then re-parsed\n"
 	      "      --fix-dry-run, --diff print those fixes as a unified diff instead\n"
 	      "      --explain-callback NAME  print the offload gate checklist of callback NAME\n"
-	      "      --format FORMAT       text (default), json, sarif or github; repeat it to\n"
-	      "                            write several formats in one run\n"
+	      "      --format FORMAT       text (default), json, sarif, github or html (one\n"
+	      "                            self-contained page); repeat it to write several\n"
+	      "                            formats in one run\n"
 	      "  -o, --output FILE         write the preceding --format to FILE (default: stdout)\n"
 	      "      --config FILE         use FILE for every analysed file instead of the\n"
 	      "                            nearest .nogvl-lint.yml\n"
@@ -79,6 +80,8 @@ void print_usage(FILE *out)
 	      "Information:\n"
 	      "      --list-rules          list the rules\n"
 	      "      --explain SLUG        print a rule's documentation\n"
+	      "      --dump-commands       print the compiler arguments each file would be parsed\n"
+	      "                            with (a compile_commands.json), without parsing\n"
 	      "  -h, --help                this help\n"
 	      "      --version             version\n"
 	      "\n"
@@ -116,6 +119,7 @@ enum {
 	OPT_NO_CONFIG,
 	OPT_REPORT_UNUSED,
 	OPT_NO_PROGRESS,
+	OPT_DUMP_COMMANDS,
 };
 
 int output_format_parse(const char *s)
@@ -174,6 +178,7 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"no-config", no_argument, NULL, OPT_NO_CONFIG},
 		{"report-unused-suppressions", no_argument, NULL, OPT_REPORT_UNUSED},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+		{"dump-commands", no_argument, NULL, OPT_DUMP_COMMANDS},
 		{NULL, 0, NULL, 0},
 	};
 	const char *pending_out = NULL;
@@ -252,8 +257,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_FORMAT: {
 			int f = output_format_parse(optarg);
-			if (f < 0 || f == FMT_HTML) {
-				fprintf(err, "nogvl-lint: error: unknown --format '%s' (text, json, sarif, github)\n", optarg);
+			if (f < 0) {
+				fprintf(err, "nogvl-lint: error: unknown --format '%s' (text, json, sarif, github, html)\n",
+					optarg);
 				return 2;
 			}
 			struct output_spec sp = {f, pending_out};
@@ -306,6 +312,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_DUMP_FACTS:
 			o->dump_facts = true;
+			break;
+		case OPT_DUMP_COMMANDS:
+			o->dump_commands = true;
 			break;
 		case OPT_FIX:
 			o->fix = true;

@@ -52,6 +52,7 @@ struct options {
 	const char *cache_dir;            /* --cache DIR */
 	double tu_timeout;                /* --tu-timeout SECONDS: parse in worker processes */
 	bool roundtrip_facts;             /* --roundtrip-facts (debug): facts through facts_io */
+	bool dump_commands;               /* --dump-commands: each file's compile command, then exit */
 	bool fix;                         /* --fix: apply fixes in place */
 	bool fix_dry_run;                 /* --fix-dry-run / --diff: print them as a diff */
 	const char *explain_callback;     /* --explain-callback NAME */

@@ -857,7 +857,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 	{
 		size_t n = m->sites.n;
 		struct msite *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
-		if (n)
+		if (n) /* no sites: m->sites.v is NULL, and memcpy from NULL is undefined */
 			memcpy(sorted, m->sites.v, n * sizeof(*sorted));
 		xqsort(sorted, n, sizeof(*sorted), site_cmp);
 		uint32_t *remap = xmalloc((n ? n : 1) * sizeof(uint32_t));

@@ -118,6 +118,11 @@ int main(int argc, char **argv)
 		source_cache_clear();
 		return rc;
 	}
+	if (o.dump_commands) { /* printed by run_analysis, before parsing */
+		run_free(&r);
+		options_free(&o);
+		return 0;
+	}
 	if (o.dump_facts)
 		dump_facts(stdout, &r);
 	if (o.explain_callback || o.fix_dry_run || o.fix) {

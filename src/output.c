@@ -107,6 +107,9 @@ int output_write_all(const struct options *o, struct run *r)
 		case FMT_GITHUB:
 			w = report_github(out, o, r);
 			break;
+		case FMT_HTML:
+			w = report_html(out, o, r);
+			break;
 		default: {
 			if (o->dump_facts)
 				dump_facts(out, r);

@@ -1,6 +1,6 @@
 /* output.h: writing a finished run in the requested formats (--format, -o).
  *
- * Text goes where it always went. Machine formats (json, sarif, github) go to
+ * Text goes where it always went. Machine formats (json, sarif, github, html) go to
  * stdout or their -o file; while one of them is on stdout, logs and the
  * summary line go to stderr, so the stream stays parseable.
  */
@@ -20,6 +20,7 @@ int output_write_all(const struct options *o, struct run *r);
 int report_json(FILE *out, const struct options *o, const struct run *r);
 int report_sarif(FILE *out, const struct options *o, const struct run *r);
 int report_github(FILE *out, const struct options *o, const struct run *r);
+int report_html(FILE *out, const struct options *o, const struct run *r);
 
 /* A JSON string from bytes that may not be valid UTF-8 (file names, source
  * lines): invalid bytes become U+FFFD. NULL gives JSON null. */

@@ -12,7 +12,8 @@
  *                   offload verdict
  *   wrappers        functions that forward a callback to a release API
  *   baseline        null, or what --baseline hid and which entries are fixed
- *   summary         counts
+ *   summary         counts, and timing: the wall-clock seconds of the parse,
+ *                   link and rules phases (for bench/run; they vary)
  */
 #include <stdlib.h>
 #include <string.h>
@@ -362,6 +363,13 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 	json_object_set_new(sum, "sites", json_integer((json_int_t)s->sites));
 	json_object_set_new(sum, "callbacks_resolved", json_integer((json_int_t)s->callbacks));
 	json_object_set_new(sum, "callbacks_unresolved", json_integer((json_int_t)s->unresolved));
+	/* wall-clock seconds of each phase (they vary from run to run) */
+	json_t *tm = json_object();
+	json_object_set_new(tm, "parse_seconds", json_real(r->t_parse));
+	json_object_set_new(tm, "link_seconds", json_real(r->t_link));
+	json_object_set_new(tm, "rules_seconds", json_real(r->t_rules));
+	json_object_set_new(tm, "jobs", json_integer(o->jobs ? (json_int_t)o->jobs : (json_int_t)cpu_count()));
+	json_object_set_new(sum, "timing", tm);
 	json_object_set_new(root, "summary", sum);
 
 	int rc = json_dumpf(root, out, JSON_INDENT(2));

@@ -11,6 +11,7 @@
 #include "fingerprint.h"
 #include "log.h"
 #include "offload.h"
+#include "output.h"
 #include "rules.h"
 
 #define STUB_HEADER_NAME "nogvl-lint-stubs.h"
@@ -302,6 +303,8 @@ int run_analysis(const struct options *o, struct run *r)
 			  total_jobs);
 		return 2;
 	}
+	if (o->dump_commands)
+		return dump_commands(stdout, r) == 0 ? 0 : 2;
 	struct file_classifier *fc = &r->fc;
 	fc->ruby_dirs = (const char *const *)r->in.rh.dirs.v;
 	fc->nruby_dirs = r->in.rh.dirs.n;
@@ -573,6 +576,36 @@ void run_free(struct run *r)
 	free(r->tus);
 	inputs_free(&r->in);
 	memset(r, 0, sizeof(*r));
+}
+
+/* ---- --dump-commands ---- */
+
+int dump_commands(FILE *out, const struct run *r)
+{
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof(cwd)))
+		cwd[0] = '\0';
+	json_t *db = json_array();
+	for (size_t i = 0; i < r->in.jobs.n; i++) {
+		const struct tu_job *j = &r->in.jobs.v[i];
+		json_t *e = json_object();
+		json_object_set_new(e, "directory", json_text(j->directory && *j->directory ? j->directory : cwd));
+		json_object_set_new(e, "file", json_text(j->file));
+		json_t *args = json_array();
+		json_array_append_new(args, json_string(j->cxx ? "clang++" : "clang"));
+		for (size_t k = 0; k < j->args.n; k++)
+			json_array_append_new(args, json_text(j->args.v[k]));
+		json_array_append_new(args, json_text(j->file));
+		json_object_set_new(e, "arguments", args);
+		/* the stand-in extconf.h lives in memory, in this directory */
+		json_object_set_new(e, "nogvl_lint_virtual_dir", json_text(r->in.virtual_dir));
+		json_array_append_new(db, e);
+	}
+	int rc = json_dumpf(db, out, JSON_INDENT(2));
+	json_decref(db);
+	if (rc == 0 && fputc('\n', out) == EOF)
+		rc = -1;
+	return rc;
 }
 
 /* ---- --dump-facts ---- */

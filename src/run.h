@@ -50,6 +50,10 @@ size_t run_failing_count(const struct options *o, const struct run *r);
 /* Exit status for a finished run: 1 when findings reach the fail level. */
 int run_exit_status(const struct options *o, const struct run *r);
 
+/* --dump-commands: the compile command of each file, as a compile_commands.json
+ * (plus "nogvl_lint_virtual_dir", where the in-memory stand-in extconf.h is). */
+int dump_commands(FILE *out, const struct run *r);
+
 /* Prints a human-readable dump of the facts (--dump-facts). */
 void dump_facts(FILE *out, struct run *r);
 
