@@ -50,6 +50,8 @@ void print_usage(FILE *out)
 	      "  -j, --jobs N              parse N files in parallel (default: cores)\n"
 	      "      --cache DIR           keep each file's facts in DIR; unchanged files (and\n"
 	      "                            headers) are not parsed again\n"
+	      "      --no-pch              parse Ruby's headers in every file (no shared\n"
+	      "                            precompiled preamble)\n"
 	      "      --tu-timeout SECONDS  parse each file in a worker process and give up on it\n"
 	      "                            after SECONDS (crashes and hangs then only lose that file)\n"
 	      "      --enable SLUG[,SLUG]  enable rules (also the debug-* rules)\n"
@@ -111,6 +113,7 @@ enum {
 	OPT_ROUNDTRIP_FACTS,
 	OPT_CACHE,
 	OPT_TU_TIMEOUT,
+	OPT_NO_PCH,
 	OPT_FIX_DRY_RUN,
 	OPT_EXPLAIN_CALLBACK,
 	OPT_BASELINE,
@@ -169,6 +172,7 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"roundtrip-facts", no_argument, NULL, OPT_ROUNDTRIP_FACTS},
 		{"cache", required_argument, NULL, OPT_CACHE},
 		{"tu-timeout", required_argument, NULL, OPT_TU_TIMEOUT},
+		{"no-pch", no_argument, NULL, OPT_NO_PCH},
 		{"fix-dry-run", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"diff", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"explain-callback", required_argument, NULL, OPT_EXPLAIN_CALLBACK},
@@ -324,6 +328,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_CACHE:
 			o->cache_dir = optarg;
+			break;
+		case OPT_NO_PCH:
+			o->no_pch = true;
 			break;
 		case OPT_TU_TIMEOUT: {
 			char *end = NULL;

@@ -51,6 +51,7 @@ struct options {
 	bool dump_facts;                  /* --dump-facts (debug) */
 	const char *cache_dir;            /* --cache DIR */
 	double tu_timeout;                /* --tu-timeout SECONDS: parse in worker processes */
+	bool no_pch;                      /* --no-pch: no shared precompiled Ruby headers */
 	bool roundtrip_facts;             /* --roundtrip-facts (debug): facts through facts_io */
 	bool dump_commands;               /* --dump-commands: each file's compile command, then exit */
 	bool fix;                         /* --fix: apply fixes in place */

@@ -24,6 +24,7 @@
 
 #include "cache.h"
 #include "isolate.h"
+#include "pch.h"
 #include "gvlapi.h"
 #include "log.h"
 
@@ -251,13 +252,17 @@ typedef VEC(const char *) argvec;
 
 static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const argvec *args,
 				  const struct parse_opts *o, const char *stub_path, const char *stub_text,
-				  enum CXErrorCode *err)
+				  const char *pch, enum CXErrorCode *err)
 {
 	argvec argv = {0};
 	for (size_t i = 0; i < args->n; i++)
 		vec_push(&argv, args->v[i]);
 	for (size_t i = 0; i < ARRAY_SIZE(extra_clang_args); i++)
 		vec_push(&argv, extra_clang_args[i]);
+	if (pch) {
+		vec_push(&argv, "-include-pch");
+		vec_push(&argv, pch);
+	}
 	VEC(struct CXUnsavedFile) unsaved = {0};
 	for (unsigned i = 0; i < o->nvirtual; i++)
 		vec_push(&unsaved, o->virtual_files[i]);
@@ -550,6 +555,25 @@ static const struct flag_verdict *flags_verdict(CXIndex idx, struct flag_cache *
 
 static void hash_project_files(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_classifier *fc);
 
+/* A diagnostic about the precompiled header itself (a mismatch with the
+ * file's options, an unreadable file). */
+static bool pch_trouble(CXTranslationUnit ctu)
+{
+	bool bad = false;
+	unsigned n = clang_getNumDiagnostics(ctu);
+	for (unsigned i = 0; i < n && !bad; i++) {
+		CXDiagnostic d = clang_getDiagnostic(ctu, i);
+		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+			CXString s = clang_getDiagnosticSpelling(d);
+			const char *m = clang_getCString(s);
+			bad = m && (strstr(m, "precompiled") || strstr(m, "PCH") || strstr(m, ".pch"));
+			clang_disposeString(s);
+		}
+		clang_disposeDiagnostic(d);
+	}
+	return bad;
+}
+
 static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job, const struct parse_opts *o,
 					 struct flag_cache *fcache)
 {
@@ -592,8 +616,30 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	}
 	verdict_free(owned);
 
+	/* Ruby's headers from the run's shared preamble when nothing before
+	 * ruby.h can change them (pch.h) */
+	const char *pch = NULL;
+	if (o->pch && !o->no_pch) {
+		char *fdir = path_dirname(job->file);
+		if (!pch_dir_shadows(fdir) && pch_eligible(text, len, fdir, args.v, args.n))
+			pch = pch_for(o->pch, cxindex, job, args.v, args.n, extra_clang_args, ARRAY_SIZE(extra_clang_args),
+				      o);
+		free(fdir);
+		if (!pch)
+			pch_note(o->pch, PCH_INELIGIBLE);
+	}
 	enum CXErrorCode err = CXError_Success;
-	CXTranslationUnit ctu = do_parse(cxindex, job, &args, o, NULL, NULL, &err);
+	CXTranslationUnit ctu = do_parse(cxindex, job, &args, o, NULL, NULL, pch, &err);
+	if (pch && (!ctu || err != CXError_Success || pch_trouble(ctu))) {
+		/* the preamble did not fit after all: the ordinary way */
+		if (ctu)
+			clang_disposeTranslationUnit(ctu);
+		pch = NULL;
+		pch_note(o->pch, PCH_FELL_BACK);
+		ctu = do_parse(cxindex, job, &args, o, NULL, NULL, NULL, &err);
+	} else if (pch) {
+		pch_note(o->pch, PCH_USED);
+	}
 	if (!ctu || err != CXError_Success) {
 		const char *why = err == CXError_Crashed ? "libclang crashed while parsing"
 				  : err == CXError_ASTReadError ? "libclang could not read the AST"
@@ -618,7 +664,7 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 			free(stub_text);
 			stub_text = render_stubs(&st);
 			enum CXErrorCode e2 = CXError_Success;
-			CXTranslationUnit next = do_parse(cxindex, job, &args, o, stub_path, stub_text, &e2);
+			CXTranslationUnit next = do_parse(cxindex, job, &args, o, stub_path, stub_text, pch, &e2);
 			if (!next || e2 != CXError_Success) {
 				if (next)
 					clang_disposeTranslationUnit(next);
@@ -739,7 +785,9 @@ static struct tu_facts *parse_or_reuse(CXIndex idx, const struct tu_job *job, co
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
-	CXIndex idx = clang_createIndex(0, 0);
+	/* excludeDeclarationsFromPCH: walking a file's declarations does not
+	 * load every declaration of the shared Ruby-header preamble (pch.h) */
+	CXIndex idx = clang_createIndex(1, 0);
 	struct worker_proc proc = {0};
 	for (;;) {
 		size_t i = atomic_fetch_add(&p->next, 1);
@@ -758,8 +806,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_opts *o)
+struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_opts *o_in)
 {
+	/* the shared Ruby-header preamble lives as long as this call */
+	struct parse_opts local = *o_in;
+	const struct parse_opts *o = &local;
+	if (!local.no_pch && local.tu_timeout <= 0 && n > 1)
+		local.pch = pch_set_new();
 	struct tu_facts **out = xcalloc(n ? n : 1, sizeof(*out));
 	struct pool p = {.jobs = jobs, .n = n, .o = o, .out = out};
 	atomic_init(&p.next, 0);
@@ -794,6 +847,7 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 	}
 	pthread_mutex_destroy(&p.progress_lock);
 	flag_cache_free(&p.flags);
+	pch_set_free(local.pch);
 	for (size_t i = 0; i < n; i++)
 		if (!out[i]) {
 			out[i] = new_facts(&jobs[i]);

@@ -27,6 +27,8 @@ struct parse_opts {
 	bool recover;       /* stub recovery for files that do not parse */
 	double tu_timeout;  /* seconds; 0 = none */
 	struct facts_cache *cache; /* --cache, or NULL */
+	bool no_pch;               /* --no-pch: parse Ruby's headers in every file */
+	struct pch_set *pch;       /* set by parse_all */
 	const struct CXUnsavedFile *virtual_files; /* e.g. the buildless extconf.h */
 	unsigned nvirtual;
 	void (*progress)(void *ctx, size_t done, size_t total, const char *file);

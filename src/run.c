@@ -317,6 +317,7 @@ int run_analysis(const struct options *o, struct run *r)
 	po->verbose = o->verbose;
 	po->recover = !o->no_recover;
 	po->tu_timeout = o->tu_timeout;
+	po->no_pch = o->no_pch;
 	/* buildless: an extconf.h for `#include RUBY_EXTCONF_H` (found after the
 	 * gem's own directories, so a generated one wins) */
 	r->vpath = path_join(r->in.virtual_dir, "extconf.h");

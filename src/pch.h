@@ -1,0 +1,48 @@
+/* pch.h: a precompiled Ruby-header preamble shared by the files of a run.
+ *
+ * Most of a small extension file's parse is Ruby's headers (ruby.h and what
+ * it includes, ~15k lines). For every set of compiler arguments (a gem's
+ * defines and include paths), ruby.h and ruby/thread.h are parsed once into a
+ * precompiled header, and every file that would include ruby.h before
+ * anything that could change it gets it with -include-pch.
+ *
+ * A file is eligible only when the text before its first include of ruby.h
+ * (directly, or through the project headers it includes first) is nothing
+ * but comments, include guards and other #include lines: no #define, #undef
+ * or #if that could change what ruby.h means, no code. Anything else is
+ * parsed the ordinary way, as are files whose parse reports a problem with
+ * the precompiled header.
+ */
+#ifndef NOGVL_PCH_H
+#define NOGVL_PCH_H
+
+#include <clang-c/Index.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct tu_job;
+struct pch_set;
+
+/* A set for one run; NULL when no temporary directory could be made. */
+struct pch_set *pch_set_new(void);
+void pch_set_free(struct pch_set *ps); /* removes the files */
+
+/* Does the file text reach ruby.h before anything that could change it? */
+bool pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs);
+
+struct parse_opts;
+
+/* The PCH for these arguments (built on first use), or NULL. extra are the
+ * arguments every parse adds (diagnostic options). */
+const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
+		    const char *const *extra, size_t nextra, const struct parse_opts *o);
+
+enum pch_outcome { PCH_USED, PCH_FELL_BACK, PCH_INELIGIBLE };
+/* Counts a file's outcome for the -v summary. */
+void pch_note(struct pch_set *ps, enum pch_outcome what);
+
+/* A directory that holds its own ruby.h, ruby/ or extconf.h would change what
+ * the shared preamble means for files there. */
+bool pch_dir_shadows(const char *dir);
+
+#endif

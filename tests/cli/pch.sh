@@ -1,0 +1,89 @@
+# The shared Ruby-header preamble (src/pch.h) is only a speed-up: with it and
+# with --no-pch every file's facts, findings and release sites are the same.
+# Also checks which files may use it: a file whose directory holds a header
+# Ruby's headers include (time.h) and a file that defines a macro before
+# ruby.h are parsed the ordinary way.
+. "$(dirname "$0")/lib/common.sh"
+command -v jq >/dev/null 2>&1 || { echo "jq is not installed"; exit 77; }
+
+G=$T/gem
+mkdir -p "$G/ext/a" "$G/ext/shadow" "$G/ext/defines"
+cat >"$G/ext/a/a.h" <<'C'
+#ifndef A_H
+#define A_H
+#include <ruby.h>
+#include <ruby/thread.h>
+#endif
+C
+cat >"$G/ext/a/a.c" <<'C'
+#include "a.h"
+static void *work(void *p)
+{
+	VALUE s = (VALUE)p;
+	return (void *)rb_str_new(RSTRING_PTR(s), 3); /* Ruby API without the GVL */
+}
+static VALUE run(VALUE self, VALUE s)
+{
+	return (VALUE)rb_thread_call_without_gvl(work, (void *)s, RUBY_UBF_IO, NULL);
+}
+void Init_a(void) { rb_define_method(rb_cObject, "run", run, 1); }
+C
+cat >"$G/ext/a/b.c" <<'C'
+/* an angle-bracket project header first, then ruby.h */
+#include <a.h>
+static void *slow(void *p) { return StringValuePtr(*(VALUE *)p); }
+VALUE b_run(VALUE self, VALUE s)
+{
+	return (VALUE)rb_thread_call_without_gvl(slow, &s, RUBY_UBF_IO, NULL);
+}
+C
+# <time.h> from Ruby's headers finds this file through -I<dir>
+cat >"$G/ext/shadow/time.h" <<'C'
+#pragma once
+#include <ruby.h>
+#include <time.h>
+C
+cat >"$G/ext/shadow/c.c" <<'C'
+#include "time.h"
+#include <ruby/thread.h>
+static void *tick(void *p) { struct timespec *t = p; clock_gettime(CLOCK_MONOTONIC, t); return NULL; }
+VALUE c_run(VALUE self)
+{
+	struct timespec t;
+	rb_thread_call_without_gvl(tick, &t, RUBY_UBF_IO, NULL);
+	return rb_float_new((double)t.tv_sec);
+}
+C
+cat >"$G/ext/defines/d.c" <<'C'
+#define RSTRING_NOT_MODIFIED 1
+#include <ruby.h>
+#include <ruby/thread.h>
+static void *dwork(void *p) { return (void *)rb_ary_new(); }
+VALUE d_run(VALUE self) { return (VALUE)rb_thread_call_without_gvl(dwork, NULL, RUBY_UBF_IO, NULL); }
+C
+
+run -v --format json --fail-level none "$G"
+expect_rc 0 "with the preamble"
+grep -q "precompiled Ruby headers: 1 built, 2 files used them, 0 fell back, 2 not eligible" "$ERR" ||
+	fail "expected a.c and b.c to use one preamble, c.c and d.c not to"
+jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/on.json" || fail "no JSON"
+[ "$(jq '.sites | length' "$OUT")" = 4 ] || fail "expected 4 release sites"
+jq -e '[.findings[] | select(.rule == "ruby-api-without-gvl")] | length >= 2' "$OUT" >/dev/null ||
+	fail "expected the Ruby API calls without the GVL to be found"
+
+run --no-pch -v --format json --fail-level none "$G"
+expect_rc 0 "--no-pch"
+grep -q "precompiled" "$ERR" && fail "--no-pch still used a preamble"
+jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/off.json" || fail "no JSON with --no-pch"
+cmp -s "$T/on.json" "$T/off.json" || { diff "$T/on.json" "$T/off.json" | head -30; fail "results differ with the preamble"; }
+
+"$BIN" --dump-facts "$G" >"$T/facts-on.txt" 2>/dev/null
+"$BIN" --no-pch --dump-facts "$G" >"$T/facts-off.txt" 2>/dev/null
+[ -s "$T/facts-on.txt" ] || fail "no facts"
+cmp -s "$T/facts-on.txt" "$T/facts-off.txt" || { diff "$T/facts-on.txt" "$T/facts-off.txt" | head -30; fail "facts differ with the preamble"; }
+
+# the corpus, every group at once (one preamble per argument set)
+"$BIN" --dump-facts "$SRC/corpus" >"$T/corpus-on.txt" 2>/dev/null
+"$BIN" --no-pch --dump-facts "$SRC/corpus" >"$T/corpus-off.txt" 2>/dev/null
+cmp -s "$T/corpus-on.txt" "$T/corpus-off.txt" || { diff "$T/corpus-on.txt" "$T/corpus-off.txt" | head -30; fail "corpus facts differ with the preamble"; }
+exit 0
