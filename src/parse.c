@@ -621,9 +621,11 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	const char *pch = NULL;
 	if (o->pch && !o->no_pch) {
 		char *fdir = path_dirname(job->file);
-		if (!pch_dir_shadows(fdir) && pch_eligible(text, len, fdir, args.v, args.n))
+		struct pch_prefix *pre = pch_dir_shadows(fdir) ? NULL : pch_eligible(text, len, fdir, args.v, args.n);
+		if (pre)
 			pch = pch_for(o->pch, cxindex, job, args.v, args.n, extra_clang_args, ARRAY_SIZE(extra_clang_args),
-				      o);
+				      o, pre);
+		pch_prefix_free(pre);
 		free(fdir);
 		if (!pch)
 			pch_note(o->pch, PCH_INELIGIBLE);

@@ -30,6 +30,13 @@ struct pch_entry {
 	 * of them would have found that header instead */
 	strlist tails;
 	struct hmap tail_set;
+	/* every identifier spelled in the preamble's headers: a -D or -U of a
+	 * name not among them cannot change the preamble (idents_known false
+	 * when a header could not be read) */
+	strlist idents;
+	struct hmap ident_set;
+	struct hmap defined_set; /* names after #define or #undef (keys in idents) */
+	bool idents_known;
 	strlist dirs_seen;	/* keys of dir_ok */
 	struct hmap dir_ok;	/* directory -> (void *)1 fine, (void *)2 shadows */
 };
@@ -38,7 +45,8 @@ struct pch_set {
 	char *dir;
 	pthread_mutex_t lock;
 	pthread_cond_t built;
-	struct hmap by_key; /* key string -> struct pch_entry * */
+	struct hmap by_key;  /* key string -> struct pch_entry * */
+	struct hmap by_rest; /* key of the arguments without -D/-U -> the first entry built for them */
 	strlist keys;
 	unsigned n; /* built */
 	/* for -v: files parsed with a preamble, and those that had to fall back */
@@ -90,10 +98,14 @@ void pch_set_free(struct pch_set *ps)
 		hmap_free(&pe->tail_set);
 		strlist_free(&pe->tails);
 		hmap_free(&pe->dir_ok);
+		hmap_free(&pe->ident_set);
+		hmap_free(&pe->defined_set);
+		strlist_free(&pe->idents);
 		strlist_free(&pe->dirs_seen);
 		free(pe);
 	}
 	hmap_free(&ps->by_key);
+	hmap_free(&ps->by_rest);
 	strlist_free(&ps->keys);
 	rmdir(ps->dir);
 	free(ps->dir);
@@ -171,16 +183,61 @@ static char *strip_comments(const char *t, size_t n)
 	return o;
 }
 
-/* 1: reaches ruby.h first; 0: something else comes first; depth-limited. */
+struct prefix {
+	strlist conds; /* identifiers tested by #if lines before ruby.h */
+	strlist defs;  /* names #defined or #undefined before ruby.h */
+};
+
+static bool id_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool id_char(char c)
+{
+	return id_start(c) || (c >= '0' && c <= '9');
+}
+
+/* Adds the identifiers of s (all of them, or only the first) to l. */
+static void add_ids(strlist *l, const char *s, bool first_only)
+{
+	for (const char *p = s; *p;) {
+		if (!id_start(*p) || (p > s && id_char(p[-1]))) {
+			p++;
+			continue;
+		}
+		const char *e = p;
+		while (id_char(*e))
+			e++;
+		if ((size_t)(e - p) != 7 || strncmp(p, "defined", 7) != 0)
+			vec_push(l, xstrndup(p, (size_t)(e - p)));
+		if (first_only)
+			return;
+		p = e;
+	}
+}
+
+static const char *after_word(const char *line, const char *word)
+{
+	size_t n = strlen(word);
+	if (strncmp(line, word, n) != 0 || id_char(line[n]))
+		return NULL;
+	return line + n;
+}
+
+/* 1: reaches ruby.h first; 0: something else comes first; depth-limited.
+ * Conditionals, #define and #undef before ruby.h are allowed; what they name
+ * goes to pre, for pch_for to check against the preamble's own macros. */
 static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
-		unsigned depth)
+		unsigned depth, struct prefix *pre)
 {
 	if (depth > 3)
 		return 0;
 	char *t = strip_comments(text, len);
 	int result = 0;
-	int guard = 0; /* 1: an #ifndef waiting for its #define (an include guard); 2: guard seen */
-	char guard_name[256] = "";
+	int nest = 0; /* #if nesting, without the include guard */
+	char guard[128] = "";
+	int directives = 0;
 	char *save = NULL;
 	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		while (*line == ' ' || *line == '\t' || *line == '\r')
@@ -192,49 +249,64 @@ static int scan(const char *text, size_t len, const char *dir, const char *const
 		line++;
 		while (*line == ' ' || *line == '\t')
 			line++;
-		if (header && str_starts(line, "pragma") && strstr(line, "once"))
+		if (strchr(line, '\\'))
+			break; /* a continued line */
+		const char *rest;
+		if (header && (rest = after_word(line, "pragma")) != NULL && strstr(rest, "once"))
 			continue;
-		if (header && guard == 0 && str_starts(line, "ifndef")) {
-			const char *n = line + 6;
-			while (*n == ' ' || *n == '\t')
-				n++;
-			size_t nl = strcspn(n, " \t\r");
-			if (!nl || nl >= sizeof(guard_name))
-				break;
-			memcpy(guard_name, n, nl);
-			guard_name[nl] = '\0';
-			guard = 1;
-			continue;
-		}
-		if (guard == 1) {
-			/* only `#define NAME` (no value) completes an include guard */
-			if (!str_starts(line, "define"))
-				break;
-			const char *n = line + 6;
-			while (*n == ' ' || *n == '\t')
-				n++;
-			size_t nl = strcspn(n, " \t\r");
-			if (nl != strlen(guard_name) || strncmp(n, guard_name, nl) != 0 || n[nl + strspn(n + nl, " \t\r")])
-				break;
-			guard = 2;
+		directives++;
+		if ((rest = after_word(line, "ifndef")) || (rest = after_word(line, "ifdef")) ||
+		    (rest = after_word(line, "if"))) {
+			nest++;
+			add_ids(&pre->conds, rest, false);
+			/* a header's include guard: #ifndef X or #if !defined(X), then #define X */
+			if (header && directives == 1 && pre->conds.n) {
+				const char *g = pre->conds.v[pre->conds.n - 1];
+				bool neg = after_word(line, "ifndef") ||
+					   (after_word(line, "if") && strchr(rest, '!') && strstr(rest, "defined"));
+				if (neg && strlen(g) < sizeof(guard))
+					strcpy(guard, g);
+			}
 			continue;
 		}
-		if (!str_starts(line, "include"))
-			break; /* #define, #if, #undef ... before ruby.h */
-		line += 7;
+		if ((rest = after_word(line, "elif")) != NULL) {
+			add_ids(&pre->conds, rest, false);
+			continue;
+		}
+		if (after_word(line, "else"))
+			continue;
+		if (after_word(line, "endif")) {
+			if (nest > 0)
+				nest--;
+			continue;
+		}
+		if ((rest = after_word(line, "define")) || (rest = after_word(line, "undef"))) {
+			add_ids(&pre->defs, rest, true);
+			if (directives == 2 && *guard && after_word(line, "define") &&
+			    strcmp(pre->defs.v[pre->defs.n - 1], guard) == 0)
+				nest--; /* the guard is not a condition on what follows */
+			continue;
+		}
+		if (!(rest = after_word(line, "include")))
+			break; /* #error, #pragma, #line ... */
+		line = (char *)rest;
 		while (*line == ' ' || *line == '\t')
 			line++;
 		char open = *line;
 		char close = open == '<' ? '>' : open == '"' ? '"' : 0;
-		if (!close)
+		if (!close) {
+			/* mkmf's extconf.h, which ruby.h includes first thing too */
+			if (after_word(line, "RUBY_EXTCONF_H"))
+				continue;
 			break; /* #include MACRO */
+		}
 		char *end = strchr(line + 1, close);
 		if (!end)
 			break;
 		*end = '\0';
 		const char *name = line + 1;
 		if (is_ruby_h(name)) {
-			result = 1;
+			result = nest == 0; /* not when it might not be included */
 			break;
 		}
 		if (str_starts(name, "ruby/"))
@@ -245,28 +317,30 @@ static int scan(const char *text, size_t len, const char *dir, const char *const
 			 * ruby.h includes too */
 			char *hp = resolve_quoted(name, NULL, args, nargs);
 			int r = 0;
-			if (hp) {
+			if (hp && nest == 0) {
 				size_t hl = 0;
 				char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
 				char *hd = path_dirname(hp);
-				r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1) : 0;
+				r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
 				free(ht);
 				free(hd);
-				free(hp);
 			}
+			free(hp);
 			if (r == 1) {
 				result = 1;
 				break;
 			}
 			continue;
 		}
+		if (nest > 0)
+			break; /* a project header that may or may not be included */
 		char *hp = resolve_quoted(name, dir, args, nargs);
 		if (!hp)
 			break;
 		size_t hl = 0;
 		char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
 		char *hd = path_dirname(hp);
-		int r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1) : 0;
+		int r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
 		free(ht);
 		free(hd);
 		free(hp);
@@ -277,36 +351,50 @@ static int scan(const char *text, size_t len, const char *dir, const char *const
 	return result;
 }
 
-bool pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs)
+struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs)
 {
-	return scan(text, len, dir, args, nargs, false, 0) == 1;
+	struct prefix pre = {0};
+	if (scan(text, len, dir, args, nargs, false, 0, &pre) != 1) {
+		strlist_free(&pre.conds);
+		strlist_free(&pre.defs);
+		return NULL;
+	}
+	struct prefix *r = xmalloc(sizeof(*r));
+	*r = pre;
+	return (struct pch_prefix *)r;
+}
+
+void pch_prefix_free(struct pch_prefix *p)
+{
+	struct prefix *x = (struct prefix *)p;
+	if (!x)
+		return;
+	strlist_free(&x->conds);
+	strlist_free(&x->defs);
+	free(x);
 }
 
 /* ---- building ---- */
 
-/* The key: every argument but the file's own directory (-I<dir>), which
- * cannot change what ruby.h means, and the language. */
+/* The key of an argument subset (without the file's own -I<dir>, see
+ * pch_for) and the language. */
 static char *pch_key(const struct tu_job *job, const char *const *args, size_t nargs)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH3_64bits_reset(st);
-	char *own = job->directory ? xasprintf("-I%s", job->directory) : NULL;
-	for (size_t i = 0; i < nargs; i++) {
-		if (own && strcmp(args[i], own) == 0)
-			continue;
+	for (size_t i = 0; i < nargs; i++)
 		XXH3_64bits_update(st, args[i], strlen(args[i]) + 1);
-	}
 	uint8_t lang = job->cxx;
 	XXH3_64bits_update(st, &lang, 1);
 	uint64_t h = XXH3_64bits_digest(st);
 	XXH3_freeState(st);
-	free(own);
 	return xasprintf("%016llx", (unsigned long long)h);
 }
 
 struct tails_ctx {
 	struct pch_entry *pe;
-	strlist dirs; /* include directories, each ending in '/' */
+	strlist dirs;  /* include directories, each ending in '/' */
+	strlist files; /* every included file */
 };
 
 static void add_tail(struct pch_entry *pe, const char *tail)
@@ -329,6 +417,8 @@ static void add_tails(CXFile included, CXSourceLocation *stack, unsigned depth, 
 	struct tails_ctx *tc = data;
 	CXString s = clang_getFileName(included);
 	const char *path = clang_getCString(s);
+	if (path)
+		vec_push(&tc->files, xstrdup(path));
 	bool found = false;
 	for (size_t i = 0; path && *path == '/' && i < tc->dirs.n; i++)
 		if (str_starts(path, tc->dirs.v[i])) {
@@ -377,17 +467,138 @@ static void include_dirs(const char *const *args, size_t nargs, strlist *out)
 		}
 }
 
+static bool ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool ident_char(char c)
+{
+	return ident_start(c) || (c >= '0' && c <= '9');
+}
+
+static const char *intern_ident(struct pch_entry *pe, const char *buf)
+{
+	char *k = hmap_get(&pe->ident_set, buf);
+	if (!k) {
+		k = xstrdup(buf);
+		vec_push(&pe->idents, k);
+		hmap_put(&pe->ident_set, k, k);
+	}
+	return k;
+}
+
+/* Lines the preprocessor skipped (inactive #if branches), per file. */
+struct skipped {
+	const char *file;
+	unsigned first, last;
+};
+typedef VEC(struct skipped) skipvec;
+
+static bool line_skipped(const skipvec *sk, const char *file, unsigned line)
+{
+	for (size_t i = 0; sk && i < sk->n; i++)
+		if (sk->v[i].first <= line && line <= sk->v[i].last && strcmp(sk->v[i].file, file) == 0)
+			return true;
+	return false;
+}
+
+/* The names a header #defines or #undefs in its active lines. */
+static void scan_defined(struct pch_entry *pe, const char *t, size_t n, const skipvec *sk, const char *file)
+{
+	unsigned lineno = 0;
+	for (size_t i = 0; i < n;) {
+		lineno++;
+		size_t e = i;
+		while (e < n && t[e] != '\n')
+			e++;
+		size_t p = i;
+		while (p < e && (t[p] == ' ' || t[p] == '\t'))
+			p++;
+		if (p < e && t[p] == '#' && !line_skipped(sk, file, lineno)) {
+			p++;
+			while (p < e && (t[p] == ' ' || t[p] == '\t'))
+				p++;
+			size_t w = p;
+			while (w < e && ident_char(t[w]))
+				w++;
+			if ((w - p == 6 && strncmp(t + p, "define", 6) == 0) || (w - p == 5 && strncmp(t + p, "undef", 5) == 0)) {
+				while (w < e && (t[w] == ' ' || t[w] == '\t'))
+					w++;
+				size_t q = w;
+				while (q < e && ident_char(t[q]))
+					q++;
+				char buf[256];
+				if (q > w && q - w < sizeof(buf)) {
+					memcpy(buf, t + w, q - w);
+					buf[q - w] = '\0';
+					const char *k = intern_ident(pe, buf);
+					hmap_put(&pe->defined_set, k, (void *)k);
+				}
+			}
+		}
+		i = e + 1;
+	}
+}
+
+static void scan_idents(struct pch_entry *pe, const char *t, size_t n, const skipvec *sk, const char *file)
+{
+	scan_defined(pe, t, n, sk, file);
+	for (size_t i = 0; i < n;) {
+		if (!ident_start(t[i]) || (i > 0 && ident_char(t[i - 1]))) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < n && ident_char(t[j]))
+			j++;
+		char buf[256];
+		if (j - i < sizeof(buf)) {
+			memcpy(buf, t + i, j - i);
+			buf[j - i] = '\0';
+			intern_ident(pe, buf);
+		}
+		i = j;
+	}
+}
+
+/* The identifiers of every file the preamble includes, the virtual ones
+ * (the buildless extconf.h) from their text. */
+static bool collect_idents(struct pch_entry *pe, const strlist *files, const struct parse_opts *o, const char *hdr,
+			   const skipvec *sk)
+{
+	scan_idents(pe, PRELUDE, strlen(PRELUDE), NULL, hdr);
+	for (size_t i = 0; i < files->n; i++) {
+		const char *f = files->v[i];
+		if (strcmp(f, hdr) == 0)
+			continue;
+		bool done = false;
+		for (unsigned k = 0; k < o->nvirtual && !done; k++)
+			if (strcmp(o->virtual_files[k].Filename, f) == 0) {
+				scan_idents(pe, o->virtual_files[k].Contents, o->virtual_files[k].Length, sk, f);
+				done = true;
+			}
+		if (done)
+			continue;
+		size_t len = 0;
+		char *t = read_file(f, &len, 64u * 1024 * 1024);
+		if (!t)
+			return false;
+		scan_idents(pe, t, len, sk, f);
+		free(t);
+	}
+	return true;
+}
+
 static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const struct tu_job *job,
 		   const char *const *args, size_t nargs, const char *const *extra, size_t nextra,
 		   const struct parse_opts *o, const char *key)
 {
 	char *hdr = xasprintf("%s/prelude-%s.h", ps->dir, key);
 	char *out = xasprintf("%s/prelude-%s.pch", ps->dir, key);
-	char *own = job->directory ? xasprintf("-I%s", job->directory) : NULL;
 	VEC(const char *) argv = {0};
 	for (size_t i = 0; i < nargs; i++)
-		if (!own || strcmp(args[i], own) != 0)
-			vec_push(&argv, args[i]);
+		vec_push(&argv, args[i]);
 	for (size_t i = 0; i < nextra; i++)
 		vec_push(&argv, extra[i]);
 	vec_push(&argv, "-x");
@@ -416,7 +627,36 @@ static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const 
 		struct tails_ctx tc = {.pe = pe};
 		include_dirs(argv.v, argv.n, &tc.dirs);
 		clang_getInclusions(tu, add_tails, &tc);
+		/* a #define in an inactive branch (#undef _WIN32 under #ifdef _WIN32)
+		 * is not one of the preamble's macros */
+		skipvec sk = {0};
+		strlist skfiles = {0};
+		CXSourceRangeList *rl = clang_getAllSkippedRanges(tu);
+		for (unsigned i = 0; rl && i < rl->count; i++) {
+			CXFile f1 = NULL;
+			unsigned l1 = 0, l2 = 0;
+			clang_getSpellingLocation(clang_getRangeStart(rl->ranges[i]), &f1, &l1, NULL, NULL);
+			clang_getSpellingLocation(clang_getRangeEnd(rl->ranges[i]), NULL, &l2, NULL, NULL);
+			if (!f1)
+				continue;
+			CXString fn = clang_getFileName(f1);
+			const char *name = clang_getCString(fn);
+			if (name) {
+				char *copy = xstrdup(name);
+				vec_push(&skfiles, copy);
+				/* the #if/#else line itself stays; the lines inside are skipped */
+				struct skipped x = {copy, l1 + 1, l2 > l1 ? l2 - 1 : l1};
+				vec_push(&sk, x);
+			}
+			clang_disposeString(fn);
+		}
+		if (rl)
+			clang_disposeSourceRangeList(rl);
+		pe->idents_known = collect_idents(pe, &tc.files, o, hdr, &sk);
+		vec_free(&sk);
+		strlist_free(&skfiles);
 		strlist_free(&tc.dirs);
+		strlist_free(&tc.files);
 	}
 	if (ok && clang_saveTranslationUnit(tu, out, clang_defaultSaveOptions(tu)) != CXSaveError_None)
 		ok = false;
@@ -424,7 +664,6 @@ static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const 
 		clang_disposeTranslationUnit(tu);
 	vec_free(&argv);
 	vec_free(&uf);
-	free(own);
 	free(hdr);
 	if (!ok) {
 		unlink(out);
@@ -465,13 +704,12 @@ static bool shadows_tail(struct pch_entry *pe, const char *dir)
 	return shadow;
 }
 
-const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
-		    const char *const *extra, size_t nextra, const struct parse_opts *o)
+/* The entry for args, built if it is new; waits while another thread builds
+ * it. Called and returns with ps->lock held. */
+static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
+				   size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o)
 {
-	if (!ps)
-		return NULL;
 	char *key = pch_key(job, args, nargs);
-	pthread_mutex_lock(&ps->lock);
 	struct pch_entry *pe = hmap_get(&ps->by_key, key);
 	if (!pe) {
 		pe = xcalloc(1, sizeof(*pe));
@@ -479,29 +717,160 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 		vec_push(&ps->keys, key);
 		hmap_put(&ps->by_key, key, pe);
 		char *mine = xstrdup(key); /* ps->keys may grow while we build */
-		key = NULL; /* owned by ps->keys */
+		key = NULL;		   /* owned by ps->keys */
 		pthread_mutex_unlock(&ps->lock);
 		char *path = build(ps, pe, idx, job, args, nargs, extra, nextra, o, mine);
 		free(mine);
 		pthread_mutex_lock(&ps->lock);
 		pe->path = path;
 		pe->state = path ? PCH_READY : PCH_FAILED;
-		if (path)
+		if (path) {
 			ps->n++;
-		else
+			if (log_verbosity >= 3)
+				for (size_t i = 0; i < nargs; i++)
+					if (args[i][0] == '-' && (args[i][1] == 'D' || args[i][1] == 'U'))
+						log_verbose(3, "preamble %s: %s", pe->path, args[i]);
+		} else
 			log_verbose(2, "no precompiled Ruby headers for %s's arguments", job->display);
 		pthread_cond_broadcast(&ps->built);
 	} else {
 		while (pe->state == PCH_BUILDING)
 			pthread_cond_wait(&ps->built, &ps->lock);
 	}
-	const char *r = pe->state == PCH_READY ? pe->path : NULL;
+	free(key);
+	return pe;
+}
+
+/* The macro name of a -D/-U argument (args[i], maybe with its value in
+ * args[i + 1]); *used is how many arguments it takes. NULL for others. */
+static char *macro_arg(const char *const *args, size_t nargs, size_t i, size_t *used)
+{
+	const char *a = args[i];
+	if (!(a[0] == '-' && (a[1] == 'D' || a[1] == 'U')))
+		return NULL;
+	const char *v = a + 2;
+	*used = 1;
+	if (!*v) {
+		if (i + 1 >= nargs)
+			return NULL;
+		v = args[i + 1];
+		*used = 2;
+	}
+	size_t n = strcspn(v, "=(");
+	char *name = xmalloc(n + 1);
+	memcpy(name, v, n);
+	name[n] = '\0';
+	return name;
+}
+
+/* A -D or -U whose name is not among the preamble's identifiers cannot change
+ * it, so files that differ only in such defines (the HAVE_* of each
+ * extconf.rb) share one preamble: it is built from the arguments without
+ * those defines, and each file's parse still passes all of its own. */
+const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
+		    const char *const *extra, size_t nextra, const struct parse_opts *o,
+		    const struct pch_prefix *prefix)
+{
+	if (!ps)
+		return NULL;
+	const struct prefix *pre = (const struct prefix *)prefix;
+	for (size_t i = 0; i < nargs; i++)
+		if (strcmp(args[i], "-include") == 0 || strcmp(args[i], "-imacros") == 0 ||
+		    str_starts(args[i], "-include-pch") || strcmp(args[i], "-include-pth") == 0)
+			return NULL; /* something before the file's first line */
+	char *own = job->directory ? xasprintf("-I%s", job->directory) : NULL;
+	VEC(const char *) rest = {0};
+	VEC(const char *) defs = {0}; /* the -D/-U arguments, joined */
+	strlist names = {0};	      /* their macro names, parallel */
+	strlist joined = {0};
+	for (size_t i = 0; i < nargs; i++) {
+		size_t used = 0;
+		char *name = macro_arg(args, nargs, i, &used);
+		if (name) {
+			char *j = used == 2 ? xasprintf("%s%s", args[i], args[i + 1]) : xstrdup(args[i]);
+			vec_push(&joined, j);
+			vec_push(&defs, j);
+			vec_push(&names, name);
+			i += used - 1;
+			continue;
+		}
+		if (own && strcmp(args[i], own) == 0)
+			continue; /* checked against the preamble's headers below */
+		vec_push(&rest, args[i]);
+	}
+
+	/* the same arguments as an earlier file: its preamble. Otherwise the
+	 * defines the first preamble of these other arguments mentions, and a
+	 * preamble with only those. */
+	size_t n0 = rest.n;
+	for (size_t i = 0; i < defs.n; i++)
+		vec_push(&rest, defs.v[i]);
+	char *full_key = pch_key(job, rest.v, rest.n);
+	rest.n = n0;
+	char *rest_key = pch_key(job, rest.v, rest.n);
+	struct pch_entry *pe = NULL;
+	pthread_mutex_lock(&ps->lock);
+	struct pch_entry *src = hmap_get(&ps->by_rest, rest_key);
+	if (src)
+		while (src->state == PCH_BUILDING)
+			pthread_cond_wait(&ps->built, &ps->lock);
+	if (hmap_has(&ps->by_key, full_key) || !src || src->state != PCH_READY || !src->idents_known) {
+		for (size_t i = 0; i < defs.n; i++)
+			vec_push(&rest, defs.v[i]);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o);
+		rest.n = n0;
+		if (!hmap_has(&ps->by_rest, rest_key)) {
+			vec_push(&ps->keys, rest_key);
+			hmap_put(&ps->by_rest, rest_key, pe);
+			rest_key = NULL;
+		}
+	} else {
+		bool dropped = false;
+		for (size_t i = 0; i < defs.n; i++)
+			if (hmap_has(&src->ident_set, names.v[i]))
+				vec_push(&rest, defs.v[i]);
+			else
+				dropped = true;
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o);
+		rest.n = n0;
+		/* the defines it was built with may pull in headers that mention
+		 * a define it was built without */
+		for (size_t i = 0; dropped && i < defs.n && pe->state == PCH_READY; i++)
+			if (!hmap_has(&src->ident_set, names.v[i]) &&
+			    (!pe->idents_known || hmap_has(&pe->ident_set, names.v[i]))) {
+				log_verbose(2, "%s: the preamble for its defines mentions %s; parsed without it", job->display,
+					    names.v[i]);
+				pe = NULL;
+				break;
+			}
+	}
+	free(full_key);
+	free(rest_key);
+	const char *r = pe && pe->state == PCH_READY ? pe->path : NULL;
+	/* what the file's lines before ruby.h test must not be a macro of the
+	 * preamble, and what they define must not appear in it */
+	for (size_t i = 0; r && pre && i < pre->conds.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i])) {
+			log_verbose(2, "%s: tests %s, a macro of Ruby's headers, before including them; parsed without the preamble",
+				    job->display, pre->conds.v[i]);
+			r = NULL;
+		}
+	for (size_t i = 0; r && pre && i < pre->defs.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i])) {
+			log_verbose(2, "%s: defines %s, which Ruby's headers use, before including them; parsed without the preamble",
+				    job->display, pre->defs.v[i]);
+			r = NULL;
+		}
 	if (r && job->directory && shadows_tail(pe, job->directory)) {
 		log_verbose(2, "%s: its directory holds a header Ruby's headers include; parsed without the shared preamble",
 			    job->display);
 		r = NULL;
 	}
 	pthread_mutex_unlock(&ps->lock);
-	free(key);
+	vec_free(&rest);
+	vec_free(&defs);
+	strlist_free(&names);
+	strlist_free(&joined);
+	free(own);
 	return r;
 }

@@ -6,12 +6,17 @@
  * precompiled header, and every file that would include ruby.h before
  * anything that could change it gets it with -include-pch.
  *
- * A file is eligible only when the text before its first include of ruby.h
- * (directly, or through the project headers it includes first) is nothing
- * but comments, include guards and other #include lines: no #define, #undef
- * or #if that could change what ruby.h means, no code. Anything else is
- * parsed the ordinary way, as are files whose parse reports a problem with
- * the precompiled header.
+ * A file is eligible only when it includes ruby.h unconditionally (directly,
+ * or through the project headers it includes first) and the text before is
+ * nothing but comments, other #include lines, conditionals that test no
+ * macro of the preamble, and #define/#undef of names the preamble never
+ * mentions: nothing that could change what ruby.h means, no code. A -D or
+ * -U of a name the preamble never mentions does not split preambles either.
+ * A file whose directory holds a header the preamble includes (a local
+ * time.h, found through -I<dir> instead of the system's) does not use it.
+ * Anything else is parsed the ordinary way, as are files whose parse reports
+ * a problem with the precompiled header. The tests check that facts are the
+ * same with and without it.
  */
 #ifndef NOGVL_PCH_H
 #define NOGVL_PCH_H
@@ -27,15 +32,21 @@ struct pch_set;
 struct pch_set *pch_set_new(void);
 void pch_set_free(struct pch_set *ps); /* removes the files */
 
-/* Does the file text reach ruby.h before anything that could change it? */
-bool pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs);
+/* Does the file text reach ruby.h (unconditionally, with nothing but
+ * includes, conditionals, #define and #undef before it)? NULL if not; else
+ * what those lines name, for pch_for to check against the preamble. */
+struct pch_prefix;
+struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args,
+				size_t nargs);
+void pch_prefix_free(struct pch_prefix *p);
 
 struct parse_opts;
 
 /* The PCH for these arguments (built on first use), or NULL. extra are the
  * arguments every parse adds (diagnostic options). */
 const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
-		    const char *const *extra, size_t nextra, const struct parse_opts *o);
+		    const char *const *extra, size_t nextra, const struct parse_opts *o,
+		    const struct pch_prefix *prefix);
 
 enum pch_outcome { PCH_USED, PCH_FELL_BACK, PCH_INELIGIBLE };
 /* Counts a file's outcome for the -v summary. */

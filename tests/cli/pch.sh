@@ -1,8 +1,9 @@
 # The shared Ruby-header preamble (src/pch.h) is only a speed-up: with it and
 # with --no-pch every file's facts, findings and release sites are the same.
 # Also checks which files may use it: a file whose directory holds a header
-# Ruby's headers include (time.h) and a file that defines a macro before
-# ruby.h are parsed the ordinary way.
+# Ruby's headers include (time.h), a file that defines a macro Ruby's headers
+# use before ruby.h, and one that tests a macro they define are parsed the
+# ordinary way; a define they never mention and a platform #ifdef are fine.
 . "$(dirname "$0")/lib/common.sh"
 command -v jq >/dev/null 2>&1 || { echo "jq is not installed"; exit 77; }
 
@@ -55,19 +56,39 @@ VALUE c_run(VALUE self)
 }
 C
 cat >"$G/ext/defines/d.c" <<'C'
-#define RSTRING_NOT_MODIFIED 1
+#define RUBY_EXPORT 1
 #include <ruby.h>
 #include <ruby/thread.h>
 static void *dwork(void *p) { return (void *)rb_ary_new(); }
 VALUE d_run(VALUE self) { return (VALUE)rb_thread_call_without_gvl(dwork, NULL, RUBY_UBF_IO, NULL); }
 C
 
+# a define nothing in Ruby's headers mentions, a platform conditional: fine
+cat >"$G/ext/defines/e.c" <<'C'
+#define MY_GEM_FAST 1
+#ifdef _WIN32
+#include <windows.h>
+#endif
+#include <ruby.h>
+#include <ruby/thread.h>
+static void *ework(void *p) { return (void *)rb_ary_new(); }
+VALUE e_run(VALUE self) { return (VALUE)rb_thread_call_without_gvl(ework, NULL, RUBY_UBF_IO, NULL); }
+C
+# tests a macro of Ruby's headers before including them: not fine
+cat >"$G/ext/defines/f.c" <<'C'
+#if defined(RUBY_API_VERSION_MAJOR)
+#error included twice
+#endif
+#include <ruby.h>
+VALUE f_run(VALUE self) { return self; }
+C
+
 run -v --format json --fail-level none "$G"
 expect_rc 0 "with the preamble"
-grep -q "precompiled Ruby headers: 1 built, 2 files used them, 0 fell back, 2 not eligible" "$ERR" ||
-	fail "expected a.c and b.c to use one preamble, c.c and d.c not to"
+grep -q "precompiled Ruby headers: 1 built, 3 files used them, 0 fell back, 3 not eligible" "$ERR" ||
+	fail "expected a.c, b.c and e.c to use one preamble, c.c, d.c and f.c not to"
 jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/on.json" || fail "no JSON"
-[ "$(jq '.sites | length' "$OUT")" = 4 ] || fail "expected 4 release sites"
+[ "$(jq '.sites | length' "$OUT")" = 5 ] || fail "expected 5 release sites"
 jq -e '[.findings[] | select(.rule == "ruby-api-without-gvl")] | length >= 2' "$OUT" >/dev/null ||
 	fail "expected the Ruby API calls without the GVL to be found"
 
