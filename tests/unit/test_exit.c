@@ -58,6 +58,7 @@ static void test_exit__fail_levels(void **state)
 		r.findings.v.v[i]->suppressed = 1;
 	assert_int_equal(status(&r, "note"), 0);
 	findings_free(&r.findings);
+	config_set_free(&r.cfg); /* finding_fails memoises config lookups in it */
 }
 
 static void test_exit__nothing_analysed(void **state)

@@ -106,6 +106,7 @@ static void sarif_fixes_and_flows(void **state)
 	assert_int_equal(json_array_size(json_object_get(jf, "notes")), 1);
 	json_decref(j);
 	findings_free(&r.findings);
+	config_set_free(&r.cfg); /* finding_fails memoises config lookups in it */
 	free(r.ran);
 	free(file);
 }
@@ -132,6 +133,7 @@ static void github_escaping(void **state)
 	free(buf);
 	options_free(&o);
 	findings_free(&r.findings);
+	config_set_free(&r.cfg); /* finding_fails memoises config lookups in it */
 	free(r.ran);
 }
 
