@@ -244,7 +244,8 @@ void discover_sources(const char *path, bool include_vendor, strlist *out, strli
 		walk_dir(path, include_vendor, out, warnings, &seen, 0);
 		vec_free(&seen);
 		/* one order for all (the walk sorts per directory: "sub/x.c" vs "sub.c") */
-		xqsort(out->v + first, out->n - first, sizeof(char *), str_ptr_cmp);
+		if (out->n > first) /* out->v may still be NULL: no arithmetic on it */
+			xqsort(out->v + first, out->n - first, sizeof(char *), str_ptr_cmp);
 		return;
 	}
 	vec_push(out, xstrdup(path));
