@@ -447,10 +447,19 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 int inputs_build(const struct options *o, struct inputs *in, char **err)
 {
 	for (size_t i = 0; i < o->extra_args.n; i++) {
+		const char *a = o->extra_args.v[i];
 		const char *next = i + 1 < o->extra_args.n ? o->extra_args.v[i + 1] : NULL;
-		if (flag_loads_plugin(o->extra_args.v[i], next)) {
-			*err = xasprintf("refusing compiler flag '%s': it loads code into the analyser",
-					 o->extra_args.v[i]);
+		const char *why = flag_refusal(a, next);
+		if (why) {
+			bool pair = a[0] == '-' && a[1] == 'X' && next && !flag_refusal(a, NULL);
+			*err = xasprintf("refusing compiler flag '%s%s%s': %s", a, pair ? " " : "", pair ? next : "", why);
+			return 2;
+		}
+		if (a[0] == '@') {
+			/* a response file would reach libclang unchecked */
+			*err = xasprintf("refusing compiler argument '%s': response files are not read from --extra-arg; "
+					 "pass the flags themselves",
+					 a);
 			return 2;
 		}
 	}

@@ -515,7 +515,10 @@ const char *path_ext(const char *p)
 
 char *read_file(const char *path, size_t *len, size_t max_bytes)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO (a "source file" or response file planted in
+	 * the analysed tree) would otherwise wait for a writer forever; only
+	 * regular files are read, so the flag changes nothing else */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
@@ -530,6 +533,9 @@ char *read_file(const char *path, size_t *len, size_t max_bytes)
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		return NULL;
 	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	if (max_bytes && (size_t)st.st_size > max_bytes) {
 		close(fd);
 		errno = EFBIG;
