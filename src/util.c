@@ -575,6 +575,36 @@ char *read_file(const char *path, size_t *len, size_t max_bytes)
 	return buf;
 }
 
+void sb_put_visible(struct strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p < 0x20 && *p != '\t') {
+			sb_putc(sb, '^');
+			sb_putc(sb, (char)(*p + '@'));
+		} else if (*p == 0x7f) {
+			sb_puts(sb, "^?");
+		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			sb_printf(sb, "<U+%04X>", p[1]);
+			p++;
+		} else if (p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+					    (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9))) {
+			sb_printf(sb, "<U+%04X>", 0x2000 | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f));
+			p += 2;
+		} else {
+			sb_putc(sb, (char)*p);
+		}
+	}
+}
+
+void fput_visible(const char *s, FILE *out)
+{
+	struct strbuf sb = {0};
+	sb_put_visible(&sb, s);
+	if (sb.len)
+		fwrite(sb.buf, 1, sb.len, out);
+	sb_free(&sb);
+}
+
 char *capture_command(char *const argv[], size_t max)
 {
 	int fds[2];
