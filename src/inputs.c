@@ -259,6 +259,7 @@ void inputs_free(struct inputs *in)
 		tu_job_free(&in->jobs.v[i]);
 	vec_free(&in->jobs);
 	strlist_free(&in->roots);
+	strlist_free(&in->write_roots);
 	ruby_headers_free(&in->rh);
 	strlist_free(&in->warnings);
 	strlist_free(&in->notes);
@@ -305,10 +306,15 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		char *abs = path_absolute(p);
 		if (S_ISDIR(st.st_mode)) {
 			add_dir(&in->roots, abs);
+			add_dir(&in->write_roots, abs);
 		} else {
 			char *d = path_dirname(abs);
 			add_dir(&in->roots, d);
 			free(d);
+			/* where the file was named: a symlink's target may be elsewhere */
+			char *named = path_dirname(p);
+			add_dir(&in->write_roots, *named ? named : ".");
+			free(named);
 		}
 		free(abs);
 		if (S_ISDIR(st.st_mode)) {
@@ -433,6 +439,8 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		if (!any)
 			vec_push(&in->warnings, xasprintf("%s: no entry in the compile database", o->paths.v[k]));
 	}
+	for (size_t i = 0; i < in->roots.n; i++)
+		add_dir(&in->write_roots, in->roots.v[i]);
 	/* roots are fixed only now; the common args go last */
 	for (size_t i = 0; i < in->jobs.n; i++)
 		add_common_args(o, in, &in->jobs.v[i]);
