@@ -219,8 +219,8 @@ static void test_flags__config_files_refused(void **state)
 		strlist_free(&keep);
 		strlist_free(&dropped);
 	}
-	assert_ptr_equal(flag_refusal("--config", "x"), FLAG_WHY_CONFIG);
-	assert_ptr_equal(flag_refusal("-fplugin=x", NULL), FLAG_WHY_PLUGIN);
+	assert_string_equal(flag_refusal("--config", "x"), FLAG_WHY_CONFIG);
+	assert_string_equal(flag_refusal("-fplugin=x", NULL), FLAG_WHY_PLUGIN);
 	assert_null(flag_refusal("--configure", NULL));
 }
 
