@@ -361,6 +361,48 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 	return 0;
 }
 
+/* Directories that never make the project's root, whatever a compile
+ * database says: the system's header and library trees (and everything
+ * above them, such as / or /usr). */
+static const char *const system_trees[] = {
+	"/usr/include", "/usr/lib", "/usr/local/include", "/usr/local/lib", "/opt/homebrew", "/Library", "/System",
+};
+
+/* Would dir as a project root make the system's or Ruby's headers the
+ * project's (so that their findings are reported and --fix may write there)? */
+static bool too_wide_for_root(const struct inputs *in, const char *dir)
+{
+	if (strcmp(dir, "/") == 0)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(system_trees); i++)
+		if (path_is_below(system_trees[i], dir) || path_is_below(dir, system_trees[i]))
+			return true;
+	for (size_t i = 0; i < in->rh.dirs.n; i++)
+		if (path_is_below(in->rh.dirs.v[i], dir))
+			return true;
+	return false;
+}
+
+/* add_dir for a compile database's directory or a file's directory; one
+ * that escapes into the system's or Ruby's trees is left out, once, with a
+ * warning. */
+static void add_compdb_root(const struct options *o, struct inputs *in, struct hmap *refused, const char *dir,
+			    const char *file)
+{
+	char *abs = path_absolute(dir);
+	if (!too_wide_for_root(in, abs)) {
+		add_dir(&in->roots, abs);
+	} else if (!hmap_has(refused, abs)) {
+		char *d = display_path(file);
+		vec_push(&in->warnings, xasprintf("%s: the entry for %s has directory %s, which holds system or Ruby "
+						  "headers: it is not taken as part of the project",
+						  o->compile_commands, d, abs));
+		free(d);
+		hmap_put(refused, xstrdup(abs), (void *)1);
+	}
+	free(abs);
+}
+
 static int build_compdb(const struct options *o, struct inputs *in, char **err)
 {
 	struct compdb db = {0};
@@ -386,7 +428,9 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 	char *dbabs = path_absolute(o->compile_commands);
 	char *dbdir = path_dirname(dbabs);
 	free(dbabs);
-	struct hmap seen = {0};
+	struct hmap seen = {0}, refused = {0};
+	size_t nmissing = 0;
+	char *first_missing = NULL;
 	for (size_t i = 0; i < db.entries.n; i++) {
 		struct compdb_entry *e = &db.entries.v[i];
 		if (!is_source_file(e->file))
@@ -417,21 +461,54 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			free(ferr);
 			tu_job_free(&j);
 			hmap_free(&seen);
+			hmap_foreach(&refused, r) free((char *)r->key);
+			hmap_free(&refused);
+			free(first_missing);
 			strlist_free(&only);
 			free(dbdir);
 			compdb_free(&db);
 			return 2;
 		}
+		if (access(e->file, F_OK) != 0) {
+			/* a stale database (files moved or deleted): one warning for all
+			 * (after the flags: a refused flag is refused all the same) */
+			char *d = display_path(e->file);
+			vec_push(&in->notes, xasprintf("%s: named in the compile database, but it does not exist; skipped", d));
+			if (!nmissing)
+				first_missing = d;
+			else
+				free(d);
+			nmissing++;
+			tu_job_free(&j);
+			continue;
+		}
 		/* relative paths are made absolute by filter_flags (not with clang's
 		 * -working-directory: in libclang it changes the process's current
 		 * directory, under the other parser threads) */
 		char *fd = path_dirname(e->file);
-		add_dir(&in->roots, fd);
+		add_compdb_root(o, in, &refused, fd, e->file);
 		free(fd);
-		add_dir(&in->roots, e->directory);
+		add_compdb_root(o, in, &refused, e->directory, e->file);
 		vec_push(&in->jobs, j);
 	}
 	hmap_free(&seen);
+	hmap_foreach(&refused, r) free((char *)r->key);
+	hmap_free(&refused);
+	if (nmissing && !in->jobs.n) {
+		*err = xasprintf("%s: every entry names a file that does not exist (%zu, such as %s): a database from "
+				 "another checkout or an old build?",
+				 o->compile_commands, nmissing, first_missing);
+		free(first_missing);
+		strlist_free(&only);
+		free(dbdir);
+		compdb_free(&db);
+		return 2;
+	}
+	if (nmissing)
+		vec_push(&in->warnings, xasprintf("%s: %zu entr%s for files that do not exist (such as %s) skipped; -v "
+						  "lists them",
+						  o->compile_commands, nmissing, nmissing == 1 ? "y" : "ies", first_missing));
+	free(first_missing);
 	for (size_t k = 0; k < only.n; k++) {
 		bool any = false;
 		for (size_t i = 0; i < in->jobs.n && !any; i++)
