@@ -237,10 +237,12 @@ static char *write_temp(const char *path, const struct stat *st, const char *dat
 		free(name);
 		return NULL;
 	}
-	if (fchown(fd, st->st_uid, st->st_gid) != 0) {
-		/* keeping the owner is best effort: only root may give files away */
-	}
-	if (write_all(fd, data, len) != 0 || fchmod(fd, st->st_mode & 07777) != 0 || fsync(fd) != 0) {
+	/* keeping the owner is best effort (only root may give files away); a
+	 * file that could not keep it does not keep set-user/group-ID either */
+	mode_t mode = st->st_mode & 07777;
+	if (fchown(fd, st->st_uid, st->st_gid) != 0)
+		mode &= ~(mode_t)06000;
+	if (write_all(fd, data, len) != 0 || fchmod(fd, mode) != 0 || fsync(fd) != 0) {
 		*err = xasprintf("cannot write a temporary file next to %s: %s", path, strerror(errno));
 		close(fd);
 		if (name)
