@@ -25,10 +25,10 @@ CEOF
 printf 'int broken( {\n' >broken.c
 
 run --format sarif -o all.sarif --no-recover ext.c removed.c broken.c
-check "findings written" is "$(jq '.runs[0].results | length' all.sarif)" 5
+check "findings written" is "$(jq '.runs[0].results | length' all.sarif)" 6
 check "all findings: validates" sarif_validate all.sarif
 
-run --format sarif -o clean.sarif removed.c --disable removed-api
+run --format sarif -o clean.sarif removed.c --disable removed-api,offload-flag-unguarded
 check "no findings: validates" sarif_validate clean.sarif
 check "no findings: empty results" is "$(jq -c '.runs[0].results' clean.sarif)" "[]"
 
