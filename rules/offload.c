@@ -182,6 +182,14 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			 "the engine sees",
 			 mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s");
 	}
+	/* a function nested too deep to walk whole (extract.h: EXTRACT_MAX_DEPTH) */
+	for (uint32_t i = 0; i <= rs->n; i++) {
+		const struct mfunc *mf = i < rs->n ? &m->fns.v[rs->fns[i]] : &m->fns.v[s->data_fn];
+		if (mf->f->flags & FN_TRUNCATED)
+			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
+				 "'%s' nests statements or expressions too deeply for the engine to see all of it",
+				 mf->f->name);
+	}
 	if (s->cb.partial)
 		gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
 			 "the callback variable '%s' is also assigned values the engine cannot follow",
@@ -271,7 +279,7 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
 		/* a claim of absence needs a clean parse: a missing library header can
 		 * hide the call that does the real work */
-		if (mf->tu->nerrors || mf->tu->degraded) {
+		if (mf->tu->nerrors || mf->tu->degraded || (mf->f->flags & FN_TRUNCATED)) {
 			small = false;
 			break;
 		}

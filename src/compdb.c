@@ -207,17 +207,44 @@ int compdb_load(const char *path, struct compdb *db, char **err)
 
 /* ---- flags ---- */
 
+/* Words that make clang load a shared object (some only as -cc1 options,
+ * reached through -Xclang, -Xpreprocessor or -Wp,). */
+static bool plugin_word(const char *a)
+{
+	return str_starts(a, "-fplugin") || str_starts(a, "-fpass-plugin") || str_starts(a, "--plugin") ||
+	       str_starts(a, "-plugin") || str_starts(a, "-add-plugin") || str_starts(a, "-load") ||
+	       str_starts(a, "-Xclang=-load") || str_starts(a, "-Xclang=-plugin") || str_starts(a, "-Xclang=-add-plugin");
+}
+
+const char *flag_refusal(const char *arg, const char *next)
+{
+	if (plugin_word(arg))
+		return FLAG_WHY_PLUGIN;
+	/* clang's --config FILE: more flags, from a file this check never sees */
+	if (strcmp(arg, "--config") == 0 || str_starts(arg, "--config=") || str_starts(arg, "--config-system-dir") ||
+	    str_starts(arg, "--config-user-dir"))
+		return FLAG_WHY_CONFIG;
+	/* -Wp,a,b,c hands a, b and c to the compiler proper (-Wp,-load,x.so) */
+	if (str_starts(arg, "-Wp,")) {
+		char *list = xstrdup(arg + 4), *save = NULL;
+		bool bad = false;
+		for (char *w = strtok_r(list, ",", &save); w && !bad; w = strtok_r(NULL, ",", &save))
+			bad = plugin_word(w);
+		free(list);
+		if (bad)
+			return FLAG_WHY_PLUGIN;
+	}
+	/* -Xclang, -Xpreprocessor, -Xarch_*, -Xopenmp-target=T, ...: the next
+	 * argument goes to another stage as it is (the linker and assembler never
+	 * run: their -X options are dropped) */
+	if (arg[0] == '-' && arg[1] == 'X' && next && strcmp(arg, "-Xlinker") != 0 && strcmp(arg, "-Xassembler") != 0)
+		return flag_refusal(next, NULL);
+	return NULL;
+}
+
 bool flag_loads_plugin(const char *arg, const char *next)
 {
-	if (str_starts(arg, "-fplugin") || str_starts(arg, "-fpass-plugin") || str_starts(arg, "--plugin") ||
-	    str_starts(arg, "-plugin") || str_starts(arg, "-load") || str_starts(arg, "-Xclang=-load") ||
-	    str_starts(arg, "-Xclang=-plugin") || str_starts(arg, "-Xclang=-add-plugin"))
-		return true;
-	if ((strcmp(arg, "-Xclang") == 0 || strcmp(arg, "-Xpreprocessor") == 0) && next &&
-	    (str_starts(next, "-load") || str_starts(next, "-plugin") || str_starts(next, "-add-plugin") ||
-	     str_starts(next, "-fplugin") || str_starts(next, "-fpass-plugin")))
-		return true;
-	return false;
+	return flag_refusal(arg, next) != NULL;
 }
 
 /* Options whose value is a separate argument and that we drop with it. */
@@ -339,11 +366,11 @@ int filter_flags(char *const *argv0, size_t argc0, const char *file, const char 
 	char *const *argv = all.v;
 	size_t argc = all.n;
 	for (size_t i = 0; i < argc; i++) {
-		if (flag_loads_plugin(argv[i], i + 1 < argc ? argv[i + 1] : NULL)) {
-			bool pair = (strcmp(argv[i], "-Xclang") == 0 || strcmp(argv[i], "-Xpreprocessor") == 0) &&
-				    i + 1 < argc;
-			*err = xasprintf("refusing compiler flag '%s%s%s': it loads code into the analyser", argv[i],
-					 pair ? " " : "", pair ? argv[i + 1] : "");
+		const char *why = flag_refusal(argv[i], i + 1 < argc ? argv[i + 1] : NULL);
+		if (why) {
+			bool pair = argv[i][0] == '-' && argv[i][1] == 'X' && i + 1 < argc && !plugin_word(argv[i]);
+			*err = xasprintf("refusing compiler flag '%s%s%s': %s", argv[i], pair ? " " : "",
+					 pair ? argv[i + 1] : "", why);
 			strlist_free(&all);
 			return -1;
 		}

@@ -43,7 +43,14 @@ int shell_split(const char *cmd, strlist *out);
 int filter_flags(char *const *argv, size_t argc, const char *file, const char *directory, strlist *keep,
 		 strlist *dropped, char **err);
 
-/* Is this argument one that loads code into the compiler? */
+/* Why an argument (followed by next, or NULL) must never reach libclang, or
+ * NULL when it may: it loads code into the compiler (-fplugin=, -fpass-plugin=,
+ * -Xclang -load, -Wp,-load,..., -Xarch_* -fplugin=...), or it reads more flags
+ * from a file (--config). Response files are expanded before this check. */
+#define FLAG_WHY_PLUGIN "it loads code into the analyser"
+#define FLAG_WHY_CONFIG "it reads more compiler flags from a file the analyser does not check"
+const char *flag_refusal(const char *arg, const char *next);
+/* flag_refusal() != NULL */
 bool flag_loads_plugin(const char *arg, const char *next);
 
 #endif

@@ -558,21 +558,29 @@ void config_extra_args(const struct config *c, strlist *args)
 
 /* ---- globs ---- */
 
-static bool match_segs(char **pat, size_t np, char **path, size_t nq)
+/* Does the pattern match path[0..k) for some k >= 1 (the path itself, or a
+ * directory above it)? Dynamic programming over (pattern prefix, path
+ * prefix): time np * nq, whatever the number of `**` (backtracking over them
+ * was exponential: a config from a pull request could hang the run). */
+static bool match_some_prefix(char **pat, size_t np, char **path, size_t nq)
 {
-	if (np == 0)
-		return nq == 0;
-	if (strcmp(pat[0], "**") == 0) {
-		for (size_t skip = 0; skip <= nq; skip++)
-			if (match_segs(pat + 1, np - 1, path + skip, nq - skip))
-				return true;
-		return false;
+	const size_t w = nq + 1;
+	bool *f = xcalloc((np + 1) * w, sizeof(bool)); /* f[i*w+j]: pat[0..i) matches path[0..j) */
+	f[0] = true;
+	for (size_t i = 1; i <= np; i++) {
+		bool any = strcmp(pat[i - 1], "**") == 0;
+		for (size_t j = 0; j <= nq; j++) {
+			if (any)
+				f[i * w + j] = f[(i - 1) * w + j] || (j > 0 && f[i * w + j - 1]);
+			else
+				f[i * w + j] = j > 0 && f[(i - 1) * w + j - 1] && fnmatch(pat[i - 1], path[j - 1], 0) == 0;
+		}
 	}
-	if (nq == 0)
-		return false;
-	if (fnmatch(pat[0], path[0], 0) != 0)
-		return false;
-	return match_segs(pat + 1, np - 1, path + 1, nq - 1);
+	bool m = false;
+	for (size_t k = 1; k <= nq && !m; k++)
+		m = f[np * w + k];
+	free(f);
+	return m;
 }
 
 static size_t split(char *s, char **out, size_t max)
@@ -599,9 +607,7 @@ bool config_glob_match(const char *pattern, const char *rel)
 		for (size_t i = 0; i < nq && !m; i++)
 			m = fnmatch(ps[0], qs[i], 0) == 0;
 	} else {
-		/* the path itself, or a directory above it */
-		for (size_t k = nq; k >= 1 && !m; k--)
-			m = match_segs(ps, np, qs, k);
+		m = match_some_prefix(ps, np, qs, nq);
 	}
 	free(pc);
 	free(rc);

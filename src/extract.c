@@ -11,6 +11,7 @@
  */
 #include "extract.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,7 +86,38 @@ struct xctx {
 	int atomic;          /* > 0: inside an atomic builtin's arguments */
 	bool pp_pass;        /* first pass: preprocessing record only */
 	struct strbuf tmp;
+	unsigned depth;      /* nesting of walk_stmt/walk_expr (EXTRACT_MAX_DEPTH) */
+	bool truncated;      /* the current function hit EXTRACT_MAX_DEPTH */
+	uintptr_t stack_floor; /* the walk stops descending below this address (0: unknown) */
 };
+
+/* The lowest stack address the walk may use on this thread: the thread's
+ * stack start plus EXTRACT_STACK_RESERVE. Frames are much bigger in
+ * sanitizer and debug builds, where this, not EXTRACT_MAX_DEPTH, ends the
+ * descent. 0 when the stack cannot be found. */
+static uintptr_t stack_floor(void)
+{
+	pthread_attr_t a;
+	if (pthread_getattr_np(pthread_self(), &a) != 0)
+		return 0;
+	void *addr = NULL;
+	size_t size = 0;
+	int rc = pthread_attr_getstack(&a, &addr, &size);
+	pthread_attr_destroy(&a);
+	if (rc != 0 || size <= 2 * EXTRACT_STACK_RESERVE)
+		return 0;
+	return (uintptr_t)addr + EXTRACT_STACK_RESERVE;
+}
+
+/* May the walk go one level deeper? */
+static bool may_descend(struct xctx *x)
+{
+	if (x->depth < EXTRACT_MAX_DEPTH &&
+	    (!x->stack_floor || (uintptr_t)__builtin_frame_address(0) > x->stack_floor))
+		return true;
+	x->truncated = true;
+	return false;
+}
 
 static const char *intern_cx(struct xctx *x, CXString s)
 {
@@ -1029,7 +1061,23 @@ static bool is_atomic_expr(struct xctx *x, CXCursor c)
 	return r.macro && (str_starts(t->sp, "atomic_") || strstr(t->sp, "ATOMIC") != NULL);
 }
 
+static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out);
+
+/* walk_expr_at with the depth limit (extract.h: EXTRACT_MAX_DEPTH) */
 static void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
+{
+	if (!may_descend(x)) {
+		set_expr_common(x, c, out);
+		out->e.ref.var = -1;
+		out->e.call = -1;
+		return;
+	}
+	x->depth++;
+	walk_expr_at(x, c, mode, out);
+	x->depth--;
+}
+
+static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
 	set_expr_common(x, c, out);
@@ -1558,7 +1606,19 @@ static void walk_decl(struct xctx *x, CXCursor d)
 	esum_free(&rhs);
 }
 
+static void walk_stmt_at(struct xctx *x, CXCursor c);
+
+/* walk_stmt_at with the depth limit (extract.h: EXTRACT_MAX_DEPTH) */
 static void walk_stmt(struct xctx *x, CXCursor c)
+{
+	if (!may_descend(x))
+		return;
+	x->depth++;
+	walk_stmt_at(x, c);
+	x->depth--;
+}
+
+static void walk_stmt_at(struct xctx *x, CXCursor c)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
 	switch (k) {
@@ -1729,6 +1789,8 @@ static void extract_function(struct xctx *x, CXCursor c, struct fileinfo *fi)
 	x->rg.n = 0;
 	x->guard = 0;
 	x->region = -1;
+	x->depth = 0;
+	x->truncated = false;
 	int np = clang_Cursor_getNumArguments(c);
 	if (np > 0) {
 		f.nparams = (uint32_t)np;
@@ -1753,6 +1815,8 @@ static void extract_function(struct xctx *x, CXCursor c, struct fileinfo *fi)
 		push_region(x, RG_BODY, body, NULL, false);
 		walk_stmt(x, body);
 	}
+	if (x->truncated)
+		f.flags |= FN_TRUNCATED;
 	f.nevents = (uint32_t)x->ev.n;
 	f.events = x->ev.n ? arena_memdup(&x->tu->arena, x->ev.v, x->ev.n * sizeof(struct event)) : NULL;
 	f.nregions = (uint32_t)x->rg.n;
@@ -1906,6 +1970,7 @@ void extract_tu(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_cl
 	x.fc = fc;
 	x.fn_index = -1;
 	x.region = -1;
+	x.stack_floor = stack_floor();
 	x.main_file = clang_getFile(ctu, tu->path);
 	if (!x.main_file) {
 		/* tu->path is absolute; libclang may know the file under the spelled name */

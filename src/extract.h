@@ -18,6 +18,18 @@ struct file_classifier {
 enum origin classify_path(const struct file_classifier *fc, const char *path);
 bool is_project_path(const struct file_classifier *fc, const char *path);
 
+/* How deep the walk goes into nested statements and expressions (a chain of
+ * 20,000 `+` or `else if` is one level each). Deeper nodes are summarised
+ * (their text and location) without walking inside, and their function is
+ * marked FN_TRUNCATED: the walk is recursive, and a generated file must not
+ * overflow the stack. Real code stays far below. The walk also stops where
+ * less than EXTRACT_STACK_RESERVE of the thread's stack is left (sanitizer
+ * builds have ~20 KiB frames; release builds reach EXTRACT_MAX_DEPTH first,
+ * on an 8 MiB main thread and on the 16 MiB parser threads alike, so the
+ * facts do not depend on --jobs). */
+#define EXTRACT_MAX_DEPTH 1000
+#define EXTRACT_STACK_RESERVE (1024u * 1024u)
+
 /* Walks ctu and fills tu (which the caller initialised with path/arena/pool). */
 void extract_tu(CXTranslationUnit ctu, struct tu_facts *tu, const struct file_classifier *fc);
 

@@ -213,6 +213,10 @@ enum func_flags {
 	FN_IN_HEADER = 1u << 4,      /* defined in a project header, not the main file */
 	FN_CXX = 1u << 5,
 	FN_VARIADIC = 1u << 6,
+	/* statements or expressions nested deeper than EXTRACT_MAX_DEPTH levels
+	 * (extract.h) were summarised without walking inside them: events may be
+	 * missing, so no claim of absence holds for this function */
+	FN_TRUNCATED = 1u << 7,
 };
 
 struct func {

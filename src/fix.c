@@ -1,11 +1,13 @@
 /* fix.c: see fix.h. */
 #include "fix.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <clang-c/Index.h>
@@ -141,52 +143,195 @@ void write_unified_diff(FILE *out, const char *label, const char *old_text, size
 
 /* ---- atomic replace ---- */
 
-int atomic_write(const char *path, const char *data, size_t len, char **err)
+#define TEMP_INFIX ".nogvl-lint."
+
+/* A name for the temporary file next to path: ".<base>.nogvl-lint.XXXXXX". */
+static char *temp_name(const char *path, unsigned attempt)
+{
+	char *dir = path_dirname(path);
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	uint64_t x = XXH3_64bits(path, strlen(path)) ^ ((uint64_t)getpid() << 20) ^ (uint64_t)attempt * 0x9E3779B97F4A7C15u ^
+		     (uint64_t)(now_seconds() * 1e6);
+	char suffix[7];
+	for (int i = 0; i < 6; i++, x /= 62)
+		suffix[i] = chars[x % 62];
+	suffix[6] = '\0';
+	char *t = xasprintf("%s/.%s" TEMP_INFIX "%s", dir, path_basename(path), suffix);
+	free(dir);
+	return t;
+}
+
+/* Is name (a directory entry) a temporary file of ours for base? */
+static bool is_our_temp(const char *name, const char *base)
+{
+	size_t bl = strlen(base), il = strlen(TEMP_INFIX);
+	return name[0] == '.' && strncmp(name + 1, base, bl) == 0 && strncmp(name + 1 + bl, TEMP_INFIX, il) == 0 &&
+	       strlen(name + 1 + bl + il) == 6;
+}
+
+/* Removes temporary files a killed earlier --fix left next to path. */
+static void remove_stale_temps(const char *path)
+{
+	char *dir = path_dirname(path);
+	const char *base = path_basename(path);
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)) != NULL) {
+			if (!is_our_temp(de->d_name, base))
+				continue;
+			char *t = path_join(dir, de->d_name);
+			struct stat st;
+			if (lstat(t, &st) == 0 && S_ISREG(st.st_mode) && unlink(t) == 0)
+				log_verbose(1, "removed %s, left by an interrupted --fix", t);
+			free(t);
+		}
+		closedir(d);
+	}
+	free(dir);
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(fd, data + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		done += (size_t)w;
+	}
+	return 0;
+}
+
+/* The file's content still hashes to `hash`. */
+static bool unchanged(const char *path, uint64_t hash)
+{
+	size_t len = 0;
+	char *text = read_file(path, &len, 0);
+	bool same = text && XXH3_64bits(text, len) == hash;
+	free(text);
+	return same;
+}
+
+/* Writes data to a new file in path's directory with path's permissions (and
+ * owner, where allowed), fsynced, under a temporary name; returns that name.
+ * The file is made anonymous (O_TMPFILE) and given its name only once it is
+ * complete, so that a process killed while writing leaves nothing behind;
+ * where O_TMPFILE or /proc is missing, a named mkstemp file is used. */
+static char *write_temp(const char *path, const struct stat *st, const char *data, size_t len, bool allow_anon,
+			char **err)
+{
+	char *dir = path_dirname(path);
+	int fd = allow_anon ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600) : -1;
+	bool anon = fd >= 0;
+	char *name = NULL;
+	if (!anon) {
+		name = xasprintf("%s/.%s" TEMP_INFIX "XXXXXX", dir, path_basename(path));
+		fd = mkstemp(name);
+	}
+	free(dir);
+	if (fd < 0) {
+		*err = xasprintf("cannot create a temporary file next to %s: %s", path, strerror(errno));
+		free(name);
+		return NULL;
+	}
+	/* keeping the owner is best effort (only root may give files away); a
+	 * file that could not keep it does not keep set-user/group-ID either */
+	mode_t mode = st->st_mode & 07777;
+	if (fchown(fd, st->st_uid, st->st_gid) != 0)
+		mode &= ~(mode_t)06000;
+	if (write_all(fd, data, len) != 0 || fchmod(fd, mode) != 0 || fsync(fd) != 0) {
+		*err = xasprintf("cannot write a temporary file next to %s: %s", path, strerror(errno));
+		close(fd);
+		if (name)
+			unlink(name);
+		free(name);
+		return NULL;
+	}
+	if (anon) {
+		char proc[64];
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		for (unsigned attempt = 0; attempt < 100 && !name; attempt++) {
+			char *t = temp_name(path, attempt);
+			if (linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW) == 0) {
+				name = t;
+				break;
+			}
+			free(t);
+			if (errno != EEXIST)
+				break;
+		}
+		if (!name) {
+			close(fd);
+			/* no /proc: the named way */
+			return write_temp(path, st, data, len, false, err);
+		}
+	}
+	close(fd);
+	return name;
+}
+
+int atomic_replace(const char *path, const char *data, size_t len, const uint64_t *expect_hash, char **err)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
 		return -1;
 	}
-	char *dir = path_dirname(path);
-	char *tmpl = xasprintf("%s/.%s.nogvl-lint.XXXXXX", dir, path_basename(path));
-	free(dir);
-	int fd = mkstemp(tmpl);
-	if (fd < 0) {
-		*err = xasprintf("cannot create a temporary file next to %s: %s", path, strerror(errno));
-		free(tmpl);
+	if (!S_ISREG(st.st_mode)) {
+		*err = xasprintf("%s: not a regular file", path);
 		return -1;
 	}
-	size_t done = 0;
-	while (done < len) {
-		ssize_t w = write(fd, data + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			*err = xasprintf("cannot write %s: %s", tmpl, strerror(errno));
-			close(fd);
-			unlink(tmpl);
-			free(tmpl);
-			return -1;
-		}
-		done += (size_t)w;
-	}
-	if (fchmod(fd, st.st_mode & 07777) != 0 || fsync(fd) != 0) {
-		*err = xasprintf("cannot finish %s: %s", tmpl, strerror(errno));
-		close(fd);
-		unlink(tmpl);
-		free(tmpl);
+	char *tmp = write_temp(path, &st, data, len, true, err);
+	if (!tmp)
+		return -1;
+	/* the last look before the switch: a file changed while we wrote stays */
+	if (expect_hash && !unchanged(path, *expect_hash)) {
+		*err = xasprintf("%s: changed while it was being fixed; not fixing it (run again)", path);
+		unlink(tmp);
+		free(tmp);
 		return -1;
 	}
-	close(fd);
-	if (rename(tmpl, path) != 0) {
+	if (rename(tmp, path) != 0) {
 		*err = xasprintf("cannot replace %s: %s", path, strerror(errno));
-		unlink(tmpl);
-		free(tmpl);
+		unlink(tmp);
+		free(tmp);
 		return -1;
 	}
-	free(tmpl);
+	free(tmp);
+	/* the rename itself reaches the disk */
+	char *dir = path_dirname(path);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dir);
 	return 0;
+}
+
+int atomic_write(const char *path, const char *data, size_t len, char **err)
+{
+	return atomic_replace(path, data, len, NULL, err);
+}
+
+/* NOGVL_LINT_FIX_DELAY_MS=N (tests only, documented in fix.h): wait N ms
+ * before fixing each file, announced on stderr, so that a test can change a
+ * file between its analysis and its fix, or kill the process between files. */
+static void test_delay(const char *display)
+{
+	const char *v = getenv("NOGVL_LINT_FIX_DELAY_MS");
+	long ms = v ? strtol(v, NULL, 10) : 0;
+	if (ms <= 0)
+		return;
+	if (ms > 60000)
+		ms = 60000;
+	log_info("nogvl-lint: fix: waiting %ld ms before %s (NOGVL_LINT_FIX_DELAY_MS)", ms, display);
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 /* ---- collecting and applying ---- */
@@ -223,10 +368,11 @@ static const struct tu_job *job_of(const struct run *r, const char *path)
 	return NULL;
 }
 
+/* Below a directory the user named (inputs.h: write_roots)? */
 static bool inside_roots(const struct run *r, const char *real)
 {
-	for (size_t i = 0; i < r->in.roots.n; i++)
-		if (path_is_below(real, r->in.roots.v[i]))
+	for (size_t i = 0; i < r->in.write_roots.n; i++)
+		if (path_is_below(real, r->in.write_roots.v[i]))
 			return true;
 	return false;
 }
@@ -297,9 +443,11 @@ int fix_run(struct run *r, bool dry_run, FILE *out)
 		}
 		const struct tu_file *tf = NULL;
 		const struct tu_facts *tu = tu_of(r, path, &tf);
+		char *display = display_path(path);
+		if (!dry_run)
+			test_delay(display);
 		size_t len = 0;
 		char *text = read_file(path, &len, 0);
-		char *display = display_path(path);
 		if (!text) {
 			log_error("%s: cannot read: %s", display, strerror(errno));
 			failed++;
@@ -315,13 +463,19 @@ int fix_run(struct run *r, bool dry_run, FILE *out)
 			if (dry_run) {
 				write_unified_diff(out, display, text, len, ntext, nlen);
 				changed++;
-			} else if (link && !inside_roots(r, real)) {
-				log_error("%s: a symlink to %s, outside the analysed tree; not fixing it", display, real);
+			} else if (!inside_roots(r, real)) {
+				if (link)
+					log_error("%s: a symlink to %s, outside the analysed tree; not fixing it", display,
+						  real);
+				else
+					log_error("%s: outside the analysed tree (reached through a symlink?); not fixing it",
+						  display);
 				failed++;
 			} else {
 				char *err = NULL;
 				const char *target = link ? real : path;
-				if (atomic_write(target, ntext, nlen, &err) != 0) {
+				remove_stale_temps(target);
+				if (atomic_replace(target, ntext, nlen, &tf->hash, &err) != 0) {
 					log_error("%s", err);
 					free(err);
 					failed++;

@@ -244,7 +244,8 @@ void discover_sources(const char *path, bool include_vendor, strlist *out, strli
 		walk_dir(path, include_vendor, out, warnings, &seen, 0);
 		vec_free(&seen);
 		/* one order for all (the walk sorts per directory: "sub/x.c" vs "sub.c") */
-		xqsort(out->v + first, out->n - first, sizeof(char *), str_ptr_cmp);
+		if (out->n > first) /* out->v may still be NULL: no arithmetic on it */
+			xqsort(out->v + first, out->n - first, sizeof(char *), str_ptr_cmp);
 		return;
 	}
 	vec_push(out, xstrdup(path));
@@ -258,6 +259,7 @@ void inputs_free(struct inputs *in)
 		tu_job_free(&in->jobs.v[i]);
 	vec_free(&in->jobs);
 	strlist_free(&in->roots);
+	strlist_free(&in->write_roots);
 	ruby_headers_free(&in->rh);
 	strlist_free(&in->warnings);
 	strlist_free(&in->notes);
@@ -304,10 +306,15 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		char *abs = path_absolute(p);
 		if (S_ISDIR(st.st_mode)) {
 			add_dir(&in->roots, abs);
+			add_dir(&in->write_roots, abs);
 		} else {
 			char *d = path_dirname(abs);
 			add_dir(&in->roots, d);
 			free(d);
+			/* where the file was named: a symlink's target may be elsewhere */
+			char *named = path_dirname(p);
+			add_dir(&in->write_roots, *named ? named : ".");
+			free(named);
 		}
 		free(abs);
 		if (S_ISDIR(st.st_mode)) {
@@ -354,6 +361,48 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 	return 0;
 }
 
+/* Directories that never make the project's root, whatever a compile
+ * database says: the system's header and library trees (and everything
+ * above them, such as / or /usr). */
+static const char *const system_trees[] = {
+	"/usr/include", "/usr/lib", "/usr/local/include", "/usr/local/lib", "/opt/homebrew", "/Library", "/System",
+};
+
+/* Would dir as a project root make the system's or Ruby's headers the
+ * project's (so that their findings are reported and --fix may write there)? */
+static bool too_wide_for_root(const struct inputs *in, const char *dir)
+{
+	if (strcmp(dir, "/") == 0)
+		return true;
+	for (size_t i = 0; i < ARRAY_SIZE(system_trees); i++)
+		if (path_is_below(system_trees[i], dir) || path_is_below(dir, system_trees[i]))
+			return true;
+	for (size_t i = 0; i < in->rh.dirs.n; i++)
+		if (path_is_below(in->rh.dirs.v[i], dir))
+			return true;
+	return false;
+}
+
+/* add_dir for a compile database's directory or a file's directory; one
+ * that escapes into the system's or Ruby's trees is left out, once, with a
+ * warning. */
+static void add_compdb_root(const struct options *o, struct inputs *in, struct hmap *refused, const char *dir,
+			    const char *file)
+{
+	char *abs = path_absolute(dir);
+	if (!too_wide_for_root(in, abs)) {
+		add_dir(&in->roots, abs);
+	} else if (!hmap_has(refused, abs)) {
+		char *d = display_path(file);
+		vec_push(&in->warnings, xasprintf("%s: the entry for %s has directory %s, which holds system or Ruby "
+						  "headers: it is not taken as part of the project",
+						  o->compile_commands, d, abs));
+		free(d);
+		hmap_put(refused, xstrdup(abs), (void *)1);
+	}
+	free(abs);
+}
+
 static int build_compdb(const struct options *o, struct inputs *in, char **err)
 {
 	struct compdb db = {0};
@@ -379,7 +428,9 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 	char *dbabs = path_absolute(o->compile_commands);
 	char *dbdir = path_dirname(dbabs);
 	free(dbabs);
-	struct hmap seen = {0};
+	struct hmap seen = {0}, refused = {0};
+	size_t nmissing = 0;
+	char *first_missing = NULL;
 	for (size_t i = 0; i < db.entries.n; i++) {
 		struct compdb_entry *e = &db.entries.v[i];
 		if (!is_source_file(e->file))
@@ -410,21 +461,54 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			free(ferr);
 			tu_job_free(&j);
 			hmap_free(&seen);
+			hmap_foreach(&refused, r) free((char *)r->key);
+			hmap_free(&refused);
+			free(first_missing);
 			strlist_free(&only);
 			free(dbdir);
 			compdb_free(&db);
 			return 2;
 		}
+		if (access(e->file, F_OK) != 0) {
+			/* a stale database (files moved or deleted): one warning for all
+			 * (after the flags: a refused flag is refused all the same) */
+			char *d = display_path(e->file);
+			vec_push(&in->notes, xasprintf("%s: named in the compile database, but it does not exist; skipped", d));
+			if (!nmissing)
+				first_missing = d;
+			else
+				free(d);
+			nmissing++;
+			tu_job_free(&j);
+			continue;
+		}
 		/* relative paths are made absolute by filter_flags (not with clang's
 		 * -working-directory: in libclang it changes the process's current
 		 * directory, under the other parser threads) */
 		char *fd = path_dirname(e->file);
-		add_dir(&in->roots, fd);
+		add_compdb_root(o, in, &refused, fd, e->file);
 		free(fd);
-		add_dir(&in->roots, e->directory);
+		add_compdb_root(o, in, &refused, e->directory, e->file);
 		vec_push(&in->jobs, j);
 	}
 	hmap_free(&seen);
+	hmap_foreach(&refused, r) free((char *)r->key);
+	hmap_free(&refused);
+	if (nmissing && !in->jobs.n) {
+		*err = xasprintf("%s: every entry names a file that does not exist (%zu, such as %s): a database from "
+				 "another checkout or an old build?",
+				 o->compile_commands, nmissing, first_missing);
+		free(first_missing);
+		strlist_free(&only);
+		free(dbdir);
+		compdb_free(&db);
+		return 2;
+	}
+	if (nmissing)
+		vec_push(&in->warnings, xasprintf("%s: %zu entr%s for files that do not exist (such as %s) skipped; -v "
+						  "lists them",
+						  o->compile_commands, nmissing, nmissing == 1 ? "y" : "ies", first_missing));
+	free(first_missing);
 	for (size_t k = 0; k < only.n; k++) {
 		bool any = false;
 		for (size_t i = 0; i < in->jobs.n && !any; i++)
@@ -432,6 +516,8 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		if (!any)
 			vec_push(&in->warnings, xasprintf("%s: no entry in the compile database", o->paths.v[k]));
 	}
+	for (size_t i = 0; i < in->roots.n; i++)
+		add_dir(&in->write_roots, in->roots.v[i]);
 	/* roots are fixed only now; the common args go last */
 	for (size_t i = 0; i < in->jobs.n; i++)
 		add_common_args(o, in, &in->jobs.v[i]);
@@ -446,10 +532,19 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 int inputs_build(const struct options *o, struct inputs *in, char **err)
 {
 	for (size_t i = 0; i < o->extra_args.n; i++) {
+		const char *a = o->extra_args.v[i];
 		const char *next = i + 1 < o->extra_args.n ? o->extra_args.v[i + 1] : NULL;
-		if (flag_loads_plugin(o->extra_args.v[i], next)) {
-			*err = xasprintf("refusing compiler flag '%s': it loads code into the analyser",
-					 o->extra_args.v[i]);
+		const char *why = flag_refusal(a, next);
+		if (why) {
+			bool pair = a[0] == '-' && a[1] == 'X' && next && !flag_refusal(a, NULL);
+			*err = xasprintf("refusing compiler flag '%s%s%s': %s", a, pair ? " " : "", pair ? next : "", why);
+			return 2;
+		}
+		if (a[0] == '@') {
+			/* a response file would reach libclang unchecked */
+			*err = xasprintf("refusing compiler argument '%s': response files are not read from --extra-arg; "
+					 "pass the flags themselves",
+					 a);
 			return 2;
 		}
 	}

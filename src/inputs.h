@@ -45,6 +45,10 @@ bool is_source_file(const char *path);
 struct inputs {
 	VEC(struct tu_job) jobs;
 	strlist roots;          /* project roots (absolute) */
+	strlist write_roots;    /* --fix writes only below these: the directories
+				 * named (a named file: the directory it is named
+				 * in, not a symlink's target's); compile database:
+				 * the project roots */
 	struct ruby_headers rh;
 	strlist warnings;       /* one line each, printed by the driver */
 	strlist notes;          /* one line each, printed with -v */

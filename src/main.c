@@ -55,9 +55,20 @@ static void report_fixed(FILE *out, const struct run *r, const char *baseline)
 		r->baseline->fixed == 1 ? "it" : "them");
 	for (size_t i = 0; i < r->baseline->v.n; i++) {
 		const struct baseline_entry *e = &r->baseline->v.v[i];
-		if (e->state == BL_FIXED)
-			fprintf(out, "  fixed: %s: %s%s[%s] %s\n", e->file, e->function, *e->function ? ": " : "", e->rule,
-				e->message);
+		if (e->state != BL_FIXED)
+			continue;
+		/* the baseline file comes from the repository: shown, never obeyed */
+		struct strbuf sb = {0};
+		sb_puts(&sb, "  fixed: ");
+		sb_put_visible(&sb, e->file);
+		sb_puts(&sb, ": ");
+		sb_put_visible(&sb, e->function);
+		sb_puts(&sb, *e->function ? ": [" : "[");
+		sb_put_visible(&sb, e->rule);
+		sb_puts(&sb, "] ");
+		sb_put_visible(&sb, e->message);
+		fprintf(out, "%s\n", sb_str(&sb));
+		sb_free(&sb);
 	}
 }
 

@@ -282,16 +282,7 @@ void source_cache_clear(void)
  * cannot move the cursor or change colours of the terminal. */
 static void put_safe(FILE *out, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '\t' || *p >= 0x20 || *p >= 0x80) {
-			if (*p == 0x7f)
-				fputs("^?", out);
-			else
-				fputc(*p, out);
-		} else {
-			fprintf(out, "^%c", *p + '@');
-		}
-	}
+	fput_visible(s, out);
 }
 
 static void print_loc(FILE *out, const struct loc *l)

@@ -6,7 +6,8 @@
  * ::notice, the call chain as extra lines of the message. Every value is
  * escaped the way the Actions toolkit does (% CR LF in the message, and also
  * : and , in properties), so file names and messages cannot end the command
- * early or start a new one.
+ * early or start a new one; other control characters (ESC, which the log
+ * viewer would render) are shown as ^X.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,13 @@ static void put_escaped(FILE *out, const char *s, bool property)
 				fputc(',', out);
 			break;
 		default:
-			fputc(*p, out);
+			if (*p < 0x20 || *p == 0x7f) {
+				/* other controls (ESC ...) shown, not sent to the log viewer */
+				char c[2] = {(char)*p, 0};
+				fput_visible(c, out);
+			} else {
+				fputc(*p, out);
+			}
 		}
 	}
 }

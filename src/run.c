@@ -62,7 +62,8 @@ static void progress_cb(void *ctx, size_t done, size_t total, const char *file)
 		return;
 	p->last = now;
 	p->drawn = true;
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s", done, total, path_basename(file));
+	fprintf(stderr, "\r\033[K[%zu/%zu] ", done, total);
+	fput_visible(path_basename(file), stderr);
 	fflush(stderr);
 }
 

@@ -515,7 +515,10 @@ const char *path_ext(const char *p)
 
 char *read_file(const char *path, size_t *len, size_t max_bytes)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO (a "source file" or response file planted in
+	 * the analysed tree) would otherwise wait for a writer forever; only
+	 * regular files are read, so the flag changes nothing else */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return NULL;
 	struct stat st;
@@ -530,6 +533,9 @@ char *read_file(const char *path, size_t *len, size_t max_bytes)
 		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
 		return NULL;
 	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	if (max_bytes && (size_t)st.st_size > max_bytes) {
 		close(fd);
 		errno = EFBIG;
@@ -567,6 +573,36 @@ char *read_file(const char *path, size_t *len, size_t max_bytes)
 	if (len)
 		*len = n;
 	return buf;
+}
+
+void sb_put_visible(struct strbuf *sb, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+		if (*p < 0x20 && *p != '\t') {
+			sb_putc(sb, '^');
+			sb_putc(sb, (char)(*p + '@'));
+		} else if (*p == 0x7f) {
+			sb_puts(sb, "^?");
+		} else if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+			sb_printf(sb, "<U+%04X>", p[1]);
+			p++;
+		} else if (p[0] == 0xe2 && ((p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae) ||
+					    (p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9))) {
+			sb_printf(sb, "<U+%04X>", 0x2000 | ((p[1] & 0x3f) << 6) | (p[2] & 0x3f));
+			p += 2;
+		} else {
+			sb_putc(sb, (char)*p);
+		}
+	}
+}
+
+void fput_visible(const char *s, FILE *out)
+{
+	struct strbuf sb = {0};
+	sb_put_visible(&sb, s);
+	if (sb.len)
+		fwrite(sb.buf, 1, sb.len, out);
+	sb_free(&sb);
 }
 
 char *capture_command(char *const argv[], size_t max)

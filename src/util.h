@@ -146,6 +146,14 @@ const char *path_ext(const char *p); /* ".c", or "" */
  * Files larger than max_bytes fail with EFBIG. */
 char *read_file(const char *path, size_t *len, size_t max_bytes);
 
+/* Appends s to sb with every character that could drive a terminal or start a
+ * new line made visible: C0 controls as ^X (tab kept), DEL as ^?, C1 controls
+ * written in UTF-8 and the bidirectional overrides (U+202A-U+202E,
+ * U+2066-U+2069) as <U+XXXX>. For file names and file contents shown to
+ * people (text output, logs). */
+void sb_put_visible(struct strbuf *sb, const char *s);
+void fput_visible(const char *s, FILE *out);
+
 /* Reads the output of argv (no shell), up to max bytes. Returns NULL on failure. */
 char *capture_command(char *const argv[], size_t max);
 

@@ -5,10 +5,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <xxhash.h>
 
 #include "fix.h"
 
@@ -96,6 +99,51 @@ static void test_atomic_write_keeps_mode(void **state)
 	free(path);
 }
 
+/* atomic_replace: the content must still be what was analysed; no temporary
+ * file is left either way; the file's mode and a symlink next to it stay. */
+static void test_atomic_replace_checks_hash(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nogvl-fix-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *path = path_join(dir, "f.c");
+	FILE *f = fopen(path, "w");
+	fputs("old\n", f);
+	fclose(f);
+	chmod(path, 0751);
+	uint64_t old_hash = XXH3_64bits("old\n", 4), other = old_hash ^ 1;
+	char *err = NULL;
+	assert_int_equal(atomic_replace(path, "new\n", 4, &other, &err), -1);
+	assert_non_null(strstr(err, "changed while it was being fixed"));
+	free(err);
+	err = NULL;
+	char *text = read_file(path, NULL, 0);
+	assert_string_equal(text, "old\n");
+	free(text);
+	assert_int_equal(atomic_replace(path, "new\n", 4, &old_hash, &err), 0);
+	text = read_file(path, NULL, 0);
+	assert_string_equal(text, "new\n");
+	free(text);
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0751);
+	/* only f.c in the directory: no temporary file */
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+	while ((de = readdir(d)) != NULL)
+		n += de->d_name[0] != '.' || (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0);
+	closedir(d);
+	assert_int_equal(n, 1);
+	/* not a regular file */
+	assert_int_equal(atomic_replace(dir, "x", 1, NULL, &err), -1);
+	assert_non_null(strstr(err, "not a regular file"));
+	free(err);
+	unlink(path);
+	rmdir(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +152,7 @@ int main(void)
 		cmocka_unit_test(test_diff_insertion_and_two_hunks),
 		cmocka_unit_test(test_diff_identical_is_empty),
 		cmocka_unit_test(test_atomic_write_keeps_mode),
+		cmocka_unit_test(test_atomic_replace_checks_hash),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

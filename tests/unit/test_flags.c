@@ -178,13 +178,50 @@ static void test_flags__plugins_refused(void **state)
 	assert_refused("'-Xclang -plugin'", "cc", "-Xclang", "-plugin", "-Xclang", "x", NULL);
 	assert_refused("'-fplugin-arg-x-y'", "cc", "-fplugin-arg-x-y", NULL);
 
+	/* -cc1 options reached other ways than -Xclang */
+	assert_refused("'-Wp,-load,/tmp/evil.so'", "cc", "-Wp,-load,/tmp/evil.so", "a.c", NULL);
+	assert_refused("'-Xpreprocessor -load'", "cc", "-Xpreprocessor", "-load", "a.c", NULL);
+	assert_refused("'-Xarch_x86_64 -fplugin=/tmp/evil.so'", "cc", "-Xarch_x86_64", "-fplugin=/tmp/evil.so", NULL);
+	assert_refused("'-Xopenmp-target=x86_64 -fplugin=e.so'", "cc", "-Xopenmp-target=x86_64", "-fplugin=e.so", NULL);
+	assert_refused("'-Xclang -Wp,-load,e.so'", "cc", "-Xclang", "-Wp,-load,e.so", NULL);
+
 	assert_true(flag_loads_plugin("-Xclang", "-load"));
+	assert_true(flag_loads_plugin("-Wp,-MD,x.d,-load,e.so", NULL));
+	assert_false(flag_loads_plugin("-Wp,-MD,x.d", NULL));
+	assert_false(flag_loads_plugin("-Xlinker", "-plugin")); /* nothing is linked */
+	assert_false(flag_loads_plugin("-Xarch_x86_64", "-O2"));
+	assert_false(flag_loads_plugin("-DPLUGIN=-fplugin", NULL));
 	assert_true(flag_loads_plugin("-fplugin=a.so", NULL));
 	assert_true(flag_loads_plugin("-fpass-plugin=a.so", NULL));
 	assert_false(flag_loads_plugin("-Xclang", "-fno-color-diagnostics"));
 	assert_false(flag_loads_plugin("-Xclang", NULL));
 	assert_false(flag_loads_plugin("-fPIC", NULL));
 	assert_false(flag_loads_plugin("-DLOAD=1", NULL));
+}
+
+/* --config FILE: more flags, from a file nobody checked */
+static void test_flags__config_files_refused(void **state)
+{
+	(void)state;
+	const char *forms[][3] = {{"--config", "/tmp/evil.cfg", NULL}, {"--config=/tmp/evil.cfg", NULL, NULL},
+				  {"--config-system-dir=/tmp", NULL, NULL}, {"-Xclang", "--config=x.cfg", NULL}};
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		char *argv[5] = {(char *)"cc", (char *)forms[i][0], (char *)forms[i][1], (char *)"a.c", NULL};
+		size_t argc = forms[i][1] ? 4 : 3;
+		if (!forms[i][1])
+			argv[2] = (char *)"a.c";
+		strlist keep = {0}, dropped = {0};
+		char *err = NULL;
+		assert_int_equal(filter_flags(argv, argc, "/p/a.c", "/p", &keep, &dropped, &err), -1);
+		if (!strstr(err, forms[i][0]) || !strstr(err, "reads more compiler flags from a file"))
+			fail_msg("message '%s' for %s", err, forms[i][0]);
+		free(err);
+		strlist_free(&keep);
+		strlist_free(&dropped);
+	}
+	assert_string_equal(flag_refusal("--config", "x"), FLAG_WHY_CONFIG);
+	assert_string_equal(flag_refusal("-fplugin=x", NULL), FLAG_WHY_PLUGIN);
+	assert_null(flag_refusal("--configure", NULL));
 }
 
 static void test_flags__response_files(void **state)
@@ -206,6 +243,14 @@ static void test_flags__response_files(void **state)
 	run_filter(&f, dir, file, "cc", "@evil.rsp", NULL);
 	assert_int_equal(f.rc, -1);
 	assert_non_null(strstr(f.err, "-fplugin=evil.so"));
+	filtered_free(&f);
+
+	/* a refused flag inside a nested response file, in a -Wp, list */
+	free(th_write(dir, "outer.rsp", "-DA @inner.rsp"));
+	free(th_write(dir, "inner.rsp", "-Wp,-load,evil.so"));
+	run_filter(&f, dir, file, "cc", "@outer.rsp", NULL);
+	assert_int_equal(f.rc, -1);
+	assert_non_null(strstr(f.err, "'-Wp,-load,evil.so': it loads code"));
 	filtered_free(&f);
 
 	run_filter(&f, dir, file, "cc", "@missing.rsp", NULL);
@@ -231,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_flags__gcc_only_dropped),
 		cmocka_unit_test(test_flags__working_directory_dropped),
 		cmocka_unit_test(test_flags__plugins_refused),
+		cmocka_unit_test(test_flags__config_files_refused),
 		cmocka_unit_test(test_flags__response_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

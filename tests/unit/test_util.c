@@ -7,6 +7,8 @@
 
 #include <cmocka.h>
 
+#include <sys/stat.h>
+
 #include "compdb.h"
 #include "extconf.h"
 #include "helpers.h"
@@ -237,9 +239,28 @@ static void test_util__read_file(void **state)
 	assert_null(read_file(missing, NULL, 0));
 	assert_int_equal(errno, ENOENT);
 	free(missing);
+	/* a FIFO: refused at once, never waited on for a writer */
+	char *fifo = path_join(dir, "fifo.c");
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(read_file(fifo, NULL, 0));
+	assert_int_equal(errno, EINVAL);
+	free(fifo);
 	th_rm_rf(dir);
 	free(f);
 	free(dir);
+}
+
+static void test_util__put_visible(void **state)
+{
+	(void)state;
+	struct strbuf sb = {0};
+	sb_put_visible(&sb, "a\tb\033[31m\r\n::error::x\x7f\a");
+	assert_string_equal(sb_str(&sb), "a\tb^[[31m^M^J::error::x^?^G");
+	sb_reset(&sb);
+	/* UTF-8 kept; C1 controls and bidi overrides shown */
+	sb_put_visible(&sb, "caf\xc3\xa9 \xc2\x9b" "2J \xe2\x80\xae \xe2\x81\xa6 \xe2\x80\x94 \xff");
+	assert_string_equal(sb_str(&sb), "caf\xc3\xa9 <U+009B>2J <U+202E> <U+2066> \xe2\x80\x94 \xff");
+	sb_free(&sb);
 }
 
 static void test_util__capture_command(void **state)
@@ -277,7 +298,7 @@ int main(void)
 		cmocka_unit_test(test_util__path_absolute),  cmocka_unit_test(test_util__shell_split),
 		cmocka_unit_test(test_util__strings),        cmocka_unit_test(test_util__strbuf_and_map),
 		cmocka_unit_test(test_util__read_file),      cmocka_unit_test(test_util__capture_command),
-		cmocka_unit_test(test_util__line_index),
+		cmocka_unit_test(test_util__line_index),     cmocka_unit_test(test_util__put_visible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

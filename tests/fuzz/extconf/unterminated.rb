@@ -1,0 +1,3 @@
+%w[a b
+%w(
+have_func("a
