@@ -642,7 +642,7 @@ static void flow_run(struct flow *fl);
 static void flow_hop(struct flow *fl, uint32_t ci)
 {
 	const struct call *c = &fl->mf->f->events[ci].u.call;
-	const struct mfunc *callee = model_func_by_usr(fl->m, c->usr);
+	const struct mfunc *callee = model_callee(fl->m, c->usr, fl->mf);
 	if (!callee || callee->id == fl->fn)
 		return;
 	for (uint32_t k = 0; k < c->nargs && k < callee->f->nparams; k++) {
@@ -901,7 +901,7 @@ static const char *locked_by_caller(const struct model *m, const struct mfunc *m
 				return "rb_str_locktmp_ensure";
 			if (c->nargs < 3 || c->args[2].kind != EX_FUNC)
 				continue;
-			const struct mfunc *ef = model_func_by_usr(m, c->args[2].func_usr);
+			const struct mfunc *ef = model_callee(m, c->args[2].func_usr, caller);
 			bool unlocks = false;
 			for (uint32_t i = 0; ef && i < ef->f->nevents; i++)
 				if (ef->f->events[i].kind == EV_CALL &&

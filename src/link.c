@@ -52,6 +52,38 @@ static int32_t fn_id(const struct model *m, const char *usr)
 	return v ? (int32_t)(v - 1) : -1;
 }
 
+typedef VEC(uint32_t) u32vec;
+
+static bool same_dir(const char *a, const char *b)
+{
+	const char *sa = a ? strrchr(a, '/') : NULL, *sb = b ? strrchr(b, '/') : NULL;
+	return sa && sb && sa - a == sb - b && strncmp(a, b, (size_t)(sa - a)) == 0;
+}
+
+/* The definition a call from `from` reaches: where one name is defined in
+ * several places, the one in the caller's file, else one in its directory
+ * (its extension), else the first. */
+static int32_t fn_id_from(const struct model *m, const char *usr, const struct tu_facts *from)
+{
+	int32_t id = fn_id(m, usr);
+	const u32vec *d = id >= 0 && from ? hmap_get(&m->fn_defs, usr) : NULL;
+	if (!d)
+		return id;
+	for (size_t i = 0; i < d->n; i++)
+		if (m->fns.v[d->v[i]].tu == from)
+			return (int32_t)d->v[i];
+	for (size_t i = 0; i < d->n; i++)
+		if (same_dir(m->fns.v[d->v[i]].tu->path, from->path))
+			return (int32_t)d->v[i];
+	return id;
+}
+
+const struct mfunc *model_callee(const struct model *m, const char *usr, const struct mfunc *caller)
+{
+	int32_t id = fn_id_from(m, usr, caller ? caller->tu : NULL);
+	return id >= 0 ? &m->fns.v[id] : NULL;
+}
+
 /* TU-local index of a function */
 static int32_t local_fn_index(const struct mfunc *mf)
 {
@@ -88,12 +120,13 @@ static const binding_vec *find_bindings(struct model *m, const char *record, con
 
 /* ---- callback resolution ---- */
 
-typedef VEC(uint32_t) u32vec;
 typedef VEC(const char *) strvec;
 
-static void add_target(struct model *m, u32vec *t, strvec *ext, const char *usr, const char *name)
+/* from: the file whose code names the function (NULL: not known) */
+static void add_target(struct model *m, u32vec *t, strvec *ext, const char *usr, const char *name,
+		       const struct tu_facts *from)
 {
-	int32_t id = fn_id(m, usr);
+	int32_t id = fn_id_from(m, usr, from);
 	if (id >= 0) {
 		for (size_t i = 0; i < t->n; i++)
 			if (t->v[i] == (uint32_t)id)
@@ -172,9 +205,9 @@ static void bind_param_targets(struct model *m, const struct binding *b, u32vec 
 			}
 			struct cbres r = resolve_fn_expr(m, mf, ei, a);
 			for (uint32_t i = 0; i < r.ntargets; i++)
-				add_target(m, t, ext, m->fns.v[r.targets[i]].f->usr, NULL);
+				add_target(m, t, ext, m->fns.v[r.targets[i]].f->usr, NULL, m->fns.v[r.targets[i]].tu);
 			for (uint32_t i = 0; i < r.nexternal; i++)
-				add_target(m, t, ext, NULL, r.external[i]);
+				add_target(m, t, ext, NULL, r.external[i], NULL);
 		}
 	}
 	bind_depth--;
@@ -188,7 +221,7 @@ static void bind_targets(struct model *m, const binding_vec *bv, u32vec *t, strv
 		if (bv->v[i]->param_of_usr)
 			bind_param_targets(m, bv->v[i], t, ext, 0);
 		else
-			add_target(m, t, ext, bv->v[i]->fn_usr, bv->v[i]->fn_name);
+			add_target(m, t, ext, bv->v[i]->fn_usr, bv->v[i]->fn_name, NULL);
 	}
 }
 
@@ -203,7 +236,7 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 	switch (e->kind) {
 	case EX_FUNC:
 		r.how = e->cast ? CB_CAST : CB_DIRECT;
-		add_target(m, &t, &ext, e->func_usr, e->func_name);
+		add_target(m, &t, &ext, e->func_usr, e->func_name, mf->tu);
 		break;
 	case EX_NULL:
 		r.how = CB_NULL;
@@ -235,7 +268,7 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 		if (v->kind == VK_LOCAL) {
 			r.how = CB_LOCAL_VAR;
 			if (v->init_fn_usr)
-				add_target(m, &t, &ext, v->init_fn_usr, NULL);
+				add_target(m, &t, &ext, v->init_fn_usr, NULL, mf->tu);
 			for (uint32_t i = 0; i < mf->f->nevents && i < before; i++) {
 				const struct event *ev = &mf->f->events[i];
 				if (ev->kind != EV_ASSIGN || ev->u.assign.lhs.var != e->ref.var)
@@ -244,7 +277,7 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 					continue;
 				const struct expr *rhs = &ev->u.assign.rhs;
 				if (rhs->kind == EX_FUNC)
-					add_target(m, &t, &ext, rhs->func_usr, rhs->func_name);
+					add_target(m, &t, &ext, rhs->func_usr, rhs->func_name, mf->tu);
 				else if (rhs->kind != EX_NULL)
 					r.partial = 1;
 			}
@@ -255,10 +288,10 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 		/* global or static function pointer: initialiser and every assignment */
 		r.how = CB_GLOBAL_VAR;
 		if (v->init_fn_usr)
-			add_target(m, &t, &ext, v->init_fn_usr, NULL);
+			add_target(m, &t, &ext, v->init_fn_usr, NULL, mf->tu);
 		const struct var *g = v->usr ? hmap_get(&m->globals, v->usr) : NULL;
 		if (g && g->init_fn_usr)
-			add_target(m, &t, &ext, g->init_fn_usr, NULL);
+			add_target(m, &t, &ext, g->init_fn_usr, NULL, NULL);
 		bind_targets(m, find_bindings(m, NULL, v->usr), &t, &ext);
 		if (!t.n && !ext.n)
 			r.how = CB_UNRESOLVED;
@@ -506,7 +539,7 @@ static void find_sites(struct model *m)
 				if (e->kind != EV_CALL || e->u.call.indirect)
 					continue;
 				const struct call *c = &e->u.call;
-				const struct mfunc *target = model_func_by_usr(m, c->usr);
+				const struct mfunc *target = model_callee(m, c->usr, mf);
 				const struct gvl_api *api = NULL;
 				const struct wrapper *w = NULL;
 				if (target && target->wrapper >= 0)
@@ -631,7 +664,7 @@ static void build_edges(struct model *m)
 				continue;
 			const struct call *c = &e->u.call;
 			if (!c->indirect) {
-				int32_t to = fn_id(m, c->usr);
+				int32_t to = fn_id_from(m, c->usr, mf->tu);
 				if (to >= 0) {
 					add_edge(m, fi, to, ei, EDGE_DIRECT);
 					continue;
@@ -644,7 +677,7 @@ static void build_edges(struct model *m)
 				for (uint32_t ai = 0; ai < c->nargs; ai++) {
 					if (c->args[ai].kind != EX_FUNC)
 						continue;
-					int32_t t = fn_id(m, c->args[ai].func_usr);
+					int32_t t = fn_id_from(m, c->args[ai].func_usr, mf->tu);
 					if (t >= 0)
 						add_edge(m, fi, t, ei, EDGE_FNARG);
 				}
@@ -781,7 +814,7 @@ static void mark_protected(struct model *m)
 			/* rb_str_locktmp_ensure(str, func, arg): body is the second argument */
 			int body = strcmp(c->name, "rb_str_locktmp_ensure") == 0 ? 1 : 0;
 			if ((uint32_t)body < c->nargs && c->args[body].kind == EX_FUNC) {
-				int32_t t = fn_id(m, c->args[body].func_usr);
+				int32_t t = fn_id_from(m, c->args[body].func_usr, mf->tu);
 				if (t >= 0)
 					m->fns.v[t].protected_body = 1;
 			}
@@ -827,15 +860,44 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		struct tu_facts *tu = tus[t];
 		for (size_t i = 0; i < tu->funcs.n; i++) {
 			struct func *f = &tu->funcs.v[i];
-			if (!f->usr || !*f->usr || hmap_has(&m->fn_by_usr, f->usr))
+			if (!f->usr || !*f->usr)
 				continue;
+			int32_t first = fn_id(m, f->usr);
+			if (first >= 0) {
+				/* the same definition seen again (a function in a header) */
+				const struct func *g = m->fns.v[first].f;
+				if (g->loc.line == f->loc.line && g->loc.file && f->loc.file &&
+				    strcmp(g->loc.file, f->loc.file) == 0)
+					continue;
+				const u32vec *known = hmap_get(&m->fn_defs, f->usr);
+				bool dup = false;
+				for (size_t k = 0; known && k < known->n && !dup; k++) {
+					const struct func *h = m->fns.v[known->v[k]].f;
+					dup = h->loc.line == f->loc.line && h->loc.file && f->loc.file &&
+					      strcmp(h->loc.file, f->loc.file) == 0;
+				}
+				if (dup)
+					continue;
+			}
 			struct mfunc mf = {0};
 			mf.f = f;
 			mf.tu = tu;
 			mf.id = (uint32_t)m->fns.n;
 			mf.wrapper = -1;
 			vec_push(&m->fns, mf);
-			hmap_put(&m->fn_by_usr, f->usr, (void *)(uintptr_t)m->fns.n);
+			if (first < 0) {
+				hmap_put(&m->fn_by_usr, f->usr, (void *)(uintptr_t)m->fns.n);
+			} else {
+				/* another definition of the same name elsewhere: its own
+				 * function, reached from its own file and directory */
+				u32vec *d = hmap_get(&m->fn_defs, f->usr);
+				if (!d) {
+					d = xcalloc(1, sizeof(*d));
+					vec_push(d, (uint32_t)first);
+					hmap_put(&m->fn_defs, f->usr, d);
+				}
+				vec_push(d, mf.id);
+			}
 		}
 		for (size_t i = 0; i < tu->bindings.n; i++)
 			add_binding(m, &tu->bindings.v[i]);
@@ -903,6 +965,13 @@ void model_free(struct model *m)
 		m->ext_free(m->ext);
 	vec_free(&m->fns);
 	hmap_free(&m->fn_by_usr);
+	hmap_foreach(&m->fn_defs, e)
+	{
+		u32vec *d = e->val;
+		vec_free(d);
+		free(d);
+	}
+	hmap_free(&m->fn_defs);
 	vec_free(&m->edges);
 	vec_free(&m->in_edges);
 	vec_free(&m->sites);

@@ -129,7 +129,10 @@ struct model {
 	struct tu_facts **tus;
 	size_t ntus;
 	VEC(struct mfunc) fns;
-	struct hmap fn_by_usr;      /* USR -> mfunc id + 1 */
+	struct hmap fn_by_usr;      /* USR -> mfunc id + 1 (the first definition) */
+	struct hmap fn_defs;        /* USR -> u32 VEC of every definition's id, only for a
+				     * USR defined in more than one place (two extensions
+				     * of one tree each defining a non-static `m`) */
 	VEC(struct edge) edges;     /* sorted by from */
 	VEC(uint32_t) in_edges;     /* edge ids sorted by to */
 	VEC(struct msite) sites;    /* sorted by location */
@@ -154,6 +157,9 @@ void model_free(struct model *m);
 
 /* Lookups. */
 const struct mfunc *model_func_by_usr(const struct model *m, const char *usr);
+/* The definition a call from caller reaches (the caller's own file or
+ * directory first, where one name has several definitions). */
+const struct mfunc *model_callee(const struct model *m, const char *usr, const struct mfunc *caller);
 static inline const struct event *mf_event(const struct mfunc *mf, uint32_t ev)
 {
 	return &mf->f->events[ev];

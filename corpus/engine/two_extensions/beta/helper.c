@@ -1,0 +1,7 @@
+#include <ruby.h>
+
+void *ext_helper(void *p)
+{
+	rb_gc(); /* expect: ruby-api-without-gvl */
+	return p;
+}
