@@ -826,26 +826,8 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
  * not show: Ruby's calls into a method are not edges. */
 static bool address_taken(const struct model *m, const struct mfunc *mf)
 {
-	const char *usr = mf->f->usr;
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct func *f = m->fns.v[fi].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (e->kind == EV_CALL) {
-				for (uint32_t k = 0; k < e->u.call.nargs; k++)
-					if (e->u.call.args[k].kind == EX_FUNC && str_eq(e->u.call.args[k].func_usr, usr))
-						return true;
-			} else if (e->kind == EV_ASSIGN && e->u.assign.rhs.kind == EX_FUNC &&
-				   str_eq(e->u.assign.rhs.func_usr, usr)) {
-				return true;
-			}
-		}
-	}
-	for (size_t t = 0; t < m->ntus; t++)
-		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
-			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, usr))
-				return true;
-	return false;
+	(void)m;
+	return mf->address_taken;
 }
 
 static struct cls classify_param(const struct model *m, const struct mfunc *mf, const struct var *v, int depth)

@@ -804,15 +804,49 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 	return tu;
 }
 
+/* Loading a file's facts builds and drops a JSON tree of many small nodes;
+ * with facts_io_init's allocator they come from one arena per load, freed at
+ * once (a warm --cache run spent a third of its time in malloc and free).
+ * Outside a load, jansson allocates with malloc as usual. */
+static _Thread_local struct arena *json_arena;
+
+static void *json_alloc(size_t n)
+{
+	return json_arena ? arena_alloc(json_arena, n) : malloc(n);
+}
+
+static void json_release(void *p)
+{
+	if (!json_arena)
+		free(p);
+}
+
+static bool json_arena_installed;
+
+void facts_io_init(void)
+{
+	json_set_alloc_funcs(json_alloc, json_release);
+	json_arena_installed = true;
+}
+
 struct tu_facts *facts_load(const char *buf, size_t len, char **err)
 {
+	struct arena a = {0};
+	json_arena = &a;
 	json_error_t je;
 	json_t *j = json_loadb(buf, len, 0, &je);
+	struct tu_facts *tu = NULL;
 	if (!j) {
+		json_arena = NULL;
 		*err = xasprintf("not JSON: %s", je.text);
-		return NULL;
+	} else {
+		tu = facts_from_json(j, err);
+		/* no json_decref: every node is in the arena (when facts_io_init
+		 * installed the allocator; otherwise the tree is freed normally) */
+		if (!json_arena_installed)
+			json_decref(j);
+		json_arena = NULL;
 	}
-	struct tu_facts *tu = facts_from_json(j, err);
-	json_decref(j);
+	arena_free(&a);
 	return tu;
 }

@@ -25,6 +25,9 @@ struct tu_facts *facts_from_json(const json_t *j, char **err);
 
 /* Compact serialisation to a string (caller frees) / from a buffer. */
 char *facts_dump(const struct tu_facts *tu, size_t *len);
+/* Installs the allocator facts_load uses for its JSON tree (call once, before
+ * any thread uses jansson). */
+void facts_io_init(void);
 struct tu_facts *facts_load(const char *buf, size_t len, char **err);
 
 #endif

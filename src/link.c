@@ -851,6 +851,39 @@ static void mark_token_sites(struct model *m)
 	strpool_free(&keys);
 }
 
+static void mark_taken(struct model *m, const char *usr)
+{
+	int32_t id = fn_id(m, usr);
+	if (id < 0)
+		return;
+	m->fns.v[id].address_taken = 1;
+	const u32vec *d = hmap_get(&m->fn_defs, usr);
+	for (size_t i = 0; d && i < d->n; i++)
+		m->fns.v[d->v[i]].address_taken = 1;
+}
+
+/* Functions whose address is taken: an argument of any call, the value of
+ * an assignment, a function bound to a field. */
+static void find_address_taken(struct model *m)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_CALL) {
+				for (uint32_t k = 0; k < e->u.call.nargs; k++)
+					if (e->u.call.args[k].kind == EX_FUNC)
+						mark_taken(m, e->u.call.args[k].func_usr);
+			} else if (e->kind == EV_ASSIGN && e->u.assign.rhs.kind == EX_FUNC) {
+				mark_taken(m, e->u.assign.rhs.func_usr);
+			}
+		}
+	}
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			mark_taken(m, m->tus[t]->bindings.v[i].fn_usr);
+}
+
 struct model *model_link(struct tu_facts **tus, size_t ntus)
 {
 	struct model *m = xcalloc(1, sizeof(*m));
@@ -911,6 +944,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		}
 	}
 	index_calls(m);
+	find_address_taken(m);
 	find_sites(m);
 	mark_token_sites(m);
 	add_token_sites(m);

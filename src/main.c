@@ -9,6 +9,7 @@
 #include "baseline.h"
 #include "fix.h"
 #include "isolate.h"
+#include "facts_io.h"
 #include "log.h"
 #include "offload.h"
 #include "output.h"
@@ -74,6 +75,7 @@ static void report_fixed(FILE *out, const struct run *r, const char *baseline)
 
 int main(int argc, char **argv)
 {
+	facts_io_init();
 	if (argc == 2 && strcmp(argv[1], "--internal-parse-worker") == 0)
 		return isolate_worker_main(); /* a parser process of --tu-timeout */
 	struct options o;

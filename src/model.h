@@ -23,6 +23,8 @@ struct mfunc {
 	uint32_t in_begin, in_end;     /* range in model.in_edges (incoming, edge ids) */
 	int32_t wrapper;               /* index into model.wrappers, -1 */
 	uint8_t protected_body;        /* passed as body to rb_protect/rb_ensure/rb_rescue */
+	uint8_t address_taken;         /* passed as an argument, assigned, or bound to a field
+					* anywhere: it has callers the call graph does not show */
 };
 
 enum edge_kind {
