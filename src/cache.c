@@ -122,6 +122,8 @@ struct tu_facts *cache_lookup(struct facts_cache *c, uint64_t key, const struct 
 	}
 	/* what depends on this run, not on the file */
 	tu->display = intern(&tu->pool, job->display ? job->display : job->file);
+	tu->pch_use = PCH_USE_NONE;
+	tu->pch_built = 0;
 	atomic_fetch_add(&c->hits, 1);
 	return tu;
 }

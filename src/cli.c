@@ -13,6 +13,7 @@ void options_init(struct options *o)
 	o->fail_level = SEV_WARNING;
 	o->ruby34_view = true;
 	o->color_mode = -1;
+	o->tu_timeout = NOGVL_DEFAULT_TU_TIMEOUT;
 }
 
 void options_free(struct options *o)
@@ -52,8 +53,11 @@ void print_usage(FILE *out)
 	      "                            headers) are not parsed again\n"
 	      "      --no-pch              parse Ruby's headers in every file (no shared\n"
 	      "                            precompiled preamble)\n"
-	      "      --tu-timeout SECONDS  parse each file in a worker process and give up on it\n"
-	      "                            after SECONDS (crashes and hangs then only lose that file)\n"
+	      "      --tu-timeout SECONDS  give up on a file whose parse takes longer (default 300);\n"
+	      "                            files are parsed in worker processes, so a file that\n"
+	      "                            crashes or hangs libclang only loses that file;\n"
+	      "                            0: parse on threads in this process (faster, but such\n"
+	      "                            a file ends the run)\n"
 	      "      --enable SLUG[,SLUG]  enable rules (also the debug-* rules)\n"
 	      "      --disable SLUG[,SLUG] disable rules\n"
 	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
@@ -335,8 +339,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		case OPT_TU_TIMEOUT: {
 			char *end = NULL;
 			double t = strtod(optarg, &end);
-			if (!end || *end || !(t > 0) || t > 86400) {
-				fprintf(err, "nogvl-lint: error: --tu-timeout takes seconds (more than 0), not '%s'\n", optarg);
+			if (!end || *end || !(t >= 0) || t > 86400) {
+				fprintf(err, "nogvl-lint: error: --tu-timeout takes seconds (0 for no worker processes), not '%s'\n",
+					optarg);
 				return 2;
 			}
 			o->tu_timeout = t;

@@ -23,6 +23,9 @@ struct output_spec {
 	const char *file;                 /* NULL: stdout */
 };
 
+/* Files are parsed in worker processes with this limit unless --tu-timeout 0. */
+#define NOGVL_DEFAULT_TU_TIMEOUT 300.0
+
 struct options {
 	VEC(const char *) paths;          /* positional: files or directories */
 	const char *compile_commands;     /* --compile-commands FILE or -p DIR/compile_commands.json */
@@ -50,7 +53,7 @@ struct options {
 	bool include_vendor;              /* --include-vendor: do not skip vendor/ tmp/ pkg/ */
 	bool dump_facts;                  /* --dump-facts (debug) */
 	const char *cache_dir;            /* --cache DIR */
-	double tu_timeout;                /* --tu-timeout SECONDS: parse in worker processes */
+	double tu_timeout;                /* --tu-timeout SECONDS: worker processes' limit; 0: threads */
 	bool no_pch;                      /* --no-pch: no shared precompiled Ruby headers */
 	bool roundtrip_facts;             /* --roundtrip-facts (debug): facts through facts_io */
 	bool dump_commands;               /* --dump-commands: each file's compile command, then exit */

@@ -315,6 +315,13 @@ enum tu_status {
 	TU_FAILED,         /* nothing usable: unreadable, not C, libclang failure */
 };
 
+enum pch_use {
+	PCH_USE_NONE = 0,   /* no preamble in this run (--no-pch, one file) or facts from the cache */
+	PCH_USE_USED,
+	PCH_USE_FELL_BACK,  /* the parse with it reported a problem with it */
+	PCH_USE_INELIGIBLE,
+};
+
 struct tu_facts {
 	const char *path;      /* absolute main file path */
 	const char *display;   /* path as shown to the user */
@@ -329,6 +336,8 @@ struct tu_facts {
 	uint32_t stub_rounds;
 	uint32_t nstubs;
 	double parse_seconds;
+	uint8_t pch_use;       /* enum pch_use: how the shared Ruby-header preamble served this parse */
+	uint8_t pch_built;     /* preambles this parse had to build */
 
 	VEC(struct func) funcs;
 	VEC(struct var) vars;

@@ -12,13 +12,64 @@ struct wctx {
 	json_t *strings;
 };
 
+json_t *json_bytes(const char *s)
+{
+	size_t n = strlen(s);
+	json_t *j = json_stringn(s, n);
+	if (j)
+		return j;
+	/* not UTF-8 (a file name in another encoding): its bytes in hex */
+	static const char hex[] = "0123456789abcdef";
+	char *h = xmalloc(2 * n + 1);
+	for (size_t i = 0; i < n; i++) {
+		h[2 * i] = hex[(unsigned char)s[i] >> 4];
+		h[2 * i + 1] = hex[(unsigned char)s[i] & 15];
+	}
+	h[2 * n] = '\0';
+	j = json_pack("{ss}", "hex", h);
+	free(h);
+	return j;
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+char *json_bytes_value(const json_t *v, size_t *len)
+{
+	if (json_is_string(v)) {
+		if (len)
+			*len = json_string_length(v);
+		return xstrndup(json_string_value(v), json_string_length(v));
+	}
+	const json_t *hx = json_is_object(v) ? json_object_get(v, "hex") : NULL;
+	const char *h = json_string_value(hx);
+	size_t hl = h ? strlen(h) : 1;
+	if (!h || hl % 2)
+		return NULL;
+	char *o = xmalloc(hl / 2 + 1);
+	for (size_t i = 0; i < hl / 2; i++) {
+		int a = hexval(h[2 * i]), b = hexval(h[2 * i + 1]);
+		if (a < 0 || b < 0 || (a == 0 && b == 0)) {
+			free(o);
+			return NULL;
+		}
+		o[i] = (char)(a * 16 + b);
+	}
+	o[hl / 2] = '\0';
+	if (len)
+		*len = hl / 2;
+	return o;
+}
+
 static json_t *S(struct wctx *w, const char *s)
 {
 	if (!s)
 		return json_null();
 	uintptr_t i = (uintptr_t)hmap_get(&w->index, s);
 	if (!i) {
-		json_array_append_new(w->strings, json_stringn(s, strlen(s)));
+		json_array_append_new(w->strings, json_bytes(s));
 		i = json_array_size(w->strings);
 		hmap_put(&w->index, s, (void *)i);
 	}
@@ -244,11 +295,12 @@ json_t *facts_to_json(const struct tu_facts *tu)
 	json_object_set_new(root, "format", I(FACTS_FORMAT_VERSION));
 	json_object_set_new(root, "path", S(&w, tu->path));
 	json_object_set_new(root, "display", S(&w, tu->display));
-	json_object_set_new(root, "status", json_pack("[IIIIoIIIIf]", (json_int_t)tu->status, (json_int_t)tu->degraded,
+	json_object_set_new(root, "status", json_pack("[IIIIoIIIIfII]", (json_int_t)tu->status, (json_int_t)tu->degraded,
 						      (json_int_t)tu->buildless, (json_int_t)tu->cxx,
 						      S(&w, tu->fail_reason), (json_int_t)tu->nerrors,
 						      (json_int_t)tu->nwarnings, (json_int_t)tu->stub_rounds,
-						      (json_int_t)tu->nstubs, tu->parse_seconds));
+						      (json_int_t)tu->nstubs, tu->parse_seconds, (json_int_t)tu->pch_use,
+						      (json_int_t)tu->pch_built));
 	json_object_set_new(root, "funcs", funcs);
 	json_object_set_new(root, "vars", vars);
 	json_object_set_new(root, "bindings", bindings);
@@ -637,12 +689,14 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 	r.nstrings = json_array_size(strings);
 	r.strings = xcalloc(r.nstrings + 1, sizeof(char *));
 	for (size_t i = 0; i < r.nstrings; i++) {
-		const json_t *s = json_array_get(strings, i);
-		if (!json_is_string(s)) {
+		size_t sl = 0;
+		char *sv = json_bytes_value(json_array_get(strings, i), &sl);
+		if (!sv) {
 			bad(&r, "string table");
 			break;
 		}
-		r.strings[i] = intern_n(&tu->pool, json_string_value(s), json_string_length(s));
+		r.strings[i] = intern_n(&tu->pool, sv, sl);
+		free(sv);
 	}
 	tu->path = rstr_of(&r, json_object_get(root, "path"));
 	tu->display = rstr_of(&r, json_object_get(root, "display"));
@@ -658,6 +712,11 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 	tu->nstubs = rU(&r, st, 8);
 	const json_t *ps = at(&r, st, 9);
 	tu->parse_seconds = json_is_real(ps) ? json_real_value(ps) : 0;
+	const json_t *pu = json_array_get(st, 10), *pb = json_array_get(st, 11);
+	tu->pch_use = json_is_integer(pu) && json_integer_value(pu) <= PCH_USE_INELIGIBLE ? (uint8_t)json_integer_value(pu) : 0;
+	tu->pch_built = json_is_integer(pb) && json_integer_value(pb) >= 0 && json_integer_value(pb) < 8
+				? (uint8_t)json_integer_value(pb)
+				: 0;
 	if (!tu->path)
 		bad(&r, "path");
 

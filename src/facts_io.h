@@ -28,6 +28,11 @@ char *facts_dump(const struct tu_facts *tu, size_t *len);
 /* Installs the allocator facts_load uses for its JSON tree (call once, before
  * any thread uses jansson). */
 void facts_io_init(void);
+/* A string as JSON whatever its bytes: a JSON string when it is UTF-8, else
+ * {"hex": "..."}; json_bytes_value reverses it (malloc'd; NULL when v is
+ * neither, *len its length when len is not NULL). */
+json_t *json_bytes(const char *s);
+char *json_bytes_value(const json_t *v, size_t *len);
 struct tu_facts *facts_load(const char *buf, size_t len, char **err);
 
 #endif

@@ -1,5 +1,6 @@
 /* isolate.c: see isolate.h. */
 #include "isolate.h"
+#include "pch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,7 +119,7 @@ static json_t *strings(char *const *v, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_bytes(v[i]));
 	return a;
 }
 
@@ -126,17 +127,20 @@ static char *opts_json(const struct parse_opts *o)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "recover", json_boolean(o->recover));
+	json_object_set_new(j, "pch_dir", o->pch ? json_bytes(pch_set_dir(o->pch)) : json_null());
 	json_t *rd = json_array(), *roots = json_array(), *virt = json_array();
 	for (size_t i = 0; o->fc && i < o->fc->nruby_dirs; i++)
-		json_array_append_new(rd, json_string(o->fc->ruby_dirs[i]));
+		json_array_append_new(rd, json_bytes(o->fc->ruby_dirs[i]));
 	for (size_t i = 0; o->fc && i < o->fc->nproject_roots; i++)
-		json_array_append_new(roots, json_string(o->fc->project_roots[i]));
-	for (unsigned i = 0; i < o->nvirtual; i++)
-		json_array_append_new(virt, json_pack("[ss#]", o->virtual_files[i].Filename, o->virtual_files[i].Contents,
-						      (int)o->virtual_files[i].Length));
+		json_array_append_new(roots, json_bytes(o->fc->project_roots[i]));
+	for (unsigned i = 0; i < o->nvirtual; i++) {
+		char *text = xstrndup(o->virtual_files[i].Contents, o->virtual_files[i].Length);
+		json_array_append_new(virt, json_pack("[oo]", json_bytes(o->virtual_files[i].Filename), json_bytes(text)));
+		free(text);
+	}
 	json_object_set_new(j, "ruby_dirs", rd);
 	json_object_set_new(j, "roots", roots);
-	json_object_set_new(j, "stub_name", o->fc && o->fc->stub_name ? json_string(o->fc->stub_name) : json_null());
+	json_object_set_new(j, "stub_name", o->fc && o->fc->stub_name ? json_bytes(o->fc->stub_name) : json_null());
 	json_object_set_new(j, "virtual", virt);
 	char *s = json_dumps(j, JSON_COMPACT);
 	json_decref(j);
@@ -146,9 +150,9 @@ static char *opts_json(const struct parse_opts *o)
 static char *job_json(const struct tu_job *job)
 {
 	json_t *j = json_object();
-	json_object_set_new(j, "file", json_string(job->file));
-	json_object_set_new(j, "display", json_string(job->display ? job->display : job->file));
-	json_object_set_new(j, "directory", job->directory ? json_string(job->directory) : json_null());
+	json_object_set_new(j, "file", json_bytes(job->file));
+	json_object_set_new(j, "display", json_bytes(job->display ? job->display : job->file));
+	json_object_set_new(j, "directory", job->directory ? json_bytes(job->directory) : json_null());
 	json_object_set_new(j, "args", strings(job->args.v, job->args.n));
 	json_object_set_new(j, "dropped", strings(job->dropped.v, job->dropped.n));
 	json_object_set_new(j, "buildless", json_boolean(job->buildless));
@@ -280,8 +284,8 @@ static char **str_array(const json_t *a, size_t *n)
 	*n = json_is_array(a) ? json_array_size(a) : 0;
 	char **v = xcalloc(*n + 1, sizeof(char *));
 	for (size_t i = 0; i < *n; i++) {
-		const char *s = json_string_value(json_array_get(a, i));
-		v[i] = xstrdup(s ? s : "");
+		char *s = json_bytes_value(json_array_get(a, i), NULL);
+		v[i] = s ? s : xstrdup("");
 	}
 	return v;
 }
@@ -291,6 +295,18 @@ static void free_strs(char **v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
+}
+
+static bool worker_entry;
+
+void isolate_enable(void)
+{
+	worker_entry = true;
+}
+
+bool isolate_available(void)
+{
+	return worker_entry;
 }
 
 static void test_hooks(const char *file)
@@ -319,18 +335,17 @@ int isolate_worker_main(void)
 	size_t nrd = 0, nroots = 0;
 	char **rd = str_array(json_object_get(oj, "ruby_dirs"), &nrd);
 	char **roots = str_array(json_object_get(oj, "roots"), &nroots);
-	const char *stub = json_string_value(json_object_get(oj, "stub_name"));
-	char *stub_name = stub ? xstrdup(stub) : NULL;
+	char *stub_name = json_bytes_value(json_object_get(oj, "stub_name"), NULL);
 	const json_t *virt = json_object_get(oj, "virtual");
 	size_t nvirt = json_is_array(virt) ? json_array_size(virt) : 0;
 	struct CXUnsavedFile *vf = xcalloc(nvirt + 1, sizeof(*vf));
 	char **vstore = xcalloc(2 * nvirt + 1, sizeof(char *));
 	for (size_t i = 0; i < nvirt; i++) {
 		const json_t *e = json_array_get(virt, i);
-		const char *path = json_string_value(json_array_get(e, 0));
-		const char *text = json_string_value(json_array_get(e, 1));
-		vstore[2 * i] = xstrdup(path ? path : "");
-		vstore[2 * i + 1] = xstrdup(text ? text : "");
+		char *path = json_bytes_value(json_array_get(e, 0), NULL);
+		char *text = json_bytes_value(json_array_get(e, 1), NULL);
+		vstore[2 * i] = path ? path : xstrdup("");
+		vstore[2 * i + 1] = text ? text : xstrdup("");
 		vf[i].Filename = vstore[2 * i];
 		vf[i].Contents = vstore[2 * i + 1];
 		vf[i].Length = (unsigned long)strlen(vstore[2 * i + 1]);
@@ -347,9 +362,11 @@ int isolate_worker_main(void)
 	po.recover = json_is_true(json_object_get(oj, "recover"));
 	po.virtual_files = vf;
 	po.nvirtual = (unsigned)nvirt;
+	const char *pch_dir = json_string_value(json_object_get(oj, "pch_dir"));
+	po.pch = pch_dir ? pch_set_new(pch_dir) : NULL;
 	json_decref(oj);
 
-	CXIndex idx = clang_createIndex(0, 0);
+	CXIndex idx = clang_createIndex(1, 0); /* as parse.c's workers */
 	int rc = 0;
 	for (;;) {
 		char *jb = read_frame(0, &len, 0, &status);
@@ -363,12 +380,11 @@ int isolate_worker_main(void)
 			break;
 		}
 		struct tu_job job = {0};
-		const char *file = json_string_value(json_object_get(jj, "file"));
-		const char *disp = json_string_value(json_object_get(jj, "display"));
-		job.file = xstrdup(file ? file : "");
-		job.display = xstrdup(disp ? disp : job.file);
-		const char *dir = json_string_value(json_object_get(jj, "directory"));
-		job.directory = dir ? xstrdup(dir) : NULL;
+		char *file = json_bytes_value(json_object_get(jj, "file"), NULL);
+		char *disp = json_bytes_value(json_object_get(jj, "display"), NULL);
+		job.file = file ? file : xstrdup("");
+		job.display = disp ? disp : xstrdup(job.file);
+		job.directory = json_bytes_value(json_object_get(jj, "directory"), NULL);
 		size_t na = 0, nd = 0;
 		char **args = str_array(json_object_get(jj, "args"), &na);
 		char **dropped = str_array(json_object_get(jj, "dropped"), &nd);
@@ -395,6 +411,7 @@ int isolate_worker_main(void)
 		}
 	}
 	clang_disposeIndex(idx);
+	pch_set_free(po.pch);
 	free_strs(rd, nrd);
 	free_strs(roots, nroots);
 	free(stub_name);

@@ -14,6 +14,7 @@
 #ifndef NOGVL_ISOLATE_H
 #define NOGVL_ISOLATE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "parse.h"
@@ -32,5 +33,12 @@ void isolate_stop(struct worker_proc *w);
 /* The worker's main loop (--internal-parse-worker): jobs on stdin, facts on
  * stdout. Returns the process exit status. */
 int isolate_worker_main(void);
+
+/* A program whose main() runs isolate_worker_main() for
+ * --internal-parse-worker says so with isolate_enable() (nogvl-lint, the
+ * corpus runner); elsewhere (unit tests) files are parsed in the process
+ * whatever the time limit. */
+void isolate_enable(void);
+bool isolate_available(void);
 
 #endif

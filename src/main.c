@@ -77,7 +77,8 @@ int main(int argc, char **argv)
 {
 	facts_io_init();
 	if (argc == 2 && strcmp(argv[1], "--internal-parse-worker") == 0)
-		return isolate_worker_main(); /* a parser process of --tu-timeout */
+		return isolate_worker_main(); /* a parser process (isolate.h) */
+	isolate_enable();
 	struct options o;
 	options_init(&o);
 	int rc = options_parse(&o, argc, argv, stderr);

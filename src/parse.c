@@ -622,13 +622,14 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	if (o->pch && !o->no_pch) {
 		char *fdir = path_dirname(job->file);
 		struct pch_prefix *pre = pch_dir_shadows(fdir) ? NULL : pch_eligible(text, len, fdir, args.v, args.n);
+		bool built = false;
 		if (pre)
 			pch = pch_for(o->pch, cxindex, job, args.v, args.n, extra_clang_args, ARRAY_SIZE(extra_clang_args),
-				      o, pre);
+				      o, pre, &built);
 		pch_prefix_free(pre);
 		free(fdir);
-		if (!pch)
-			pch_note(o->pch, PCH_INELIGIBLE);
+		tu->pch_built = built;
+		tu->pch_use = pch ? PCH_USE_USED : PCH_USE_INELIGIBLE;
 	}
 	enum CXErrorCode err = CXError_Success;
 	CXTranslationUnit ctu = do_parse(cxindex, job, &args, o, NULL, NULL, pch, &err);
@@ -637,10 +638,8 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		if (ctu)
 			clang_disposeTranslationUnit(ctu);
 		pch = NULL;
-		pch_note(o->pch, PCH_FELL_BACK);
+		tu->pch_use = PCH_USE_FELL_BACK;
 		ctu = do_parse(cxindex, job, &args, o, NULL, NULL, NULL, &err);
-	} else if (pch) {
-		pch_note(o->pch, PCH_USED);
 	}
 	if (!ctu || err != CXError_Success) {
 		const char *why = err == CXError_Crashed ? "libclang crashed while parsing"
@@ -757,7 +756,7 @@ struct pool {
 static struct tu_facts *parse_here(CXIndex idx, const struct tu_job *job, const struct parse_opts *o,
 				   struct flag_cache *flags, struct worker_proc *proc)
 {
-	if (o->tu_timeout > 0)
+	if (o->tu_timeout > 0 && isolate_available())
 		return isolate_parse(proc, job, o);
 	return parse_one_cached(idx, job, o, flags);
 }
@@ -813,8 +812,9 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 	/* the shared Ruby-header preamble lives as long as this call */
 	struct parse_opts local = *o_in;
 	const struct parse_opts *o = &local;
-	if (!local.no_pch && local.tu_timeout <= 0 && n > 1)
-		local.pch = pch_set_new();
+	/* with --tu-timeout each worker process keeps its own set, below this one */
+	if (!local.no_pch && n > 1)
+		local.pch = pch_set_new(NULL);
 	struct tu_facts **out = xcalloc(n ? n : 1, sizeof(*out));
 	struct pool p = {.jobs = jobs, .n = n, .o = o, .out = out};
 	atomic_init(&p.next, 0);
@@ -849,6 +849,20 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 	}
 	pthread_mutex_destroy(&p.progress_lock);
 	flag_cache_free(&p.flags);
+	if (local.pch) {
+		unsigned used = 0, back = 0, inel = 0, built = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (!out[i])
+				continue;
+			built += out[i]->pch_built;
+			used += out[i]->pch_use == PCH_USE_USED;
+			back += out[i]->pch_use == PCH_USE_FELL_BACK;
+			inel += out[i]->pch_use == PCH_USE_INELIGIBLE;
+		}
+		if (used + back + inel)
+			log_verbose(1, "precompiled Ruby headers: %u built, %u files used them, %u fell back, %u not eligible",
+				    built, used, back, inel);
+	}
 	pch_set_free(local.pch);
 	for (size_t i = 0; i < n; i++)
 		if (!out[i]) {

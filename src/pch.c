@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,13 +48,16 @@ struct pch_set {
 	struct hmap by_rest; /* key of the arguments without -D/-U -> the first entry built for them */
 	strlist keys;
 	unsigned n; /* built */
-	/* for -v: files parsed with a preamble, and those that had to fall back */
-	atomic_uint used, fell_back, ineligible;
 };
 
-struct pch_set *pch_set_new(void)
+const char *pch_set_dir(const struct pch_set *ps)
 {
-	const char *tmp = getenv("TMPDIR");
+	return ps ? ps->dir : NULL;
+}
+
+struct pch_set *pch_set_new(const char *under)
+{
+	const char *tmp = under ? under : getenv("TMPDIR");
 	char *tmpl = xasprintf("%s/nogvl-lint-pch.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(tmpl)) {
 		free(tmpl);
@@ -68,27 +70,10 @@ struct pch_set *pch_set_new(void)
 	return ps;
 }
 
-void pch_note(struct pch_set *ps, enum pch_outcome what)
-{
-	if (!ps)
-		return;
-	if (what == PCH_USED)
-		atomic_fetch_add(&ps->used, 1);
-	else if (what == PCH_FELL_BACK)
-		atomic_fetch_add(&ps->fell_back, 1);
-	else
-		atomic_fetch_add(&ps->ineligible, 1);
-}
-
 void pch_set_free(struct pch_set *ps)
 {
 	if (!ps)
 		return;
-	unsigned used = atomic_load(&ps->used), back = atomic_load(&ps->fell_back),
-		 inel = atomic_load(&ps->ineligible);
-	if (used + back + inel)
-		log_verbose(1, "precompiled Ruby headers: %u built, %u files used them, %u fell back, %u not eligible",
-			    ps->n, used, back, inel);
 	hmap_foreach(&ps->by_key, e)
 	{
 		struct pch_entry *pe = e->val;
@@ -107,6 +92,31 @@ void pch_set_free(struct pch_set *ps)
 	hmap_free(&ps->by_key);
 	hmap_free(&ps->by_rest);
 	strlist_free(&ps->keys);
+	/* the sets of worker processes (--tu-timeout) made below this one:
+	 * a worker that was stopped could not remove its own */
+	DIR *d = opendir(ps->dir);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		char *sub = path_join(ps->dir, de->d_name);
+		DIR *sd = opendir(sub);
+		struct dirent *se;
+		while (sd && (se = readdir(sd)) != NULL) {
+			if (se->d_name[0] == '.')
+				continue;
+			char *f = path_join(sub, se->d_name);
+			unlink(f);
+			free(f);
+		}
+		if (sd)
+			closedir(sd);
+		if (rmdir(sub) != 0)
+			unlink(sub);
+		free(sub);
+	}
+	if (d)
+		closedir(d);
 	rmdir(ps->dir);
 	free(ps->dir);
 	pthread_mutex_destroy(&ps->lock);
@@ -707,7 +717,8 @@ static bool shadows_tail(struct pch_entry *pe, const char *dir)
 /* The entry for args, built if it is new; waits while another thread builds
  * it. Called and returns with ps->lock held. */
 static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
-				   size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o)
+				   size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o,
+				   bool *built)
 {
 	char *key = pch_key(job, args, nargs);
 	struct pch_entry *pe = hmap_get(&ps->by_key, key);
@@ -726,6 +737,7 @@ static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct
 		pe->state = path ? PCH_READY : PCH_FAILED;
 		if (path) {
 			ps->n++;
+			*built = true;
 			if (log_verbosity >= 3)
 				for (size_t i = 0; i < nargs; i++)
 					if (args[i][0] == '-' && (args[i][1] == 'D' || args[i][1] == 'U'))
@@ -769,8 +781,9 @@ static char *macro_arg(const char *const *args, size_t nargs, size_t i, size_t *
  * those defines, and each file's parse still passes all of its own. */
 const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
 		    const char *const *extra, size_t nextra, const struct parse_opts *o,
-		    const struct pch_prefix *prefix)
+		    const struct pch_prefix *prefix, bool *built)
 {
+	*built = false;
 	if (!ps)
 		return NULL;
 	const struct prefix *pre = (const struct prefix *)prefix;
@@ -817,7 +830,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	if (hmap_has(&ps->by_key, full_key) || !src || src->state != PCH_READY || !src->idents_known) {
 		for (size_t i = 0; i < defs.n; i++)
 			vec_push(&rest, defs.v[i]);
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, built);
 		rest.n = n0;
 		if (!hmap_has(&ps->by_rest, rest_key)) {
 			vec_push(&ps->keys, rest_key);
@@ -831,7 +844,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 				vec_push(&rest, defs.v[i]);
 			else
 				dropped = true;
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, built);
 		rest.n = n0;
 		/* the defines it was built with may pull in headers that mention
 		 * a define it was built without */

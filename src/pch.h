@@ -28,9 +28,12 @@
 struct tu_job;
 struct pch_set;
 
-/* A set for one run; NULL when no temporary directory could be made. */
-struct pch_set *pch_set_new(void);
-void pch_set_free(struct pch_set *ps); /* removes the files */
+/* A set for one run, in a new directory below `under` (NULL: $TMPDIR or
+ * /tmp); NULL when no directory could be made. */
+struct pch_set *pch_set_new(const char *under);
+/* Removes its files, and what worker processes' sets left below it. */
+void pch_set_free(struct pch_set *ps);
+const char *pch_set_dir(const struct pch_set *ps);
 
 /* Does the file text reach ruby.h (unconditionally, with nothing but
  * includes, conditionals, #define and #undef before it)? NULL if not; else
@@ -42,15 +45,11 @@ void pch_prefix_free(struct pch_prefix *p);
 
 struct parse_opts;
 
-/* The PCH for these arguments (built on first use), or NULL. extra are the
+/* The PCH for these arguments (built on first use: *built), or NULL. extra are the
  * arguments every parse adds (diagnostic options). */
 const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
 		    const char *const *extra, size_t nextra, const struct parse_opts *o,
-		    const struct pch_prefix *prefix);
-
-enum pch_outcome { PCH_USED, PCH_FELL_BACK, PCH_INELIGIBLE };
-/* Counts a file's outcome for the -v summary. */
-void pch_note(struct pch_set *ps, enum pch_outcome what);
+		    const struct pch_prefix *prefix, bool *built);
 
 /* A directory that holds its own ruby.h, ruby/ or extconf.h would change what
  * the shared preamble means for files there. */

@@ -25,6 +25,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "isolate.h"
+#include "facts_io.h"
 #include "cli.h"
 #include "compdb.h"
 #include "log.h"
@@ -375,6 +377,11 @@ static void cases_of(const char *dir, strlist *cases)
 
 int main(int argc, char **argv)
 {
+	/* files are parsed in worker processes: this program re-executed (isolate.h) */
+	if (argc == 2 && strcmp(argv[1], "--internal-parse-worker") == 0)
+		return isolate_worker_main();
+	isolate_enable();
+	facts_io_init();
 	bool bless = false;
 	strlist cases = {0};
 	for (int i = 1; i < argc; i++) {

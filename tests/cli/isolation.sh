@@ -1,9 +1,11 @@
-# --tu-timeout: each file is parsed in a worker process; a file that hangs or
-# crashes the parser is reported as not analysed with its name and the
-# reason, the other files keep their results, and the exit status says the
-# analysis was incomplete (3) unless findings fail the run (1).
-# The hang and the crash come from the worker's documented test hooks
-# (NOGVL_LINT_TEST_HANG / NOGVL_LINT_TEST_CRASH, see src/isolate.h).
+# Files are parsed in worker processes (by default; --tu-timeout sets the
+# limit): a file that hangs or crashes the parser is reported as not analysed
+# with its name and the reason, the other files keep their results, and the
+# exit status says the analysis was incomplete (3) unless findings fail the
+# run (1). The first hang and crash come from the worker's documented test
+# hooks (NOGVL_LINT_TEST_HANG / NOGVL_LINT_TEST_CRASH, see src/isolate.h); then
+# real ones: an include of a FIFO (libclang waits for a writer forever) and a
+# 20,000-deep else-if chain (libclang's parser overflows its stack).
 . "$(dirname "$0")/lib/common.sh"
 
 mkdir -p "$T/gem"
@@ -14,7 +16,7 @@ write_bad_ext "$T/gem/c_bad.c"
 cd "$T/gem" || exit 1
 
 # the same results as in-process parsing
-run a_good.c c_bad.c
+run --tu-timeout 0 a_good.c c_bad.c
 cp "$OUT" "$T/threads.txt"
 run --tu-timeout 60 a_good.c c_bad.c
 expect_rc 1 "isolated run with an error finding"
@@ -23,12 +25,12 @@ cmp -s "$OUT" "$T/threads.txt" || { diff "$T/threads.txt" "$OUT"; fail "isolated
 # a hang: stopped after the time limit, the rest analysed
 start=$(date +%s)
 rc=0
-NOGVL_LINT_TEST_HANG=b_hangs timeout 60 "$BIN" --tu-timeout 2 --jobs 2 a_good.c b_hangs.c >"$OUT" 2>"$ERR" || rc=$?
+NOGVL_LINT_TEST_HANG=b_hangs timeout 60 "$BIN" --tu-timeout 6 --jobs 2 a_good.c b_hangs.c >"$OUT" 2>"$ERR" || rc=$?
 end=$(date +%s)
 [ "$rc" != 124 ] || fail "the run itself hung"
 expect_rc 3 "a file timed out, nothing else to report"
-[ $((end - start)) -lt 30 ] || fail "took $((end - start)) s with a 2 s limit"
-expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: parsing took longer than 2 s (--tu-timeout); stopped$' "timeout message"
+[ $((end - start)) -lt 40 ] || fail "took $((end - start)) s with a 6 s limit"
+expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: parsing took longer than 6 s (--tu-timeout); stopped$' "timeout message"
 expect_out '^1 file analysed (0 with parse errors), 1 could not be analysed, 0 findings' "summary"
 
 # a crash: reported, the other files' findings kept
@@ -38,5 +40,53 @@ expect_rc 1 "a crash and an error finding"
 expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: the parser crashed (signal 6)$' "crash message"
 expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "the other file's finding"
 expect_out '^2 files analysed (0 with parse errors), 1 could not be analysed, ' "summary after a crash"
-ps -eo args | grep -q '[-]-internal-parse-worker' && fail "a worker process was left behind"
+# (only this run's workers: other tests may be running theirs; ours have the
+# gem directory as their working directory)
+for p in /proc/[0-9]*; do
+	[ "$(readlink "$p/cwd" 2>/dev/null)" = "$T/gem" ] || continue
+	tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -q -- '--internal-parse-worker' &&
+		fail "a worker process was left behind: $p"
+done
+
+# the default (no option) isolates too
+rc=0
+NOGVL_LINT_TEST_CRASH=b_hangs timeout 60 "$BIN" --jobs 2 b_hangs.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
+expect_rc 1 "default: a crash and an error finding"
+expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: the parser crashed' "default: crash message"
+expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "default: the other file's finding"
+
+# real libclang hangs and crashes
+mkdir -p "$T/real" && cd "$T/real" || exit 1
+write_bad_ext "$T/real/c_bad.c"
+mkfifo fifo.h || fail "mkfifo"
+printf '#include <ruby.h>\n#include "fifo.h"\nint x;\n' >a_fifo.c
+rc=0
+timeout 120 "$BIN" --tu-timeout 10 --jobs 2 a_fifo.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
+[ "$rc" != 124 ] || fail "an include of a FIFO hung the run"
+expect_rc 1 "FIFO include: the other file's error"
+expect_err '^nogvl-lint: warning: a_fifo.c: not analysed: parsing took longer than 10 s' "FIFO include: timed out"
+expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "FIFO include: the other file's finding"
+rm -f a_fifo.c fifo.h
+# (not under the sanitizers: ASan would report the worker's stack overflow,
+# which is the point of the worker, as a finding of its own)
+if [ -z "${ASAN_OPTIONS:-}" ]; then
+	{
+		echo '#include <ruby.h>'
+		echo 'int deep(int x) {'
+		echo '	if (x == 0) return 0;'
+		i=1
+		while [ $i -lt 20000 ]; do
+			echo "	else if (x == $i) return $i;"
+			i=$((i + 1))
+		done
+		echo '	return -1;'
+		echo '}'
+	} >b_deep.c
+	rc=0
+	timeout 120 "$BIN" --jobs 2 b_deep.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
+	expect_rc 1 "deep else-if: the other file's error"
+	expect_err '^nogvl-lint: warning: b_deep.c: not analysed: the parser crashed' "deep else-if: crash reported"
+	expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "deep else-if: the other file's finding"
+	expect_out '^1 file analysed (0 with parse errors), 1 could not be analysed, ' "deep else-if: summary"
+fi
 exit 0

@@ -83,7 +83,8 @@ cat >"$G/ext/defines/f.c" <<'C'
 VALUE f_run(VALUE self) { return self; }
 C
 
-run -v --format json --fail-level none "$G"
+# one parser (each worker process has its own preambles)
+run -v --jobs 1 --format json --fail-level none "$G"
 expect_rc 0 "with the preamble"
 grep -q "precompiled Ruby headers: 1 built, 3 files used them, 0 fell back, 3 not eligible" "$ERR" ||
 	fail "expected a.c, b.c and e.c to use one preamble, c.c, d.c and f.c not to"
@@ -92,7 +93,7 @@ jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/on.json" || fail "no JS
 jq -e '[.findings[] | select(.rule == "ruby-api-without-gvl")] | length >= 2' "$OUT" >/dev/null ||
 	fail "expected the Ruby API calls without the GVL to be found"
 
-run --no-pch -v --format json --fail-level none "$G"
+run --no-pch -v --jobs 1 --format json --fail-level none "$G"
 expect_rc 0 "--no-pch"
 grep -q "precompiled" "$ERR" && fail "--no-pch still used a preamble"
 jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/off.json" || fail "no JSON with --no-pch"
@@ -107,4 +108,11 @@ cmp -s "$T/facts-on.txt" "$T/facts-off.txt" || { diff "$T/facts-on.txt" "$T/fact
 "$BIN" --dump-facts "$SRC/corpus" >"$T/corpus-on.txt" 2>/dev/null
 "$BIN" --no-pch --dump-facts "$SRC/corpus" >"$T/corpus-off.txt" 2>/dev/null
 cmp -s "$T/corpus-on.txt" "$T/corpus-off.txt" || { diff "$T/corpus-on.txt" "$T/corpus-off.txt" | head -30; fail "corpus facts differ with the preamble"; }
+
+# and parsed on threads in this process (--tu-timeout 0): the same again
+"$BIN" --tu-timeout 0 --dump-facts "$G" >"$T/facts-threads.txt" 2>/dev/null
+cmp -s "$T/facts-on.txt" "$T/facts-threads.txt" || { diff "$T/facts-on.txt" "$T/facts-threads.txt" | head -30; fail "facts differ on threads"; }
+run -v --tu-timeout 0 --format json --fail-level none "$G"
+grep -q "precompiled Ruby headers: 1 built, 3 files used them, 0 fell back, 3 not eligible" "$ERR" ||
+	fail "threads: expected one preamble shared by a.c, b.c and e.c"
 exit 0
