@@ -32,6 +32,16 @@ static bool guarded(const struct tu_facts *tu, uint32_t line, const char *flag)
 	return false;
 }
 
+/* Is the whole file built only on Rubies that have the flag? extconf.rb adds
+ * it to $srcs only under `if have_func("f")` (io-event's worker pool), and
+ * every rb_fiber_scheduler_blocking_operation_* function shipped with or
+ * after RB_NOGVL_OFFLOAD_SAFE (3.4: _wait; 4.0: _extract/_execute/_cancel).
+ * None of them implies RB_NOGVL_PENDING_INTR_FAIL (4.1). */
+static bool built_only_with_flag(const struct tu_facts *tu, int flag)
+{
+	return flag == 0 && tu->build_probe && str_starts(tu->build_probe, "rb_fiber_scheduler_blocking_operation_");
+}
+
 /* `#ifdef RB_NOGVL_OFFLOAD_SAFE` itself is recorded as a use of the macro. */
 static bool on_directive_line(const struct tu_facts *tu, uint32_t line)
 {
@@ -53,7 +63,7 @@ static void run(struct rule_ctx *rc)
 			const struct macro_exp *me = &tu->macro_exps.v[i];
 			int k = str_in_list(me->name, new_flags, ARRAY_SIZE(new_flags));
 			if (k < 0 || has_fallback(tu, me->name) || guarded(tu, me->loc.line, me->name) ||
-			    on_directive_line(tu, me->loc.line))
+			    on_directive_line(tu, me->loc.line) || built_only_with_flag(tu, k))
 				continue;
 			rule_report(rc, &me->loc, NULL,
 				    "'%s' is used without #ifdef or a fallback define: Ruby before %s does not define it, "

@@ -23,6 +23,8 @@ void extconf_info_free(struct extconf_info *ei)
 	strlist_free(&ei->defines);
 	strlist_free(&ei->include_dirs);
 	strlist_free(&ei->notes);
+	strlist_free(&ei->cond_srcs);
+	strlist_free(&ei->cond_probes);
 }
 
 static void add_unique(strlist *l, char *s)
@@ -193,6 +195,170 @@ static const char *find_call(const char *line, const char *name)
 	return NULL;
 }
 
+/* ---- sources built only under a have_func condition ---- */
+
+/* Does t start with the Ruby keyword kw (followed by a non-identifier)? */
+static bool kw_at(const char *t, const char *kw)
+{
+	size_t n = strlen(kw);
+	return strncmp(t, kw, n) == 0 && !(isalnum((unsigned char)t[n]) || t[n] == '_' || t[n] == '?' ||
+					  t[n] == '!' || t[n] == ':');
+}
+
+/* Does the (trimmed) line end with the keyword `end` (a one-line block)? */
+static bool ends_with_end(const char *t)
+{
+	size_t n = strlen(t);
+	while (n && isspace((unsigned char)t[n - 1]))
+		n--;
+	return n >= 4 && strncmp(t + n - 3, "end", 3) == 0 && !(isalnum((unsigned char)t[n - 4]) || t[n - 4] == '_');
+}
+
+/* The function a condition requires: `have_func("f")`, possibly and-ed with
+ * other tests; NULL for anything negated or or-ed, where the source may be
+ * built without it. */
+static char *probe_of_condition(const char *cond)
+{
+	if (strstr(cond, " or ") || strstr(cond, "||") || strchr(cond, '!') || strstr(cond, "not "))
+		return NULL;
+	const char *a = find_call(cond, "have_func");
+	if (!a)
+		return NULL;
+	strlist args = {0};
+	literal_args(a, &args);
+	char *r = NULL;
+	if (args.n && *args.v[0]) {
+		char *paren = strchr(args.v[0], '(');
+		if (paren)
+			*paren = '\0';
+		r = xstrdup(args.v[0][0] == '&' ? args.v[0] + 1 : args.v[0]);
+	}
+	strlist_free(&args);
+	return r;
+}
+
+/* Opens or closes a Ruby block on this (comment-stripped) line: blocks[] holds,
+ * per open block, the function its condition requires or NULL. */
+static void track_blocks(const char *line, strlist *blocks)
+{
+	const char *t = line;
+	while (*t == ' ' || *t == '\t')
+		t++;
+	if (kw_at(t, "end") || *t == '}') {
+		if (blocks->n) {
+			free(blocks->v[blocks->n - 1]);
+			blocks->n--;
+		}
+		return;
+	}
+	if (kw_at(t, "else") || kw_at(t, "elsif") || kw_at(t, "when") || kw_at(t, "rescue") ||
+	    kw_at(t, "ensure")) {
+		/* another branch: the condition of the block no longer holds */
+		if (blocks->n) {
+			free(blocks->v[blocks->n - 1]);
+			blocks->v[blocks->n - 1] = NULL;
+		}
+		return;
+	}
+	if (ends_with_end(t))
+		return;
+	if (kw_at(t, "if")) {
+		vec_push(blocks, probe_of_condition(t + 2));
+		return;
+	}
+	static const char *const openers[] = {"unless", "while", "until", "case", "begin", "def", "class", "module"};
+	for (size_t i = 0; i < ARRAY_SIZE(openers); i++)
+		if (kw_at(t, openers[i])) {
+			vec_push(blocks, NULL);
+			return;
+		}
+	if (strstr(t, "= if ") || strstr(t, "= unless ") || strstr(t, "= case ") || strstr(t, "= begin")) {
+		vec_push(blocks, NULL);
+		return;
+	}
+	/* `... do`, `... do |x|`, `... {`, `... { |x|` at the end of the line */
+	size_t n = strlen(t);
+	while (n && isspace((unsigned char)t[n - 1]))
+		n--;
+	if (n && t[n - 1] == '|') {
+		const char *bar = NULL;
+		for (size_t k = n - 1; k > 0; k--)
+			if (t[k - 1] == '|') {
+				bar = t + k - 1;
+				break;
+			}
+		if (bar) {
+			n = (size_t)(bar - t);
+			while (n && isspace((unsigned char)t[n - 1]))
+				n--;
+		}
+	}
+	if ((n >= 3 && strncmp(t + n - 2, "do", 2) == 0 && (isspace((unsigned char)t[n - 3]) || t[n - 3] == ')')) ||
+	    (n >= 1 && t[n - 1] == '{'))
+		vec_push(blocks, NULL);
+}
+
+/* `$srcs << "a.c"`, `$srcs.push(...)`, `$srcs += [...]` under a have_func
+ * condition (enclosing, or a trailing `if have_func(...)`). */
+static void note_cond_srcs(const char *line, const strlist *blocks, struct extconf_info *out)
+{
+	const char *s = strstr(line, "$srcs");
+	if (!s || !(strstr(s, "<<") || strstr(s, ".push") || strstr(s, "+=") || strstr(s, ".concat") ||
+		    strstr(s, ".unshift")))
+		return;
+	char *probe = NULL;
+	const char *mod = strstr(s, " if ");
+	if (mod)
+		probe = probe_of_condition(mod + 4);
+	else if (strstr(s, " unless "))
+		return;
+	for (size_t i = blocks->n; !probe && i > 0; i--)
+		if (blocks->v[i - 1])
+			probe = xstrdup(blocks->v[i - 1]);
+	if (!probe)
+		return;
+	const char *end = mod ? mod : s + strlen(s);
+	for (const char *p = s; p < end && *p; p++) {
+		if (*p != '"' && *p != '\'')
+			continue;
+		char *lit = read_literal(&p);
+		if (lit && *lit) {
+			vec_push(&out->cond_srcs, lit);
+			vec_push(&out->cond_probes, xstrdup(probe));
+		} else {
+			free(lit);
+		}
+		if (!*p)
+			break;
+	}
+	free(probe);
+}
+
+const char *extconf_build_probe(const struct extconf_info *ei, const char *file)
+{
+	if (!ei || !ei->cond_srcs.n)
+		return NULL;
+	char *dir = path_dirname(ei->path);
+	const char *found = NULL;
+	for (size_t i = 0; i < ei->cond_srcs.n && !found; i++) {
+		const char *src = ei->cond_srcs.v[i];
+		bool match;
+		if (strchr(src, '/')) {
+			char *p = path_join(dir, src);
+			match = strcmp(p, file) == 0;
+			free(p);
+		} else {
+			/* a bare name, found through $VPATH: any directory below */
+			const char *base = strrchr(file, '/');
+			match = base && strcmp(base + 1, src) == 0 && path_is_below(file, dir);
+		}
+		if (match)
+			found = ei->cond_probes.v[i];
+	}
+	free(dir);
+	return found;
+}
+
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
 {
 	struct ruby_text rt = {ruby_dirs, NULL, false};
@@ -202,6 +368,7 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 	unsigned pending_age = 0;
 	struct strbuf wacc = {0};     /* a %w[...] list being read */
 	char wclose = 0;              /* its closing bracket while it is open */
+	strlist blocks = {0};         /* open Ruby blocks: the function each requires, or NULL */
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* strip comments (outside literals, roughly) */
 		char *hash = NULL;
@@ -218,6 +385,8 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		}
 		if (hash)
 			*hash = '\0';
+		note_cond_srcs(line, &blocks, out);
+		track_blocks(line, &blocks);
 
 		/* %w[...] word lists, possibly over several lines */
 		const char *w = NULL, *wend = NULL;
@@ -361,6 +530,7 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		pending_age++;
 	}
 	strlist_free(&pending_words);
+	strlist_free(&blocks);
 	sb_free(&wacc);
 	free(copy);
 	free(rt.all);

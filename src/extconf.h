@@ -18,11 +18,20 @@ struct extconf_info {
 	strlist defines;     /* NAME or NAME=VALUE */
 	strlist include_dirs;/* absolute */
 	strlist notes;       /* what was assumed, for -v */
+	/* sources added to $srcs only inside `if have_func("NAME")`: cond_srcs[i]
+	 * (as written, relative to the extconf.rb's directory) is built only
+	 * where cond_probes[i] (the function NAME) exists */
+	strlist cond_srcs, cond_probes;
 };
 
 /* Parses extconf.rb text. ruby_dirs answer Ruby probes (may be NULL). */
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out);
 void extconf_info_free(struct extconf_info *ei);
+
+/* The function whose have_func probe decides whether extconf.rb builds the
+ * source file `file` (absolute) at all, or NULL when it is built
+ * unconditionally or the condition is not a have_func. */
+const char *extconf_build_probe(const struct extconf_info *ei, const char *file);
 
 /* mkmf's tr_cpp: "foo/bar.h" -> "FOO_BAR_H". */
 char *mkmf_cpp_name(const char *s);

@@ -338,6 +338,9 @@ struct tu_facts {
 	double parse_seconds;
 	uint8_t pch_use;       /* enum pch_use: how the shared Ruby-header preamble served this parse */
 	uint8_t pch_built;     /* preambles this parse had to build */
+	/* extconf.rb builds this file only where this function exists (from the
+	 * job, not the parse: not stored in the facts) */
+	const char *build_probe;
 
 	VEC(struct func) funcs;
 	VEC(struct var) vars;

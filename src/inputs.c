@@ -349,6 +349,9 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 				vec_push(&j.args, xasprintf("-D%s", ei->defines.v[k]));
 			for (size_t k = 0; k < ei->include_dirs.n; k++)
 				vec_push(&j.args, xasprintf("-I%s", ei->include_dirs.v[k]));
+			const char *probe = extconf_build_probe(ei, j.file);
+			if (probe)
+				j.build_probe = xstrdup(probe);
 		}
 		for (size_t k = 0; k < buildless_ndefines; k++)
 			vec_push(&j.args, xasprintf("-D%s", buildless_defines[k]));
@@ -519,8 +522,19 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 	for (size_t i = 0; i < in->roots.n; i++)
 		add_dir(&in->write_roots, in->roots.v[i]);
 	/* roots are fixed only now; the common args go last */
-	for (size_t i = 0; i < in->jobs.n; i++)
-		add_common_args(o, in, &in->jobs.v[i]);
+	struct extconf_cache ec = {0};
+	ec.ruby_dirs = &in->rh.dirs;
+	for (size_t i = 0; i < in->jobs.n; i++) {
+		struct tu_job *j = &in->jobs.v[i];
+		add_common_args(o, in, j);
+		/* a source extconf.rb builds only under a have_func condition */
+		char *fd = path_dirname(j->file);
+		const char *probe = extconf_build_probe(extconf_for(&ec, fd, in->roots.v, in->roots.n), j->file);
+		if (probe)
+			j->build_probe = xstrdup(probe);
+		free(fd);
+	}
+	extconf_cache_free(&ec);
 	if (!db.entries.n)
 		vec_push(&in->warnings, xasprintf("%s: no entries", o->compile_commands));
 	strlist_free(&only);

@@ -35,6 +35,7 @@ void tu_job_free(struct tu_job *j)
 {
 	free(j->file);
 	free(j->display);
+	free(j->build_probe);
 	free(j->directory);
 	for (size_t i = 0; i < j->args.n; i++)
 		free(j->args.v[i]);
@@ -700,7 +701,10 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 
 struct tu_facts *parse_one(void *cxindex, const struct tu_job *job, const struct parse_opts *o)
 {
-	return parse_one_cached(cxindex, job, o, NULL);
+	struct tu_facts *tu = parse_one_cached(cxindex, job, o, NULL);
+	if (tu && job->build_probe)
+		tu->build_probe = intern(&tu->pool, job->build_probe);
+	return tu;
 }
 
 struct incl_ctx {
@@ -795,6 +799,8 @@ static void *worker(void *arg)
 		if (i >= p->n)
 			break;
 		p->out[i] = parse_or_reuse(idx, &p->jobs[i], p->o, &p->flags, &proc);
+		if (p->out[i] && p->jobs[i].build_probe)
+			p->out[i]->build_probe = intern(&p->out[i]->pool, p->jobs[i].build_probe);
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->o->progress) {
 			pthread_mutex_lock(&p->progress_lock);

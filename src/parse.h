@@ -16,6 +16,9 @@ struct tu_job {
 	strlist dropped;  /* flags dropped from the compile command */
 	bool buildless;
 	bool cxx;
+	/* extconf.rb builds this file only where this function exists
+	 * (`if have_func("...")` around `$srcs << file`), or NULL */
+	char *build_probe;
 };
 
 void tu_job_free(struct tu_job *j);

@@ -153,6 +153,50 @@ static void test_extconf__comments_and_interpolation(void **state)
 	extconf_info_free(&ei);
 }
 
+/* Sources added to $srcs under a have_func condition, and what does not count. */
+static void test_extconf__conditional_sources(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse("$srcs = ['a.c']\n"
+		      "if have_func('rb_new_api') # newer Rubies\n"
+		      "  if have_header('pthread.h')\n"
+		      "    $srcs << 'sub/pool.c'\n"
+		      "  end\n"
+		      "  %w[x y].each do |n|\n"
+		      "    $srcs.push(\"#{n}.c\")\n"
+		      "  end\n"
+		      "  $srcs << 'after_block.c'\n"
+		      "else\n"
+		      "  $srcs << 'fallback.c'\n"
+		      "end\n"
+		      "$srcs << 'outside.c'\n"
+		      "$srcs << 'modifier.c' if have_func(\"rb_other\") && have_header('x.h')\n"
+		      "$srcs << 'either.c' if have_func('rb_a') || have_func('rb_b')\n"
+		      "unless have_func('rb_old')\n"
+		      "  $srcs << 'negated.c'\n"
+		      "end\n"
+		      "if have_func('rb_one_liner') then $srcs << 'one.c' end\n"
+		      "$srcs << 'after_one_liner.c'\n",
+		      "/gem/ext", &rh.dirs, &ei);
+	assert_int_equal(ei.cond_srcs.n, ei.cond_probes.n);
+	struct extconf_info view = {.path = "/gem/ext/extconf.rb", .cond_srcs = ei.cond_srcs, .cond_probes = ei.cond_probes};
+	assert_string_equal(extconf_build_probe(&view, "/gem/ext/sub/pool.c"), "rb_new_api");
+	assert_string_equal(extconf_build_probe(&view, "/gem/ext/after_block.c"), "rb_new_api");
+	assert_string_equal(extconf_build_probe(&view, "/gem/ext/modifier.c"), "rb_other");
+	assert_null(extconf_build_probe(&view, "/gem/ext/a.c"));
+	assert_null(extconf_build_probe(&view, "/gem/ext/fallback.c"));
+	assert_null(extconf_build_probe(&view, "/gem/ext/outside.c"));
+	assert_null(extconf_build_probe(&view, "/gem/ext/either.c"));
+	assert_null(extconf_build_probe(&view, "/gem/ext/negated.c"));
+	assert_null(extconf_build_probe(&view, "/gem/ext/after_one_liner.c"));
+	/* a path with a directory names that file only */
+	assert_null(extconf_build_probe(&view, "/gem/ext/other/sub/pool.c"));
+	assert_null(extconf_build_probe(&view, "/gem/ext/pool.c"));
+	extconf_info_free(&ei);
+}
+
 /* The nearest extconf.rb, looked up from a file's directory within the roots. */
 static void test_extconf__nearest(void **state)
 {
@@ -191,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__word_lists),
 		cmocka_unit_test(test_extconf__defs_and_flags),
 		cmocka_unit_test(test_extconf__comments_and_interpolation),
+		cmocka_unit_test(test_extconf__conditional_sources),
 		cmocka_unit_test(test_extconf__nearest),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
