@@ -102,10 +102,10 @@ static void run(struct rule_ctx *rc)
 		const struct func *f = mf->f;
 		for (uint32_t i = s->ev + 1; i < f->nevents; i++) {
 			const struct event *e = &f->events[i];
-			if (e->kind != EV_CALL || !is_cleanup(e->u.call.name))
+			if (e->kind != EV_CALL || !is_cleanup(e->u.call->name))
 				continue;
 			struct ref r;
-			if (!freed_ref(&e->u.call, &r))
+			if (!freed_ref(e->u.call, &r))
 				continue;
 			/* allocated (or locked) again after the call: not at risk from it.
 			 * The release call's own result (salt = rb_thread_call_without_gvl(...))
@@ -113,13 +113,13 @@ static void run(struct rule_ctx *rc)
 			bool fresh = false;
 			for (uint32_t j = s->ev + 1; j < i && !fresh; j++) {
 				const struct event *a = &f->events[j];
-				if (a->kind == EV_ASSIGN && a->u.assign.lhs.var == r.var &&
-				    path_prefix(a->u.assign.lhs.path, r.path) &&
-				    !(a->u.assign.rhs.kind == EX_CALL && a->u.assign.rhs.call == (int32_t)s->ev))
+				if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var &&
+				    path_prefix(a->u.assign->lhs.path, r.path) &&
+				    !(a->u.assign->rhs.kind == EX_CALL && a->u.assign->rhs.call == (int32_t)s->ev))
 					fresh = true;
-				if (a->kind == EV_CALL && str_eq(e->u.call.name, "rb_str_unlocktmp") &&
-				    str_eq(a->u.call.name, "rb_str_locktmp") && a->u.call.nargs &&
-				    a->u.call.args[0].kind == EX_REF && ref_same(&a->u.call.args[0].ref, &r))
+				if (a->kind == EV_CALL && str_eq(e->u.call->name, "rb_str_unlocktmp") &&
+				    str_eq(a->u.call->name, "rb_str_locktmp") && a->u.call->nargs &&
+				    a->u.call->args[0].kind == EX_REF && ref_same(&a->u.call->args[0].ref, &r))
 					fresh = true;
 			}
 			if (fresh)
@@ -149,12 +149,12 @@ static void run(struct rule_ctx *rc)
 		const struct event *e = &mf->f->events[hits.v[k].ev];
 		const struct msite *s = &m->sites.v[hits.v[k].site];
 		struct ref r;
-		freed_ref(&e->u.call, &r);
+		freed_ref(e->u.call, &r);
 		const char *what = ref_text(mf->tu, &r);
-		const char *name = e->macro && !e->in_macro_arg ? e->macro : e->u.call.name;
-		const struct call *rel = &m->fns.v[s->fn].f->events[s->ev].u.call;
+		const char *name = e->macro && !e->in_macro_arg ? e->macro : e->u.call->name;
+		const struct call *rel = m->fns.v[s->fn].f->events[s->ev].u.call;
 		bool result = rel->result.var == r.var && (!rel->result.path || !*rel->result.path) && s->fn == hits.v[k].fn;
-		bool plain = str_in_sorted(e->u.call.name, cleanups, ARRAY_SIZE(cleanups));
+		bool plain = str_in_sorted(e->u.call->name, cleanups, ARRAY_SIZE(cleanups));
 		/* a field of the data struct that only the callback sets (crypt_ra(&args->data)) */
 		bool by_cb = false;
 		if (!result && s->data1 && s->data1->kind == EX_REF && s->data1->ref.addr && s->fn == s->data_fn &&
@@ -162,13 +162,13 @@ static void run(struct rule_ctx *rc)
 			by_cb = true;
 			for (uint32_t j = 0; j < s->ev; j++) {
 				const struct event *a = &mf->f->events[j];
-				if (a->kind == EV_ASSIGN && ref_same(&a->u.assign.lhs, &r) &&
-				    a->u.assign.rhs.kind != EX_NULL && a->u.assign.rhs.kind != EX_INT)
+				if (a->kind == EV_ASSIGN && ref_same(&a->u.assign->lhs, &r) &&
+				    a->u.assign->rhs.kind != EX_NULL && a->u.assign->rhs.kind != EX_INT)
 					by_cb = false;
 			}
 		}
 		struct finding *f;
-		if (str_eq(e->u.call.name, "rb_str_unlocktmp"))
+		if (str_eq(e->u.call->name, "rb_str_unlocktmp"))
 			f = rule_report(rc, &e->loc, mf->f->name,
 					"rb_str_unlocktmp(%s) runs after %s, which can raise instead of returning (%s): "
 					"'%s' then stays locked and every later change to it raises; unlock it in an "

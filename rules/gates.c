@@ -75,14 +75,14 @@ void gate_check_ruby_api(const struct model *m, const struct msite *s, const str
 			const struct event *e = &mf->f->events[ei];
 			if (e->gvl_guard)
 				continue;
-			if (e->kind == EV_CALL && str_eq(e->u.call.name, WITH_GVL_API)) {
+			if (e->kind == EV_CALL && str_eq(e->u.call->name, WITH_GVL_API)) {
 				gate_add(g, GATE_WITH_GVL, GATE_FAIL, &e->loc, (int32_t)fi,
 					 "'%s' calls rb_thread_call_with_gvl: the worker may not be the caller's thread, "
 					 "or a Ruby thread at all",
 					 mf->f->name);
 				continue;
 			}
-			if (e->kind == EV_CALL && (e->u.call.indirect || model_func_by_usr(m, e->u.call.usr)))
+			if (e->kind == EV_CALL && (e->u.call->indirect || model_func_by_usr(m, e->u.call->usr)))
 				continue;
 			struct ruby_use u = ruby_use_of(mf, ei);
 			if (!u.representative)

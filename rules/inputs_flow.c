@@ -360,7 +360,7 @@ static void top_reads(const struct mfunc *mf, const struct expr *x, int32_t pare
 		int32_t ci = x->calls[k];
 		if (ci < 0 || (uint32_t)ci >= mf->f->nevents)
 			continue;
-		const struct call *c = &mf->f->events[ci].u.call;
+		const struct call *c = mf->f->events[ci].u.call;
 		if (c->parent != parent)
 			continue;
 		for (uint32_t a = 0; a < c->nargs; a++)
@@ -466,7 +466,7 @@ static bool killed(const struct flow *fl, uint32_t at, const struct ref *lhs)
 		return false; /* a[i] = x; a[n] = NULL: other elements */
 	for (uint32_t j = at + 1; j < fl->limit; j++) {
 		const struct event *e = &f->events[j];
-		if (e->kind != EV_ASSIGN || e->u.assign.compound || !ref_same(&e->u.assign.lhs, lhs))
+		if (e->kind != EV_ASSIGN || e->u.assign->compound || !ref_same(&e->u.assign->lhs, lhs))
 			continue;
 		if (fl->rel_region >= 0 && region_encloses(f, e->region, fl->rel_region))
 			return true;
@@ -486,7 +486,7 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	in.ev = ev;
 	in.kind = kind;
 	in.what = e->macro && !e->in_macro_arg ? e->macro
-		  : e->kind == EV_CALL	       ? e->u.call.name
+		  : e->kind == EV_CALL	       ? e->u.call->name
 					       : "?";
 	in.owner_ref.var = -1;
 	in.owner_ref.path = "";
@@ -497,7 +497,7 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 		in.owner = ref_name(fl->mf, owner);
 	} else if (tmp_call >= 0) {
 		in.temporary = 1;
-		in.owner = fl->mf->f->events[tmp_call].u.call.name;
+		in.owner = fl->mf->f->events[tmp_call].u.call->name;
 	}
 	in.dest = dest && dest->var >= 0 ? ref_name(fl->mf, dest) : NULL;
 	in.dest_loc = fl->mf->f->events[fl->cur < fl->limit ? fl->cur : ev].loc;
@@ -513,7 +513,7 @@ static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 	const struct event *e = &fl->mf->f->events[ci];
 	if (e->kind != EV_CALL)
 		return;
-	const struct call *c = &e->u.call;
+	const struct call *c = e->u.call;
 	const struct src_entry *src = source_of(c->name);
 	if (!src || !c->nargs)
 		return;
@@ -611,7 +611,7 @@ static void flow_expr(struct flow *fl, const struct expr *x, int32_t parent, con
 	for (uint32_t k = 0; k < x->ncalls; k++) {
 		int32_t ci = x->calls[k];
 		if (ci >= 0 && (uint32_t)ci < fl->mf->f->nevents && fl->mf->f->events[ci].kind == EV_CALL &&
-		    fl->mf->f->events[ci].u.call.parent == parent)
+		    fl->mf->f->events[ci].u.call->parent == parent)
 			flow_call(fl, ci, dest);
 	}
 	if (x->kind == EX_REF) {
@@ -641,7 +641,7 @@ static void flow_run(struct flow *fl);
 /* One hop into a helper given the struct's address: fill_args(&a, str). */
 static void flow_hop(struct flow *fl, uint32_t ci)
 {
-	const struct call *c = &fl->mf->f->events[ci].u.call;
+	const struct call *c = fl->mf->f->events[ci].u.call;
 	const struct mfunc *callee = model_callee(fl->m, c->usr, fl->mf);
 	if (!callee || callee->id == fl->fn)
 		return;
@@ -697,18 +697,18 @@ static void flow_run(struct flow *fl)
 		for (uint32_t i = 0; i < fl->limit; i++) {
 			const struct event *e = &f->events[i];
 			if (e->kind == EV_ASSIGN && !fl->done[i]) {
-				const struct ref *lhs = &e->u.assign.lhs;
+				const struct ref *lhs = &e->u.assign->lhs;
 				if (lhs->var < 0 || !assigns_carrier(fl, lhs) || killed(fl, i, lhs))
 					continue;
 				fl->done[i] = 1;
 				changed = true;
 				fl->cur = i;
-				flow_expr(fl, &e->u.assign.rhs, -1, lhs);
-			} else if (e->kind == EV_CALL && !fl->hopped[i] && fl->depth == 0 && e->u.call.usr &&
-				   model_func_by_usr(fl->m, e->u.call.usr)) {
+				flow_expr(fl, &e->u.assign->rhs, -1, lhs);
+			} else if (e->kind == EV_CALL && !fl->hopped[i] && fl->depth == 0 && e->u.call->usr &&
+				   model_func_by_usr(fl->m, e->u.call->usr)) {
 				bool any = false;
-				for (uint32_t k = 0; k < e->u.call.nargs; k++)
-					if (e->u.call.args[k].kind == EX_REF && carried(fl, &e->u.call.args[k].ref))
+				for (uint32_t k = 0; k < e->u.call->nargs; k++)
+					if (e->u.call->args[k].kind == EX_REF && carried(fl, &e->u.call->args[k].ref))
 						any = true;
 				if (!any)
 					continue;
@@ -750,7 +750,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 		return (struct cls){.state = IOS_UNKNOWN};
 	if (x->kind == EX_CALL && x->call >= 0) {
 		const struct event *e = &mf->f->events[x->call];
-		const struct call *c = &e->u.call;
+		const struct call *c = e->u.call;
 		r.why = c->name;
 		r.loc = e->loc;
 		if (IN(c->name, frozen_makers))
@@ -797,7 +797,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 		int32_t ci = x->calls[k];
 		if (ci < 0 || (uint32_t)ci >= mf->f->nevents || mf->f->events[ci].kind != EV_CALL)
 			continue;
-		const struct call *c = &mf->f->events[ci].u.call;
+		const struct call *c = mf->f->events[ci].u.call;
 		if (c->parent != parent || !c->returns_value)
 			continue;
 		struct expr one = {0};
@@ -842,7 +842,7 @@ static struct cls classify_param(const struct model *m, const struct mfunc *mf, 
 		if (ed->kind != EDGE_DIRECT)
 			return shared;
 		const struct mfunc *caller = &m->fns.v[ed->from];
-		const struct call *c = &caller->f->events[ed->ev].u.call;
+		const struct call *c = caller->f->events[ed->ev].u.call;
 		if ((uint32_t)v->param_index >= c->nargs)
 			return shared;
 		struct cls cc = classify_expr(m, caller, &c->args[v->param_index], (int32_t)ed->ev, ed->ev, depth + 1);
@@ -855,7 +855,7 @@ static struct cls classify_param(const struct model *m, const struct mfunc *mf, 
 
 static bool is_call_named(const struct event *e, const char *const *t, size_t n)
 {
-	return e->kind == EV_CALL && in_table(e->u.call.name, t, n);
+	return e->kind == EV_CALL && in_table(e->u.call->name, t, n);
 }
 
 /* The string is locked by whoever runs mf: rb_str_locktmp_ensure(str, mf, ...),
@@ -872,7 +872,7 @@ static const char *locked_by_caller(const struct model *m, const struct mfunc *m
 			const struct event *e = &caller->f->events[ei];
 			if (e->kind != EV_CALL)
 				continue;
-			const struct call *c = &e->u.call;
+			const struct call *c = e->u.call;
 			bool lte = str_eq(c->name, "rb_str_locktmp_ensure");
 			if (!lte && !str_eq(c->name, "rb_ensure"))
 				continue;
@@ -887,17 +887,17 @@ static const char *locked_by_caller(const struct model *m, const struct mfunc *m
 			bool unlocks = false;
 			for (uint32_t i = 0; ef && i < ef->f->nevents; i++)
 				if (ef->f->events[i].kind == EV_CALL &&
-				    str_eq(ef->f->events[i].u.call.name, "rb_str_unlocktmp"))
+				    str_eq(ef->f->events[i].u.call->name, "rb_str_unlocktmp"))
 					unlocks = true;
 			if (!unlocks)
 				continue;
 			for (uint32_t i = 0; i < ei; i++)
 				if (caller->f->events[i].kind == EV_CALL &&
-				    str_eq(caller->f->events[i].u.call.name, "rb_str_locktmp"))
+				    str_eq(caller->f->events[i].u.call->name, "rb_str_locktmp"))
 					return "rb_str_locktmp";
 			for (uint32_t i = 0; i < mf->f->nevents; i++)
 				if (mf->f->events[i].kind == EV_CALL &&
-				    str_eq(mf->f->events[i].u.call.name, "rb_str_locktmp"))
+				    str_eq(mf->f->events[i].u.call->name, "rb_str_locktmp"))
 					return "rb_str_locktmp";
 		}
 	}
@@ -910,11 +910,11 @@ static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at)
 {
 	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];
-		if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != var || !ref_is_var(&e->u.assign.lhs))
+		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var || !ref_is_var(&e->u.assign->lhs))
 			continue;
-		const struct expr *x = &e->u.assign.rhs;
+		const struct expr *x = &e->u.assign->rhs;
 		if (x->kind == EX_CALL && x->call >= 0) {
-			const struct src_entry *s = source_of(mf->f->events[x->call].u.call.name);
+			const struct src_entry *s = source_of(mf->f->events[x->call].u.call->name);
 			if (s && s->kind == IOK_TYPED)
 				return true;
 		}
@@ -935,9 +935,9 @@ static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at)
 		return true;
 	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];
-		if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != var || !ref_is_var(&e->u.assign.lhs))
+		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var || !ref_is_var(&e->u.assign->lhs))
 			continue;
-		const struct expr *x = &e->u.assign.rhs;
+		const struct expr *x = &e->u.assign->rhs;
 		if (x->kind == EX_REF && x->ref.var != var) {
 			const struct var *w = mf_var(mf, x->ref.var);
 			if (w && w->kind == VK_PARAM)
@@ -961,12 +961,12 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 	bool any = false;
 	for (uint32_t i = 0; i < at && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind != EV_ASSIGN || !ref_same(&e->u.assign.lhs, o))
+		if (e->kind != EV_ASSIGN || !ref_same(&e->u.assign->lhs, o))
 			continue;
 		bool later = false;
 		for (uint32_t j = i + 1; j < at && j < f->nevents && !(o->path && strstr(o->path, "[]")); j++) {
 			const struct event *e2 = &f->events[j];
-			if (e2->kind == EV_ASSIGN && !e2->u.assign.compound && ref_same(&e2->u.assign.lhs, o) &&
+			if (e2->kind == EV_ASSIGN && !e2->u.assign->compound && ref_same(&e2->u.assign->lhs, o) &&
 			    region_encloses(f, e2->region, f->events[at < f->nevents ? at : f->nevents - 1].region)) {
 				later = true;
 				break;
@@ -977,7 +977,7 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 		any = true;
 		if (first_assign < 0)
 			first_assign = (int32_t)i;
-		struct cls c = classify_expr(m, mf, &e->u.assign.rhs, -1, i, depth);
+		struct cls c = classify_expr(m, mf, &e->u.assign->rhs, -1, i, depth);
 		cls_worse(&r, &c);
 	}
 	if (!any) {
@@ -1003,18 +1003,18 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			r.state = IOS_UNKNOWN;
 			for (uint32_t i = 0; i < at && i < f->nevents; i++) {
 				const struct event *e = &f->events[i];
-				if (e->kind != EV_CALL || source_of(e->u.call.name) ||
-				    IN(e->u.call.name, passthrough))
+				if (e->kind != EV_CALL || source_of(e->u.call->name) ||
+				    IN(e->u.call->name, passthrough))
 					continue;
-				for (uint32_t k = 0; k < e->u.call.nargs; k++)
-					if (e->u.call.args[k].kind == EX_REF && e->u.call.args[k].ref.addr &&
-					    ref_same(&e->u.call.args[k].ref, o)) {
-						if (IN(e->u.call.name, arg_scanners))
+				for (uint32_t k = 0; k < e->u.call->nargs; k++)
+					if (e->u.call->args[k].kind == EX_REF && e->u.call->args[k].ref.addr &&
+					    ref_same(&e->u.call->args[k].ref, o)) {
+						if (IN(e->u.call->name, arg_scanners))
 							/* a method argument, held by the method frame */
 							r = (struct cls){.state = IOS_SHARED, .why_fn = f->name,
 									 .arg = v->name, .loc = e->loc, .param = true};
 						else
-							r = (struct cls){.state = IOS_SHARED, .why = e->u.call.name,
+							r = (struct cls){.state = IOS_SHARED, .why = e->u.call->name,
 									 .loc = e->loc};
 					}
 			}
@@ -1026,17 +1026,17 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 	if (r.state >= IOS_UNKNOWN || r.state == 0) {
 		for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
 			const struct event *e = &f->events[i];
-			if (e->kind != EV_CALL || !e->u.call.nargs)
+			if (e->kind != EV_CALL || !e->u.call->nargs)
 				continue;
 			struct ref a;
-			if (!arg_ref(&e->u.call.args[0], &a) || !ref_same(&a, o))
+			if (!arg_ref(&e->u.call->args[0], &a) || !ref_same(&a, o))
 				continue;
-			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) && !e->u.call.result_used) {
-				r = (struct cls){.state = IOS_FROZEN, .why = e->u.call.name, .loc = e->loc};
+			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) && !e->u.call->result_used) {
+				r = (struct cls){.state = IOS_FROZEN, .why = e->u.call->name, .loc = e->loc};
 				break;
 			}
-			if (str_eq(e->u.call.name, "rb_str_locktmp")) {
-				r = (struct cls){.state = IOS_LOCKED, .why = e->u.call.name, .loc = e->loc};
+			if (str_eq(e->u.call->name, "rb_str_locktmp")) {
+				r = (struct cls){.state = IOS_LOCKED, .why = e->u.call->name, .loc = e->loc};
 				break;
 			}
 		}
@@ -1047,10 +1047,10 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			const struct event *e = &f->events[i];
 			if (e->kind != EV_CALL)
 				continue;
-			for (uint32_t k = 0; k < e->u.call.nargs; k++) {
-				if (!expr_mentions(&e->u.call.args[k], o) || !call_exposes(&e->u.call, k))
+			for (uint32_t k = 0; k < e->u.call->nargs; k++) {
+				if (!expr_mentions(&e->u.call->args[k], o) || !call_exposes(e->u.call, k))
 					continue;
-				return (struct cls){.state = IOS_EXPOSED, .why = e->u.call.name, .loc = e->loc};
+				return (struct cls){.state = IOS_EXPOSED, .why = e->u.call->name, .loc = e->loc};
 			}
 		}
 	}
@@ -1083,10 +1083,10 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 	/* stored into an array or hash before the call (fiddle's converted_args) */
 	for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind != EV_CALL || !IN(e->u.call.name, container_stores))
+		if (e->kind != EV_CALL || !IN(e->u.call->name, container_stores))
 			continue;
-		for (uint32_t k = 1; k < e->u.call.nargs; k++)
-			if (expr_mentions(&e->u.call.args[k], o))
+		for (uint32_t k = 1; k < e->u.call->nargs; k++)
+			if (expr_mentions(&e->u.call->args[k], o))
 				return IOA_HELD;
 	}
 	for (uint32_t i = from; i < rel && i < f->nevents; i++) {
@@ -1115,22 +1115,22 @@ static bool frame_holds(const struct model *m, const struct mfunc *mf, const str
 			return false; /* C callers may pass temporaries */
 	bool converts = false, checked = false;
 	const struct event *se = &mf->f->events[src];
-	if (se->kind == EV_CALL && (str_eq(se->u.call.name, "rb_string_value_ptr") ||
-				    str_eq(se->u.call.name, "rb_string_value_cstr")))
+	if (se->kind == EV_CALL && (str_eq(se->u.call->name, "rb_string_value_ptr") ||
+				    str_eq(se->u.call->name, "rb_string_value_cstr")))
 		converts = true;
 	for (uint32_t i = 0; i < rel && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];
-		if (e->kind != EV_CALL || !e->u.call.nargs)
+		if (e->kind != EV_CALL || !e->u.call->nargs)
 			continue;
 		struct ref a;
-		if (!arg_ref(&e->u.call.args[0], &a) || !ref_same(&a, o))
+		if (!arg_ref(&e->u.call->args[0], &a) || !ref_same(&a, o))
 			continue;
-		if (str_eq(e->u.call.name, "rb_string_value") || str_eq(e->u.call.name, "rb_str_to_str"))
+		if (str_eq(e->u.call->name, "rb_string_value") || str_eq(e->u.call->name, "rb_str_to_str"))
 			converts = true;
 		/* a String from here on: later conversions keep it (but StringValue
 		 * itself is a conversion) */
-		if (i < src && (str_eq(e->u.call.name, "Check_Type") || str_eq(e->u.call.name, "rb_check_type") ||
-				str_eq(e->u.call.name, "rb_check_typeddata")))
+		if (i < src && (str_eq(e->u.call->name, "Check_Type") || str_eq(e->u.call->name, "rb_check_type") ||
+				str_eq(e->u.call->name, "rb_check_typeddata")))
 			checked = true;
 	}
 	return !converts || checked;
@@ -1216,7 +1216,7 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
 		const struct mfunc *cf = &m->fns.v[ed->from];
 		if (cf == mf)
 			continue;
-		const struct call *call = &cf->f->events[ed->ev].u.call;
+		const struct call *call = cf->f->events[ed->ev].u.call;
 		struct flow h = {0};
 		h.m = m;
 		h.mf = cf;
@@ -1327,9 +1327,9 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 				uint32_t hop = 0;
 				for (uint32_t e = 0; e < rel; e++)
 					if (fl.hopped && fl.hopped[e] && mf->f->events[e].kind == EV_CALL &&
-					    str_eq(mf->f->events[e].u.call.usr, sf->f->usr))
+					    str_eq(mf->f->events[e].u.call->usr, sf->f->usr))
 						hop = e;
-				const struct call *hc = &mf->f->events[hop].u.call;
+				const struct call *hc = mf->f->events[hop].u.call;
 				if ((uint32_t)ov->param_index < hc->nargs) {
 					const struct expr *ax = &hc->args[ov->param_index];
 					struct ref a;
@@ -1337,7 +1337,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 						owner.var = -1;
 						in->owner_call = ax->call;
 						in->temporary = 1;
-						in->owner = mf->f->events[ax->call].u.call.name;
+						in->owner = mf->f->events[ax->call].u.call->name;
 						c = classify_expr(m, mf, ax, (int32_t)hop, hop, 0);
 					} else if (arg_ref(ax, &a)) {
 						owner = a;

@@ -204,13 +204,13 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			const struct event *ev = &mf->f->events[e->ev];
 			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &ev->loc, (int32_t)fi,
 				 "'%s' calls through a function pointer ('%s') the engine cannot resolve", mf->f->name,
-				 ev->u.call.callee.text ? ev->u.call.callee.text : "?");
+				 ev->u.call->callee.text ? ev->u.call->callee.text : "?");
 		}
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->gvl_guard || e->u.call.indirect)
+			if (e->kind != EV_CALL || e->gvl_guard || e->u.call->indirect)
 				continue;
-			const struct call *c = &e->u.call;
+			const struct call *c = e->u.call;
 			if (model_func_by_usr(m, c->usr) || ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
 				continue;
 			if (known_safe_call(c->name))
@@ -247,10 +247,10 @@ void gate_check_fd(const struct model *m, const struct msite *s, const struct re
 		const struct event *e = &mf->f->events[ei];
 		bool io = false;
 		const char *what = NULL;
-		if (e->kind == EV_CALL && !e->u.call.indirect &&
-		    str_in_sorted(e->u.call.name, io_accessors, ARRAY_SIZE(io_accessors))) {
+		if (e->kind == EV_CALL && !e->u.call->indirect &&
+		    str_in_sorted(e->u.call->name, io_accessors, ARRAY_SIZE(io_accessors))) {
 			io = true;
-			what = e->macro && !e->in_macro_arg ? e->macro : e->u.call.name;
+			what = e->macro && !e->in_macro_arg ? e->macro : e->u.call->name;
 		} else if (e->kind == EV_ACCESS && e->u.access.ref.record &&
 			   (strcmp(e->u.access.ref.record, "struct rb_io_t") == 0 ||
 			    strcmp(e->u.access.ref.record, "struct rb_io") == 0) &&
@@ -301,7 +301,7 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind != EV_CALL)
 				continue;
-			const struct call *c = &e->u.call;
+			const struct call *c = e->u.call;
 			if (c->indirect) {
 				small = false;
 				break;

@@ -90,7 +90,7 @@ static const char *build_fix(const struct model *m, const struct msite *s, struc
 	if (s->macro)
 		return "the call is written inside a macro: add the flag in the macro";
 	const struct mfunc *mf = &m->fns.v[s->fn];
-	const struct call *c = &mf->f->events[s->ev].u.call;
+	const struct call *c = mf->f->events[s->ev].u.call;
 	if (!c->callee.exact || !c->rparen || s->loc.file != s->tu->path)
 		return "the call is not spelled out in the main file";
 	const char *file = s->tu->path;

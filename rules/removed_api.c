@@ -27,10 +27,10 @@ static void run(struct rule_ctx *rc)
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call.indirect || model_func_by_usr(m, e->u.call.usr))
+			if (e->kind != EV_CALL || e->u.call->indirect || model_func_by_usr(m, e->u.call->usr))
 				continue;
-			if (str_in_list(e->u.call.name, removed_names, ARRAY_SIZE(removed_names)) >= 0)
-				report(rc, &e->loc, mf->f->name, e->u.call.name);
+			if (str_in_list(e->u.call->name, removed_names, ARRAY_SIZE(removed_names)) >= 0)
+				report(rc, &e->loc, mf->f->name, e->u.call->name);
 		}
 	}
 	/* spellings the parser could not see (undeclared macros, unparsable code) */

@@ -317,8 +317,8 @@ static int member_class(const struct event *e)
 static int event_class(const struct mfunc *mf, const struct event *e, const char **callee)
 {
 	if (e->kind == EV_CALL) {
-		*callee = e->u.call.name;
-		return ruby_class_of_call(&e->u.call);
+		*callee = e->u.call->name;
+		return ruby_class_of_call(e->u.call);
 	}
 	int k = member_class(e);
 	if (k)

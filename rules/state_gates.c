@@ -66,7 +66,7 @@ static const struct mfunc *project_callee(const struct model *m, const struct ca
 /* A call of a library function (no body in the project, not through a pointer). */
 static bool library_call(const struct model *m, const struct event *e)
 {
-	return e->kind == EV_CALL && !e->u.call.indirect && e->u.call.name && !model_func_by_usr(m, e->u.call.usr);
+	return e->kind == EV_CALL && !e->u.call->indirect && e->u.call->name && !model_func_by_usr(m, e->u.call->usr);
 }
 
 /* The name to show for a call: the macro the user wrote (memcpy, MEMCPY)
@@ -75,7 +75,7 @@ static const char *call_display(const struct event *e)
 {
 	if (e->macro && !e->in_macro_arg)
 		return e->macro;
-	return e->u.call.name;
+	return e->u.call->name;
 }
 
 static bool in_reach(const struct reach_set *rs, uint32_t fn)
@@ -234,19 +234,19 @@ static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
 	const struct mfunc *mf = &c->m->fns.v[fn];
 	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 		const struct event *e = &mf->f->events[ei];
-		if (e->kind != EV_CALL || e->gvl_guard || e->u.call.indirect)
+		if (e->kind != EV_CALL || e->gvl_guard || e->u.call->indirect)
 			continue;
 		const char *texts[3] = {NULL, NULL, NULL};
-		for (uint32_t a = 0; a < e->u.call.nargs && a < 3; a++)
-			texts[a] = e->u.call.args[a].text;
+		for (uint32_t a = 0; a < e->u.call->nargs && a < 3; a++)
+			texts[a] = e->u.call->args[a].text;
 		struct lock_fn buf;
 		const struct lock_fn *lf =
-			project_callee(c->m, &e->u.call)
+			project_callee(c->m, e->u.call)
 				? NULL
-				: lock_fn_classify(e->u.call.name, texts, e->u.call.nargs < 3 ? e->u.call.nargs : 3, &buf);
-		if (!lf || (uint32_t)lf->arg >= e->u.call.nargs)
+				: lock_fn_classify(e->u.call->name, texts, e->u.call->nargs < 3 ? e->u.call->nargs : 3, &buf);
+		if (!lf || (uint32_t)lf->arg >= e->u.call->nargs)
 			continue;
-		const struct expr *a = &e->u.call.args[lf->arg];
+		const struct expr *a = &e->u.call->args[lf->arg];
 		struct lockop op = {ei, lf->op, mutex_key(c, mf, a), strip_amp(c, a->text),
 				    returning_region(mf->f, e->region)};
 		vec_push(&c->locks[fn], op);
@@ -393,7 +393,7 @@ static bool so_param(struct state_ctx *c, const struct mfunc *mf, const struct v
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
 		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
 		const struct mfunc *caller = &m->fns.v[ed->from];
-		const struct call *call = &caller->f->events[ed->ev].u.call;
+		const struct call *call = caller->f->events[ed->ev].u.call;
 		if ((uint32_t)v->param_index >= call->nargs)
 			return false;
 		if (!so_expr(c, caller, &call->args[v->param_index], witness))
@@ -425,7 +425,7 @@ static bool so_param(struct state_ctx *c, const struct mfunc *mf, const struct v
 			if (w->target.targets[t] != mf->id)
 				continue;
 			const struct mfunc *caller = &m->fns.v[w->fn];
-			const struct call *call = &caller->f->events[w->ev].u.call;
+			const struct call *call = caller->f->events[w->ev].u.call;
 			if (v->param_index != 0 || call->nargs < 2 || !so_expr(c, caller, &call->args[1], witness))
 				return false;
 			sources++;
@@ -442,12 +442,12 @@ static bool so_local(struct state_ctx *c, const struct mfunc *mf, int32_t var, c
 		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & ACC_ADDR) &&
 		    plain_path(&e->u.access.ref))
 			return false; /* &p: may be set anywhere */
-		if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != var || !plain_path(&e->u.assign.lhs) ||
-		    e->u.assign.lhs.deref)
+		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var || !plain_path(&e->u.assign->lhs) ||
+		    e->u.assign->lhs.deref)
 			continue;
-		if (e->u.assign.compound)
+		if (e->u.assign->compound)
 			continue; /* p += n stays inside the same object */
-		if (!so_expr(c, mf, &e->u.assign.rhs, witness))
+		if (!so_expr(c, mf, &e->u.assign->rhs, witness))
 			return false;
 		assigns++;
 	}
@@ -527,7 +527,7 @@ static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const 
 				if (ce->gvl_guard)
 					continue;
 				if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
-				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call.name)))
+				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)))
 					continue;
 				prot[f] = 0;
 				changed = true;
@@ -546,12 +546,12 @@ static bool static_local_decl(const struct mfunc *mf, uint32_t ei, const struct 
 		return false;
 	const struct event *e = &mf->f->events[ei];
 	if (e->kind == EV_ASSIGN)
-		return e->u.assign.is_init;
+		return e->u.assign->is_init;
 	if (e->loc.file == v->loc.file && e->loc.off == v->loc.off)
 		return true;
 	if (ei + 1 < mf->f->nevents) {
 		const struct event *n = &mf->f->events[ei + 1];
-		return n->kind == EV_ASSIGN && n->u.assign.is_init && n->u.assign.lhs.var == e->u.access.ref.var;
+		return n->kind == EV_ASSIGN && n->u.assign->is_init && n->u.assign->lhs.var == e->u.access.ref.var;
 	}
 	return false;
 }
@@ -637,10 +637,10 @@ static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t 
 {
 	const struct mfunc *mf = &c->m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
-	const struct writer_fn *wf = writer_fn_find(e->u.call.name);
-	if (!wf || (uint32_t)wf->arg >= e->u.call.nargs)
+	const struct writer_fn *wf = writer_fn_find(e->u.call->name);
+	if (!wf || (uint32_t)wf->arg >= e->u.call->nargs)
 		return;
-	const struct expr *a = &e->u.call.args[wf->arg];
+	const struct expr *a = &e->u.call->args[wf->arg];
 	const struct var *w = NULL;
 	if (!so_expr(c, mf, a, &w) || !w)
 		return;
@@ -652,13 +652,13 @@ static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, u
 {
 	const struct mfunc *mf = &c->m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
-	const struct mt_unsafe_fn *u = mt_unsafe_find(e->u.call.name);
+	const struct mt_unsafe_fn *u = mt_unsafe_find(e->u.call->name);
 	if (!u)
 		return;
 	if (u->null_arg >= 0) {
-		if ((uint32_t)u->null_arg >= e->u.call.nargs)
+		if ((uint32_t)u->null_arg >= e->u.call->nargs)
 			return;
-		const struct expr *a = &e->u.call.args[u->null_arg];
+		const struct expr *a = &e->u.call->args[u->null_arg];
 		if (a->kind != EX_NULL && !(a->kind == EX_INT && a->has_ival && a->ival == 0))
 			return;
 	}
@@ -734,9 +734,9 @@ static const char *tls_event_key(struct state_ctx *c, const struct mfunc *mf, co
 		       plain_path(&e->u.access.ref);
 		return tls_var_key(c, v);
 	}
-	if (e->kind != EV_CALL || e->u.call.indirect)
+	if (e->kind != EV_CALL || e->u.call->indirect)
 		return NULL;
-	const struct call *call = &e->u.call;
+	const struct call *call = e->u.call;
 	const struct thread_state_fn *ts = thread_state_find(call->name);
 	if (!ts)
 		return NULL;
@@ -787,9 +787,9 @@ static bool tls_confined(struct state_ctx *c, const struct reach_set *rs, const 
 			}
 			if (k == key)
 				other = true;
-			else if (e->kind == EV_CALL && project_callee(m, &e->u.call))
+			else if (e->kind == EV_CALL && project_callee(m, e->u.call))
 				other = true;
-			else if (e->kind == EV_CALL && e->u.call.indirect)
+			else if (e->kind == EV_CALL && e->u.call->indirect)
 				other = true;
 			if (other) {
 				if (first_other < 0)
@@ -843,8 +843,8 @@ static struct gate_evidence *thread_ev(struct gate_result *g, const struct event
 
 static bool syscall_gettid(const struct event *e)
 {
-	return e->kind == EV_CALL && str_eq(e->u.call.name, "syscall") && e->u.call.nargs >= 1 &&
-	       e->u.call.args[0].text && strstr(e->u.call.args[0].text, "gettid");
+	return e->kind == EV_CALL && str_eq(e->u.call->name, "syscall") && e->u.call->nargs >= 1 &&
+	       e->u.call->args[0].text && strstr(e->u.call->args[0].text, "gettid");
 }
 
 void gate_check_thread_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
@@ -897,7 +897,7 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 			}
 			if (e->kind != EV_CALL || !library_call(m, e))
 				continue;
-			const struct thread_state_fn *ts = thread_state_find(e->u.call.name);
+			const struct thread_state_fn *ts = thread_state_find(e->u.call->name);
 			if (syscall_gettid(e))
 				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
 					  "syscall(SYS_gettid)");
@@ -908,7 +908,7 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 				struct gate_evidence *ev = thread_ev(g, e, fi, ei, mf->f->name,
 								     "depends on the thread's locale through",
 								     call_display(e));
-				if (mt_unsafe_find(e->u.call.name))
+				if (mt_unsafe_find(e->u.call->name))
 					ev->rule = NULL; /* setlocale: reported once, by mt-unsafe-call */
 			}
 			else if (ts && ts->kind == TS_SIGMASK)
@@ -963,7 +963,7 @@ static bool cleared_covers(const struct cleared *c, const struct func *f, int32_
 
 static const struct mfunc *chan_callee(const struct model *m, const struct event *e)
 {
-	return e->kind == EV_CALL ? project_callee(m, &e->u.call) : NULL;
+	return e->kind == EV_CALL ? project_callee(m, e->u.call) : NULL;
 }
 
 /* What calling project function fn does to `channel` first: reads it (the
@@ -978,7 +978,7 @@ static int event_chan(const struct model *m, const struct mfunc *mf, uint32_t ei
 {
 	const struct event *e = &mf->f->events[ei];
 	*refill = false;
-	if (e->kind != EV_CALL || e->u.call.indirect)
+	if (e->kind != EV_CALL || e->u.call->indirect)
 		return CH_NONE;
 	const struct mfunc *callee = chan_callee(m, e);
 	if (callee) {
@@ -987,7 +987,7 @@ static int event_chan(const struct model *m, const struct mfunc *mf, uint32_t ei
 			*rd = found[callee->id];
 		return sub;
 	}
-	const struct err_channel_fn *ec = err_channel_find(e->u.call.name);
+	const struct err_channel_fn *ec = err_channel_find(e->u.call->name);
 	if (ec && ec->channel == channel) {
 		if (ec->clears)
 			return CH_CLEAR;
@@ -996,7 +996,7 @@ static int event_chan(const struct model *m, const struct mfunc *mf, uint32_t ei
 	}
 	/* a checked call of the library fills the channel again; a void cleanup
 	 * such as EVP_PKEY_CTX_free does not count */
-	if (!ec && e->u.call.result_used && err_channel_producer(channel, e->u.call.name, e->u.call.decl_file))
+	if (!ec && e->u.call->result_used && err_channel_producer(channel, e->u.call->name, e->u.call->decl_file))
 		*refill = true;
 	return CH_NONE;
 }
@@ -1041,9 +1041,9 @@ static bool chan_producer(const struct model *m, const struct msite *s, const st
 		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard || !library_call(m, e) || err_channel_find(e->u.call.name))
+			if (e->gvl_guard || !library_call(m, e) || err_channel_find(e->u.call->name))
 				continue;
-			if (err_channel_producer(channel, e->u.call.name, e->u.call.decl_file)) {
+			if (err_channel_producer(channel, e->u.call->name, e->u.call->decl_file)) {
 				*pfn = rs->fns[i];
 				*pev = ei;
 				return true;
@@ -1076,7 +1076,7 @@ void gate_check_error_channel(const struct model *m, const struct msite *s, cons
 	}
 	for (uint32_t ei = s->ev + 1; ei < end; ei++) {
 		const struct event *e = &caller->f->events[ei];
-		if (e->kind != EV_CALL || e->u.call.indirect)
+		if (e->kind != EV_CALL || e->u.call->indirect)
 			continue;
 		const struct mfunc *callee = chan_callee(m, e);
 		for (int ch = 1; ch < NCH; ch++) {

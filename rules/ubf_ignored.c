@@ -56,7 +56,7 @@ static bool flag_handed_out(const struct model *m, const struct cb_scan *cs, con
 		if (it->kind != CI_OPAQUE)
 			continue;
 		const struct mfunc *mf = &m->fns.v[it->fn];
-		const struct call *c = &mf->f->events[it->ev].u.call;
+		const struct call *c = mf->f->events[it->ev].u.call;
 		for (uint32_t a = 0; a < c->nargs; a++) {
 			const struct expr *x = &c->args[a];
 			for (uint32_t r = 0; r < x->nreads; r++) {

@@ -64,7 +64,7 @@ static bool fn_sets_nonblock(const struct mfunc *mf)
 {
 	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 		const struct event *e = &mf->f->events[ei];
-		if (e->kind == EV_CALL && call_sets_nonblock(&e->u.call))
+		if (e->kind == EV_CALL && call_sets_nonblock(e->u.call))
 			return true;
 	}
 	return false;
@@ -83,9 +83,9 @@ static bool fd_opened_in(const struct mfunc *mf, const struct mfunc *in, const s
 {
 	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 		const struct event *e = &mf->f->events[ei];
-		if (e->kind != EV_CALL || !is_open_call(e->u.call.name) || e->u.call.result.var < 0)
+		if (e->kind != EV_CALL || !is_open_call(e->u.call->name) || e->u.call->result.var < 0)
 			continue;
-		const struct ref *r = &e->u.call.result;
+		const struct ref *r = &e->u.call->result;
 		if (fd->field && r->field && str_eq(fd->field, r->field) && str_eq(fd->record, r->record))
 			return true;
 		if (mf == in && !fd->field && ref_same(r, fd))
@@ -99,9 +99,9 @@ static bool waited_before(const struct mfunc *mf, uint32_t ev)
 {
 	for (uint32_t ei = 0; ei < ev; ei++) {
 		const struct event *e = &mf->f->events[ei];
-		if (e->kind != EV_CALL || e->u.call.indirect)
+		if (e->kind != EV_CALL || e->u.call->indirect)
 			continue;
-		const struct blocking_call *bc = ubf_blocking_call(e->u.call.name);
+		const struct blocking_call *bc = ubf_blocking_call(e->u.call->name);
 		if (bc && bc->fd_wait && bc->bound != BOUND_FD)
 			return true;
 	}
@@ -111,7 +111,7 @@ static bool waited_before(const struct mfunc *mf, uint32_t ev)
 static uint8_t fd_bound(const struct model *m, const struct msite *s, const struct cb_scan *cs,
 			const struct mfunc *mf, uint32_t ev, const char **why)
 {
-	const struct call *c = &mf->f->events[ev].u.call;
+	const struct call *c = mf->f->events[ev].u.call;
 	*why = "on a descriptor that may be a pipe, socket or terminal";
 	if (cs->nonblock)
 		return CB_BOUNDED;
@@ -144,7 +144,7 @@ static uint8_t fd_bound(const struct model *m, const struct msite *s, const stru
 static uint8_t call_bound(const struct model *m, const struct msite *s, const struct cb_scan *cs,
 			  const struct mfunc *mf, uint32_t ev, const struct blocking_call *bc, const char **why)
 {
-	const struct call *c = &mf->f->events[ev].u.call;
+	const struct call *c = mf->f->events[ev].u.call;
 	const struct expr *a = arg(c, bc->arg);
 	*why = NULL;
 	switch (bc->bound) {
@@ -206,7 +206,7 @@ bool ubf_on_other_thread(const struct model *m, const struct reach_set *rs, uint
 			return false;
 		if (r->edge_kind == EDGE_FNARG) {
 			const struct mfunc *caller = &m->fns.v[r->pred_fn];
-			if (is_thread_start(caller->f->events[r->pred_ev].u.call.name))
+			if (is_thread_start(caller->f->events[r->pred_ev].u.call->name))
 				return true;
 		}
 		cur = (uint32_t)r->pred_fn;
@@ -221,7 +221,7 @@ static bool gem_starts_threads(const struct model *m)
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind == EV_CALL &&
-			    (is_thread_start(e->u.call.name) || str_eq(e->u.call.name, "rb_thread_create")))
+			    (is_thread_start(e->u.call->name) || str_eq(e->u.call->name, "rb_thread_create")))
 				return true;
 		}
 	}
@@ -263,9 +263,9 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 				cs->nwork++;
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->gvl_guard || e->u.call.indirect || has_body(m, &e->u.call))
+			if (e->kind != EV_CALL || e->gvl_guard || e->u.call->indirect || has_body(m, e->u.call))
 				continue;
-			const char *n = e->u.call.name;
+			const char *n = e->u.call->name;
 			const char *alias = ubf_libc_name(n);
 			if (alias)
 				n = alias;
@@ -352,7 +352,7 @@ static void scan_ubf_call(const struct model *m, struct ubf_scan *us, uint32_t f
 {
 	const struct mfunc *mf = &m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
-	const struct call *c = &e->u.call;
+	const struct call *c = e->u.call;
 	const char *alias = ubf_libc_name(c->name);
 	const char *n = alias ? alias : c->name;
 	if (!n || ubf_builtin(n)) {
@@ -441,7 +441,7 @@ void ubf_scan_ubf(const struct model *m, const struct msite *s, struct ubf_scan 
 			if (e->gvl_guard)
 				continue;
 			if (e->kind == EV_CALL) {
-				if (e->u.call.indirect || has_body(m, &e->u.call))
+				if (e->u.call->indirect || has_body(m, e->u.call))
 					continue; /* followed through edges; unresolved pointers count in rs.nopaque */
 				scan_ubf_call(m, us, fi, ei);
 				continue;
@@ -496,9 +496,9 @@ static int thread_handle_origin(const struct model *m, const struct msite *s, co
 			const struct mfunc *mf = &m->fns.v[fi];
 			for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 				const struct event *e = &mf->f->events[ei];
-				if (e->kind != EV_CALL || !ubf_thread_id_call(e->u.call.name))
+				if (e->kind != EV_CALL || !ubf_thread_id_call(e->u.call->name))
 					continue;
-				const struct ref *r = &e->u.call.result;
+				const struct ref *r = &e->u.call->result;
 				if (r->var < 0 || !str_eq(r->field, h->field) || !str_eq(r->record, h->record))
 					continue;
 				*where = mf;
@@ -566,7 +566,7 @@ void gate_check_ubf(const struct model *m, const struct msite *s, const struct r
 				gate_add(g, GATE_UBF, GATE_FAIL, &e->loc, (int32_t)it->fn,
 					 "the unblocking function '%s' calls '%s' on the thread '%s' saved from "
 					 "'%s' in '%s': under offload the callback runs on a worker thread",
-					 mf->f->name, it->name, it->ref.field, at->u.call.name, where->f->name);
+					 mf->f->name, it->name, it->ref.field, at->u.call->name, where->f->name);
 			else
 				gate_add(g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)it->fn,
 					 "the unblocking function '%s' calls '%s' on a thread handle whose origin is "

@@ -77,9 +77,9 @@ static bool find_data(struct ctx *c, const struct expr *d1)
 	if (!d1->ref.addr && is_local(v) && (v->flags & VF_POINTER) && (!d1->ref.path || !*d1->ref.path)) {
 		for (uint32_t i = 0; i < c->rel; i++) {
 			const struct event *e = &c->mf->f->events[i];
-			if (e->kind != EV_ASSIGN || e->u.assign.lhs.var != d1->ref.var)
+			if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != d1->ref.var)
 				continue;
-			const struct expr *x = &e->u.assign.rhs;
+			const struct expr *x = &e->u.assign->rhs;
 			const struct var *w = x->kind == EX_REF ? cvar(c, x->ref.var) : NULL;
 			if (x->kind == EX_REF && x->ref.addr && !x->ref.deref && is_local(w)) {
 				c->data = x->ref;
@@ -116,10 +116,10 @@ static void collect(struct ctx *c)
 	const struct func *f = c->mf->f;
 	for (uint32_t i = 0; i < c->rel; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind != EV_ASSIGN || !related(&c->data, &e->u.assign.lhs))
+		if (e->kind != EV_ASSIGN || !related(&c->data, &e->u.assign->lhs))
 			continue;
 		/* a.buf = buf, a.res = &res: the callback writes through them */
-		const struct expr *x = &e->u.assign.rhs;
+		const struct expr *x = &e->u.assign->rhs;
 		if (x->kind != EX_REF || x->ref.deref || (x->ref.path && *x->ref.path))
 			continue;
 		const struct var *w = cvar(c, x->ref.var);
@@ -128,15 +128,15 @@ static void collect(struct ctx *c)
 	}
 	for (uint32_t i = 0; i < c->rel; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind == EV_ASSIGN && e->u.assign.lhs.var >= 0 && tracked(c, &e->u.assign.lhs)) {
-			struct ref r = e->u.assign.lhs;
-			if (e->u.assign.whole_init)
+		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var >= 0 && tracked(c, &e->u.assign->lhs)) {
+			struct ref r = e->u.assign->lhs;
+			if (e->u.assign->whole_init)
 				r.path = "";
 			push_unique(&c->init, &r);
 		} else if (e->kind == EV_CALL) {
 			/* memset(&a, ...), init(&a.ctx), memset(buf, ...), read(fd, buf, n) */
-			for (uint32_t k = 0; k < e->u.call.nargs; k++) {
-				const struct expr *a = &e->u.call.args[k];
+			for (uint32_t k = 0; k < e->u.call->nargs; k++) {
+				const struct expr *a = &e->u.call->args[k];
 				if (a->kind != EX_REF || a->ref.var < 0 || !tracked(c, &a->ref))
 					continue;
 				const struct var *w = cvar(c, a->ref.var);
@@ -254,8 +254,8 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 	c.mf = &rc->m->fns.v[fn];
 	const struct func *f = c.mf->f;
 	const struct event *rel = &f->events[c.rel];
-	c.result_var = rel->u.call.result.var >= 0 && (!rel->u.call.result.path || !*rel->u.call.result.path)
-			       ? rel->u.call.result.var
+	c.result_var = rel->u.call->result.var >= 0 && (!rel->u.call->result.path || !*rel->u.call->result.path)
+			       ? rel->u.call->result.var
 			       : -1;
 	bool have_data = find_data(&c, s->data1);
 	if (have_data)
@@ -268,8 +268,8 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 	refvec done = {0};
 	for (uint32_t i = c.rel + 1; i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind == EV_ASSIGN && e->u.assign.lhs.var >= 0 && have_data && tracked(&c, &e->u.assign.lhs)) {
-			push_unique(&c.init, &e->u.assign.lhs); /* set after the call: later reads are fine */
+		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var >= 0 && have_data && tracked(&c, &e->u.assign->lhs)) {
+			push_unique(&c.init, &e->u.assign->lhs); /* set after the call: later reads are fine */
 			continue;
 		}
 		if (e->kind != EV_ACCESS || !(e->u.access.mode & ACC_READ))

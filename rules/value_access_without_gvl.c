@@ -14,7 +14,7 @@ static void run(struct rule_ctx *rc)
 			const struct event *e = &mf->f->events[ei];
 			if (e->gvl_guard)
 				continue;
-			if (e->kind == EV_CALL && (e->u.call.indirect || model_func_by_usr(m, e->u.call.usr)))
+			if (e->kind == EV_CALL && (e->u.call->indirect || model_func_by_usr(m, e->u.call->usr)))
 				continue;
 			struct ruby_use u = ruby_use_of(mf, ei);
 			if (!u.representative || u.cls != RC_ACCESSOR)

@@ -60,7 +60,7 @@ static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, u
 		const struct mfunc *mf = &m->fns.v[f];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind == EV_CALL && model_func_by_usr(m, e->u.call.usr))
+			if (e->kind == EV_CALL && model_func_by_usr(m, e->u.call->usr))
 				continue;
 			struct ruby_use u = ruby_use_of(mf, ei);
 			if (!u.representative || !can_raise(&u))
@@ -93,10 +93,10 @@ static bool returns_value(const struct mfunc *mf, const struct event **at)
 		const struct event *e = &mf->f->events[ei];
 		if (e->kind != EV_RETURN)
 			continue;
-		const struct expr *r = &e->u.ret;
+		const struct expr *r = e->u.ret;
 		bool v = false;
 		if (r->kind == EX_CALL && r->call >= 0)
-			v = mf->f->events[r->call].u.call.returns_value;
+			v = mf->f->events[r->call].u.call->returns_value;
 		else if (r->kind == EX_REF && (!r->ref.path || !*r->ref.path)) {
 			const struct var *var = mf_var(mf, r->ref.var);
 			v = var && (var->flags & VF_VALUE);

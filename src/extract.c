@@ -615,6 +615,12 @@ static struct event *new_event(struct xctx *x, int kind, CXCursor c)
 {
 	struct event e = {0};
 	e.kind = (uint8_t)kind;
+	if (kind == EV_CALL)
+		e.u.call = arena_alloc(&x->tu->arena, sizeof(struct call));
+	else if (kind == EV_ASSIGN)
+		e.u.assign = arena_alloc(&x->tu->arena, sizeof(struct assign));
+	else if (kind == EV_RETURN)
+		e.u.ret = arena_alloc(&x->tu->arena, sizeof(struct expr));
 	e.region = x->region;
 	e.gvl_guard = x->guard > 0;
 	CXSourceLocation sl = clang_getCursorLocation(c);
@@ -901,15 +907,15 @@ static void emit_assign(struct xctx *x, CXCursor at, const struct ref *lhs, stru
 			bool compound)
 {
 	struct event *e = new_event(x, EV_ASSIGN, at);
-	e->u.assign.lhs = *lhs;
-	e->u.assign.is_init = init;
-	e->u.assign.compound = compound;
-	esum_finish(x, rhs, &e->u.assign.rhs);
-	struct expr *r = &e->u.assign.rhs;
+	e->u.assign->lhs = *lhs;
+	e->u.assign->is_init = init;
+	e->u.assign->compound = compound;
+	esum_finish(x, rhs, &e->u.assign->rhs);
+	struct expr *r = &e->u.assign->rhs;
 	int32_t ei = (int32_t)(e - x->ev.v);
 	(void)ei;
 	if (r->kind == EX_CALL && r->call >= 0 && (size_t)r->call < x->ev.n)
-		x->ev.v[r->call].u.call.result = *lhs;
+		x->ev.v[r->call].u.call->result = *lhs;
 	const struct var *pv = r->kind == EX_REF && (!r->ref.path || !*r->ref.path) ? tu_var(x->tu, r->ref.var) : NULL;
 	bool param_fp = pv && pv->kind == VK_PARAM && (pv->flags & VF_FNPTR) && x->fn_usr && lhs->field;
 	if ((r->kind == EX_FUNC && (lhs->field || lhs->var >= 0)) || param_fp) {
@@ -955,10 +961,10 @@ static void walk_init_list(struct xctx *x, CXCursor list, const struct ref *lhs,
 	set_expr_common(x, list, &whole);
 	{
 		struct event *e = new_event(x, EV_ASSIGN, list);
-		e->u.assign.lhs = *lhs;
-		e->u.assign.is_init = 1;
-		e->u.assign.whole_init = 1;
-		esum_finish(x, &whole, &e->u.assign.rhs);
+		e->u.assign->lhs = *lhs;
+		e->u.assign->is_init = 1;
+		e->u.assign->whole_init = 1;
+		esum_finish(x, &whole, &e->u.assign->rhs);
 	}
 	esum_free(&whole);
 
@@ -1450,15 +1456,15 @@ static int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 			call.rparen = t->off;
 	}
 	struct event *e = new_event(x, EV_CALL, c);
-	e->u.call = call;
+	*e->u.call = call;
 	int32_t idx = (int32_t)x->ev.n - 1;
 	/* nested calls found in the arguments get this call as parent */
 	for (uint32_t i = 0; i < call.nargs; i++) {
 		for (uint32_t j = 0; j < call.args[i].ncalls; j++) {
 			int32_t ci = call.args[i].calls[j];
-			if (ci >= 0 && ci < idx && x->ev.v[ci].u.call.parent < 0) {
-				x->ev.v[ci].u.call.parent = idx;
-				x->ev.v[ci].u.call.parent_arg = (int32_t)i;
+			if (ci >= 0 && ci < idx && x->ev.v[ci].u.call->parent < 0) {
+				x->ev.v[ci].u.call->parent = idx;
+				x->ev.v[ci].u.call->parent_arg = (int32_t)i;
 			}
 		}
 	}
@@ -1519,7 +1525,7 @@ static int cond_gvl(struct xctx *x, struct esum *cond)
 	int32_t ci = cond->calls.v[0];
 	if (ci < 0 || (size_t)ci >= x->ev.n)
 		return 0;
-	if (!gvl_is_guard_predicate(x->ev.v[ci].u.call.name))
+	if (!gvl_is_guard_predicate(x->ev.v[ci].u.call->name))
 		return 0;
 	return cond->negated ? -1 : 1;
 }
@@ -1558,7 +1564,7 @@ static void walk_compound(struct xctx *x, CXCursor c)
 				struct region *r = &x->rg.v[before_rg];
 				if (r->kind == RG_THEN && r->negated && r->ends_with_return && r->cond.ncalls == 1 &&
 				    r->cond.calls[0] >= 0 &&
-				    gvl_is_guard_predicate(x->ev.v[r->cond.calls[0]].u.call.name)) {
+				    gvl_is_guard_predicate(x->ev.v[r->cond.calls[0]].u.call->name)) {
 					extra_guard++;
 					x->guard++;
 				}
@@ -1720,7 +1726,7 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 		if (kd.n)
 			walk_expr(x, kd.p[0], ACC_READ, &e);
 		struct event *ev = new_event(x, EV_RETURN, c);
-		esum_finish(x, &e, &ev->u.ret);
+		esum_finish(x, &e, ev->u.ret);
 		esum_free(&e);
 		kids_free(&kd);
 		return;
@@ -1741,7 +1747,7 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 			struct esum e = {0};
 			walk_expr(x, c, ACC_READ, &e);
 			if (e.e.kind == EX_CALL && e.e.call >= 0)
-				x->ev.v[e.e.call].u.call.result_used = 0;
+				x->ev.v[e.e.call].u.call->result_used = 0;
 			esum_free(&e);
 			return;
 		}

@@ -77,16 +77,17 @@ struct var {
 };
 
 /* A reference to a variable or a member path below it: a, a.f, p->f.g, *p. */
+/* (Members ordered for size: facts of a whole gem stay in memory.) */
 struct ref {
 	int32_t var;        /* index into tu->vars; -1 when the base is not a variable */
-	const char *path;   /* member path below var: "" or "f" or "f.g" */
-	const char *record; /* record type holding the last member ("struct args") */
-	const char *field;  /* the last member name, or NULL */
 	uint8_t addr;       /* &ref taken */
 	uint8_t deref;      /* accessed through a pointer (p->f, *p, p[i]) */
 	uint8_t ptr_deref;  /* the path follows a pointer value (p->f, *p, p[i] with p a
 			       pointer), not only array subscripts of an array object
 			       (buf[i], s.arr[i] keep ptr_deref 0) */
+	const char *path;   /* member path below var: "" or "f" or "f.g" */
+	const char *record; /* record type holding the last member ("struct args") */
+	const char *field;  /* the last member name, or NULL */
 };
 
 enum expr_kind {
@@ -105,21 +106,21 @@ struct expr {
 	uint8_t has_ival;    /* ival valid (constant-evaluated) */
 	uint8_t cast;        /* a cast was stripped to get kind */
 	uint8_t is_value;    /* the expression's type is VALUE */
-	int64_t ival;
 	uint8_t exact;       /* [begin, end) is this expression as spelled in loc.file
 				(not produced by a macro body): fixes may rewrite it */
+	int32_t call;        /* EX_CALL: event index of the call in the same function */
 	uint32_t begin, end; /* byte offsets of the spelled expression when exact */
+	/* Everything the expression reads and calls, nested included. */
+	uint32_t nreads;
+	uint32_t ncalls;
+	int64_t ival;
 	const char *text;    /* normalised source spelling, at most 160 chars */
 	const char *macro;   /* when the whole expression is one macro expansion: its name */
 	struct loc loc;
-	int32_t call;        /* EX_CALL: event index of the call in the same function */
 	struct ref ref;      /* EX_REF */
 	const char *func_usr;  /* EX_FUNC */
 	const char *func_name; /* EX_FUNC */
-	/* Everything the expression reads and calls, nested included. */
-	uint32_t nreads;
 	struct ref *reads;
-	uint32_t ncalls;
 	int32_t *calls;
 };
 
@@ -137,36 +138,36 @@ enum access_mode {
 };
 
 struct call {
-	const char *name;   /* callee name; for indirect calls the spelling of the callee */
-	const char *usr;    /* direct callee USR, NULL if indirect */
-	const char *decl_file; /* file of the callee declaration */
 	uint8_t origin;     /* enum origin */
 	uint8_t indirect;   /* call through a function pointer */
 	uint8_t variadic;
 	uint8_t returns_value; /* callee returns VALUE */
-	struct expr callee; /* the callee expression (indirect calls: the pointer) */
+	uint8_t result_used; /* the value is used at all (not a discarded statement) */
 	uint32_t nargs;
-	struct expr *args;
 	int32_t parent;     /* event index of the call whose arguments contain this call, -1 */
 	int32_t parent_arg; /* which argument of the parent */
-	struct ref result;  /* where the result is stored (x = f(), T x = f()); var -1 if not */
 	uint32_t rparen;    /* offset of the closing parenthesis when callee.exact, else 0 */
-	uint8_t result_used; /* the value is used at all (not a discarded statement) */
+	const char *name;   /* callee name; for indirect calls the spelling of the callee */
+	const char *usr;    /* direct callee USR, NULL if indirect */
+	const char *decl_file; /* file of the callee declaration */
+	struct expr callee; /* the callee expression (indirect calls: the pointer) */
+	struct expr *args;
+	struct ref result;  /* where the result is stored (x = f(), T x = f()); var -1 if not */
 };
 
 struct assign {
-	struct ref lhs;
-	struct expr rhs;
 	uint8_t compound;   /* +=, |= ... */
 	uint8_t is_init;    /* declaration initialiser */
 	uint8_t whole_init; /* `= {0}`, `= {}` or memset-like whole-object initialisation */
+	struct ref lhs;
+	struct expr rhs;
 };
 
 struct access {
-	struct ref ref;
 	uint8_t mode;        /* enum access_mode */
 	uint8_t atomic_op;   /* inside the arguments of an __atomic_* / __sync_* / __c11_atomic_*
 				builtin or a C11 atomic_* generic function (stdatomic.h) */
+	struct ref ref;
 };
 
 struct event {
@@ -177,11 +178,14 @@ struct event {
 	const char *macro;   /* outermost main-file macro this came from, NULL if spelled here */
 	struct loc loc;      /* expansion location (where a macro was used) */
 	struct loc spell;    /* where it is written (macro arguments); == loc otherwise */
+	/* The payload of the kind; the larger ones out of line (in the TU's
+	 * arena), so the event array of a whole gem stays small. Never NULL for
+	 * the event's own kind. */
 	union {
-		struct call call;
-		struct assign assign;
+		struct call *call;
+		struct assign *assign;
 		struct access access;
-		struct expr ret; /* EV_RETURN (kind EX_OTHER with text "" when bare return) */
+		struct expr *ret; /* EV_RETURN (kind EX_OTHER with text "" when bare return) */
 	} u;
 };
 

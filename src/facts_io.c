@@ -148,7 +148,7 @@ static json_t *wevent(struct wctx *w, const struct event *e)
 	json_t *payload = NULL;
 	switch (e->kind) {
 	case EV_CALL: {
-		const struct call *c = &e->u.call;
+		const struct call *c = e->u.call;
 		json_t *args = json_array();
 		for (uint32_t i = 0; i < c->nargs; i++)
 			json_array_append_new(args, wexpr(w, &c->args[i]));
@@ -170,16 +170,16 @@ static json_t *wevent(struct wctx *w, const struct event *e)
 		break;
 	}
 	case EV_ASSIGN:
-		payload = json_pack("[ooIII]", wref(w, &e->u.assign.lhs), wexpr(w, &e->u.assign.rhs),
-				    (json_int_t)e->u.assign.compound, (json_int_t)e->u.assign.is_init,
-				    (json_int_t)e->u.assign.whole_init);
+		payload = json_pack("[ooIII]", wref(w, &e->u.assign->lhs), wexpr(w, &e->u.assign->rhs),
+				    (json_int_t)e->u.assign->compound, (json_int_t)e->u.assign->is_init,
+				    (json_int_t)e->u.assign->whole_init);
 		break;
 	case EV_ACCESS:
 		payload = json_pack("[oII]", wref(w, &e->u.access.ref), (json_int_t)e->u.access.mode,
 				    (json_int_t)e->u.access.atomic_op);
 		break;
 	case EV_RETURN:
-		payload = wexpr(w, &e->u.ret);
+		payload = wexpr(w, e->u.ret);
 		break;
 	default:
 		payload = json_null();
@@ -548,7 +548,7 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 		e->spell = e->loc;
 	switch (e->kind) {
 	case EV_CALL: {
-		struct call *c = &e->u.call;
+		struct call *c = e->u.call = arena_alloc(&r->tu->arena, sizeof(struct call));
 		c->name = rStr(r, p, 0);
 		c->usr = rStr(r, p, 1);
 		c->decl_file = rStr(r, p, 2);
@@ -574,11 +574,12 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 		break;
 	}
 	case EV_ASSIGN:
-		rref(r, at(r, p, 0), &e->u.assign.lhs);
-		rexpr(r, at(r, p, 1), &e->u.assign.rhs);
-		e->u.assign.compound = rU8(r, p, 2);
-		e->u.assign.is_init = rU8(r, p, 3);
-		e->u.assign.whole_init = rU8(r, p, 4);
+		e->u.assign = arena_alloc(&r->tu->arena, sizeof(struct assign));
+		rref(r, at(r, p, 0), &e->u.assign->lhs);
+		rexpr(r, at(r, p, 1), &e->u.assign->rhs);
+		e->u.assign->compound = rU8(r, p, 2);
+		e->u.assign->is_init = rU8(r, p, 3);
+		e->u.assign->whole_init = rU8(r, p, 4);
 		break;
 	case EV_ACCESS:
 		rref(r, at(r, p, 0), &e->u.access.ref);
@@ -586,7 +587,8 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 		e->u.access.atomic_op = rU8(r, p, 2);
 		break;
 	case EV_RETURN:
-		rexpr(r, p, &e->u.ret);
+		e->u.ret = arena_alloc(&r->tu->arena, sizeof(struct expr));
+		rexpr(r, p, e->u.ret);
 		break;
 	default:
 		bad(r, "unknown event kind");
@@ -594,13 +596,19 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 	}
 }
 
-/* Event indices an expression holds must name events of its function. */
-static void check_expr_calls(struct rctx *r, const struct expr *e, uint32_t nevents)
+/* Event indices an expression holds must name call events of its function
+ * (their payload is read as a call). */
+static bool is_call_index(const struct func *f, int32_t i)
 {
-	if (e->call < -1 || e->call >= (int32_t)nevents)
+	return i >= 0 && i < (int32_t)f->nevents && f->events[i].kind == EV_CALL;
+}
+
+static void check_expr_calls(struct rctx *r, const struct expr *e, const struct func *f)
+{
+	if (e->call != -1 && !is_call_index(f, e->call))
 		bad(r, "call index out of range");
 	for (uint32_t i = 0; i < e->ncalls; i++)
-		if (e->calls[i] < 0 || e->calls[i] >= (int32_t)nevents)
+		if (!is_call_index(f, e->calls[i]))
 			bad(r, "call index out of range");
 }
 
@@ -644,20 +652,20 @@ static void rfunc(struct rctx *r, const json_t *a, struct func *f)
 		const struct event *e = &f->events[i];
 		if (e->region < -1 || e->region >= (int32_t)f->nregions)
 			bad(r, "region index out of range");
-		if (e->kind == EV_CALL && (e->u.call.parent < -1 || e->u.call.parent >= (int32_t)f->nevents))
+		if (e->kind == EV_CALL && e->u.call->parent != -1 && !is_call_index(f, e->u.call->parent))
 			bad(r, "parent call out of range");
 		if (e->kind == EV_CALL) {
-			check_expr_calls(r, &e->u.call.callee, f->nevents);
-			for (uint32_t k = 0; k < e->u.call.nargs; k++)
-				check_expr_calls(r, &e->u.call.args[k], f->nevents);
+			check_expr_calls(r, &e->u.call->callee, f);
+			for (uint32_t k = 0; k < e->u.call->nargs; k++)
+				check_expr_calls(r, &e->u.call->args[k], f);
 		} else if (e->kind == EV_ASSIGN) {
-			check_expr_calls(r, &e->u.assign.rhs, f->nevents);
+			check_expr_calls(r, &e->u.assign->rhs, f);
 		} else if (e->kind == EV_RETURN) {
-			check_expr_calls(r, &e->u.ret, f->nevents);
+			check_expr_calls(r, e->u.ret, f);
 		}
 	}
 	for (uint32_t i = 0; i < f->nregions && !r->bad; i++) {
-		check_expr_calls(r, &f->regions[i].cond, f->nevents);
+		check_expr_calls(r, &f->regions[i].cond, f);
 		if (f->regions[i].parent < -1 || f->regions[i].parent >= (int32_t)f->nregions)
 			bad(r, "region parent out of range");
 	}

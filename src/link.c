@@ -171,12 +171,12 @@ static void index_calls(struct model *m)
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call.indirect || !e->u.call.usr)
+			if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->usr)
 				continue;
-			call_at_vec *v = hmap_get(&m->calls_to, e->u.call.usr);
+			call_at_vec *v = hmap_get(&m->calls_to, e->u.call->usr);
 			if (!v) {
 				v = arena_alloc(&m->arena, sizeof(*v));
-				hmap_put(&m->calls_to, e->u.call.usr, v);
+				hmap_put(&m->calls_to, e->u.call->usr, v);
 			}
 			struct call_at c = {fi, ei};
 			vec_push(v, c);
@@ -195,9 +195,9 @@ static void bind_param_targets(struct model *m, const struct binding *b, u32vec 
 		uint32_t ei = callers->v[ci].ev;
 		{
 			const struct event *e = &mf->f->events[ei];
-			if ((uint32_t)b->param_index >= e->u.call.nargs)
+			if ((uint32_t)b->param_index >= e->u.call->nargs)
 				continue;
-			const struct expr *a = &e->u.call.args[b->param_index];
+			const struct expr *a = &e->u.call->args[b->param_index];
 			if (a->kind == EX_REF && (!a->ref.path || !*a->ref.path)) {
 				const struct var *v = mf_var(mf, a->ref.var);
 				if (v && v->kind == VK_PARAM)
@@ -271,11 +271,11 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 				add_target(m, &t, &ext, v->init_fn_usr, NULL, mf->tu);
 			for (uint32_t i = 0; i < mf->f->nevents && i < before; i++) {
 				const struct event *ev = &mf->f->events[i];
-				if (ev->kind != EV_ASSIGN || ev->u.assign.lhs.var != e->ref.var)
+				if (ev->kind != EV_ASSIGN || ev->u.assign->lhs.var != e->ref.var)
 					continue;
-				if (ev->u.assign.lhs.path && *ev->u.assign.lhs.path)
+				if (ev->u.assign->lhs.path && *ev->u.assign->lhs.path)
 					continue;
-				const struct expr *rhs = &ev->u.assign.rhs;
+				const struct expr *rhs = &ev->u.assign->rhs;
 				if (rhs->kind == EX_FUNC)
 					add_target(m, &t, &ext, rhs->func_usr, rhs->func_name, mf->tu);
 				else if (rhs->kind != EX_NULL)
@@ -399,7 +399,7 @@ static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct g
 {
 	const struct mfunc *mf = &m->fns.v[fnid];
 	const struct event *e = &mf->f->events[ev];
-	const struct call *c = &e->u.call;
+	const struct call *c = e->u.call;
 	struct msite s = {0};
 	s.id = (uint32_t)m->sites.n;
 	s.tu = mf->tu;
@@ -479,7 +479,7 @@ static bool maybe_wrapper(struct model *m, uint32_t site_id)
 {
 	struct msite *s = &m->sites.v[site_id];
 	struct mfunc *mf = &m->fns.v[s->fn];
-	const struct call *c = &mf->f->events[s->ev].u.call;
+	const struct call *c = mf->f->events[s->ev].u.call;
 	int cbp = -1;
 	const struct expr *cbx = NULL;
 	if (s->inner < 0) {
@@ -536,9 +536,9 @@ static void find_sites(struct model *m)
 			const struct mfunc *mf = &m->fns.v[fi];
 			for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 				const struct event *e = &mf->f->events[ei];
-				if (e->kind != EV_CALL || e->u.call.indirect)
+				if (e->kind != EV_CALL || e->u.call->indirect)
 					continue;
-				const struct call *c = &e->u.call;
+				const struct call *c = e->u.call;
 				const struct mfunc *target = model_callee(m, c->usr, mf);
 				const struct gvl_api *api = NULL;
 				const struct wrapper *w = NULL;
@@ -662,7 +662,7 @@ static void build_edges(struct model *m)
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind != EV_CALL)
 				continue;
-			const struct call *c = &e->u.call;
+			const struct call *c = e->u.call;
 			if (!c->indirect) {
 				int32_t to = fn_id_from(m, c->usr, mf->tu);
 				if (to >= 0) {
@@ -762,7 +762,7 @@ static bool add_param_edges(struct model *m)
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
 			int p;
-			if (e->kind != EV_CALL || !e->u.call.indirect || !is_param_of(mf, &e->u.call.callee, &p))
+			if (e->kind != EV_CALL || !e->u.call->indirect || !is_param_of(mf, &e->u.call->callee, &p))
 				continue;
 			bool any = false;
 			for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
@@ -770,7 +770,7 @@ static bool add_param_edges(struct model *m)
 				if (ed->kind != EDGE_DIRECT)
 					continue;
 				const struct mfunc *caller = &m->fns.v[ed->from];
-				const struct expr *a = arg_at(&caller->f->events[ed->ev].u.call, p);
+				const struct expr *a = arg_at(caller->f->events[ed->ev].u.call, p);
 				if (!a)
 					continue;
 				struct cbres r = resolve_fn_expr(m, caller, ed->ev, a);
@@ -792,9 +792,9 @@ static void find_withgvl(struct model *m)
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || !str_eq(e->u.call.name, WITH_GVL_API) || !e->u.call.nargs)
+			if (e->kind != EV_CALL || !str_eq(e->u.call->name, WITH_GVL_API) || !e->u.call->nargs)
 				continue;
-			struct withgvl_call w = {fi, ei, resolve_fn_expr(m, mf, ei, &e->u.call.args[0])};
+			struct withgvl_call w = {fi, ei, resolve_fn_expr(m, mf, ei, &e->u.call->args[0])};
 			vec_push(&m->withgvl, w);
 		}
 	}
@@ -808,9 +808,9 @@ static void mark_protected(struct model *m)
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || str_in_list(e->u.call.name, protectors, ARRAY_SIZE(protectors)) < 0)
+			if (e->kind != EV_CALL || str_in_list(e->u.call->name, protectors, ARRAY_SIZE(protectors)) < 0)
 				continue;
-			const struct call *c = &e->u.call;
+			const struct call *c = e->u.call;
 			/* rb_str_locktmp_ensure(str, func, arg): body is the second argument */
 			int body = strcmp(c->name, "rb_str_locktmp_ensure") == 0 ? 1 : 0;
 			if ((uint32_t)body < c->nargs && c->args[body].kind == EX_FUNC) {
@@ -831,9 +831,9 @@ static void mark_token_sites(struct model *m)
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || !e->u.call.name)
+			if (e->kind != EV_CALL || !e->u.call->name)
 				continue;
-			char *k = xasprintf("%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.line, e->u.call.name);
+			char *k = xasprintf("%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.line, e->u.call->name);
 			hmap_put(&seen, intern(&keys, k), (void *)1);
 			free(k);
 		}
@@ -871,11 +871,11 @@ static void find_address_taken(struct model *m)
 		for (uint32_t ei = 0; ei < f->nevents; ei++) {
 			const struct event *e = &f->events[ei];
 			if (e->kind == EV_CALL) {
-				for (uint32_t k = 0; k < e->u.call.nargs; k++)
-					if (e->u.call.args[k].kind == EX_FUNC)
-						mark_taken(m, e->u.call.args[k].func_usr);
-			} else if (e->kind == EV_ASSIGN && e->u.assign.rhs.kind == EX_FUNC) {
-				mark_taken(m, e->u.assign.rhs.func_usr);
+				for (uint32_t k = 0; k < e->u.call->nargs; k++)
+					if (e->u.call->args[k].kind == EX_FUNC)
+						mark_taken(m, e->u.call->args[k].func_usr);
+			} else if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC) {
+				mark_taken(m, e->u.assign->rhs.func_usr);
 			}
 		}
 	}

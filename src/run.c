@@ -359,6 +359,8 @@ int run_analysis(const struct options *o, struct run *r)
 					  ferr ? ferr : "no output");
 				free(ferr);
 			} else {
+				if (r->tus[i]->build_probe) /* from the job, not the facts */
+					back->build_probe = intern(&back->pool, r->tus[i]->build_probe);
 				tu_facts_free(r->tus[i]);
 				r->tus[i] = back;
 			}
@@ -648,23 +650,23 @@ void dump_facts(FILE *out, struct run *r)
 					fputs("GUARD ", out);
 				switch (e->kind) {
 				case EV_CALL:
-					fprintf(out, "%s%s origin=%d nargs=%u parent=%d", e->u.call.indirect ? "*" : "",
-						e->u.call.name, e->u.call.origin, e->u.call.nargs, e->u.call.parent);
-					if (e->u.call.callee.exact)
-						fprintf(out, " spelled=[%u,%u)+%u", e->u.call.callee.begin, e->u.call.callee.end,
-							e->u.call.rparen);
-					for (uint32_t a = 0; a < e->u.call.nargs; a++)
-						fprintf(out, " |%s| k%d%s", e->u.call.args[a].text, e->u.call.args[a].kind,
-							e->u.call.args[a].has_ival ? "=" : "");
-					if (e->u.call.result.var >= 0) {
+					fprintf(out, "%s%s origin=%d nargs=%u parent=%d", e->u.call->indirect ? "*" : "",
+						e->u.call->name, e->u.call->origin, e->u.call->nargs, e->u.call->parent);
+					if (e->u.call->callee.exact)
+						fprintf(out, " spelled=[%u,%u)+%u", e->u.call->callee.begin, e->u.call->callee.end,
+							e->u.call->rparen);
+					for (uint32_t a = 0; a < e->u.call->nargs; a++)
+						fprintf(out, " |%s| k%d%s", e->u.call->args[a].text, e->u.call->args[a].kind,
+							e->u.call->args[a].has_ival ? "=" : "");
+					if (e->u.call->result.var >= 0) {
 						fputs(" -> ", out);
-						dump_ref(out, tu, &e->u.call.result);
+						dump_ref(out, tu, &e->u.call->result);
 					}
 					break;
 				case EV_ASSIGN:
-					dump_ref(out, tu, &e->u.assign.lhs);
-					fprintf(out, " = |%s| k%d%s%s", e->u.assign.rhs.text, e->u.assign.rhs.kind,
-						e->u.assign.whole_init ? " whole" : "", e->u.assign.is_init ? " init" : "");
+					dump_ref(out, tu, &e->u.assign->lhs);
+					fprintf(out, " = |%s| k%d%s%s", e->u.assign->rhs.text, e->u.assign->rhs.kind,
+						e->u.assign->whole_init ? " whole" : "", e->u.assign->is_init ? " init" : "");
 					break;
 				case EV_ACCESS:
 					dump_ref(out, tu, &e->u.access.ref);
@@ -673,7 +675,7 @@ void dump_facts(FILE *out, struct run *r)
 						e->u.access.ref.record ? e->u.access.ref.record : "");
 					break;
 				case EV_RETURN:
-					fprintf(out, "|%s|", e->u.ret.text);
+					fprintf(out, "|%s|", e->u.ret->text);
 					break;
 				}
 				fputc('\n', out);

@@ -171,6 +171,17 @@ struct arena_block {
 void *arena_alloc(struct arena *a, size_t n)
 {
 	n = (n + 15) & ~(size_t)15;
+	if (n > 4096 && a->head && a->head->size - a->head->used < n) {
+		/* a block of its own, behind the current one, whose free space
+		 * stays in use (facts of a whole gem are held in arenas) */
+		struct arena_block *b = xmalloc(sizeof(*b) + n);
+		b->size = b->used = n;
+		b->next = a->head->next;
+		a->head->next = b;
+		a->used_total += n;
+		memset(b->data, 0, n);
+		return b->data;
+	}
 	if (!a->head || a->head->size - a->head->used < n) {
 		size_t sz = n > 32768 ? n : 32768;
 		struct arena_block *b = xmalloc(sizeof(*b) + sz);

@@ -40,21 +40,22 @@ static struct tu_facts *sample(void)
 	f.events[0].u.access.ref.path = intern(&tu->pool, "");
 	f.events[0].u.access.mode = ACC_WRITE;
 	f.events[1].kind = EV_CALL;
+	f.events[1].u.call = arena_alloc(&tu->arena, sizeof(struct call));
 	f.events[1].loc.file = tu->path;
 	f.events[1].loc.line = 8;
 	f.events[1].spell = f.events[1].loc;
-	f.events[1].u.call.name = intern(&tu->pool, "memcpy");
-	f.events[1].u.call.parent = -1;
-	f.events[1].u.call.result.var = -1;
-	f.events[1].u.call.callee.call = -1;
-	f.events[1].u.call.callee.ref.var = -1;
-	f.events[1].u.call.nargs = 1;
-	f.events[1].u.call.args = arena_alloc(&tu->arena, sizeof(struct expr));
-	f.events[1].u.call.args[0].kind = EX_INT;
-	f.events[1].u.call.args[0].has_ival = 1;
-	f.events[1].u.call.args[0].ival = -5;
-	f.events[1].u.call.args[0].call = -1;
-	f.events[1].u.call.args[0].ref.var = -1;
+	f.events[1].u.call->name = intern(&tu->pool, "memcpy");
+	f.events[1].u.call->parent = -1;
+	f.events[1].u.call->result.var = -1;
+	f.events[1].u.call->callee.call = -1;
+	f.events[1].u.call->callee.ref.var = -1;
+	f.events[1].u.call->nargs = 1;
+	f.events[1].u.call->args = arena_alloc(&tu->arena, sizeof(struct expr));
+	f.events[1].u.call->args[0].kind = EX_INT;
+	f.events[1].u.call->args[0].has_ival = 1;
+	f.events[1].u.call->args[0].ival = -5;
+	f.events[1].u.call->args[0].call = -1;
+	f.events[1].u.call->args[0].ref.var = -1;
 	vec_push(&tu->funcs, f);
 	struct tu_file tf = {tu->path, 0xfedcba9876543210ULL, 1};
 	vec_push(&tu->files, tf);
@@ -80,9 +81,9 @@ static void test_round_trip(void **state)
 	assert_int_equal(f->nevents, 2);
 	assert_int_equal(f->events[0].u.access.mode, ACC_WRITE);
 	assert_int_equal(f->events[0].u.access.ref.var, 0);
-	assert_int_equal(f->events[1].u.call.args[0].ival, -5);
-	assert_int_equal(f->events[1].u.call.callee.ref.var, -1);
-	assert_int_equal(f->events[1].u.call.callee.call, -1);
+	assert_int_equal(f->events[1].u.call->args[0].ival, -5);
+	assert_int_equal(f->events[1].u.call->callee.ref.var, -1);
+	assert_int_equal(f->events[1].u.call->callee.call, -1);
 	/* interned: the same path string is one pointer */
 	assert_ptr_equal(f->loc.file, back->path);
 	assert_ptr_equal(f->events[1].loc.file, back->path);
@@ -140,6 +141,26 @@ static void test_malformed(void **state)
 	expect_rejected(bad);
 	free(bad);
 	free(buf);
+	/* a call's parent (or an expression's call) naming an event that is not
+	 * a call: its payload would be read as one */
+	tu = sample();
+	tu->funcs.v[0].events[1].u.call->parent = 0;
+	buf = facts_dump(tu, NULL);
+	expect_rejected(buf);
+	free(buf);
+	tu->funcs.v[0].events[1].u.call->parent = -1;
+	tu->funcs.v[0].events[1].u.call->args[0].call = 0;
+	buf = facts_dump(tu, NULL);
+	expect_rejected(buf);
+	free(buf);
+	tu->funcs.v[0].events[1].u.call->args[0].call = 1;
+	buf = facts_dump(tu, NULL);
+	char *err = NULL;
+	struct tu_facts *ok = facts_load(buf, strlen(buf), &err);
+	assert_non_null(ok);
+	tu_facts_free(ok);
+	free(buf);
+	tu_facts_free(tu);
 }
 
 int main(void)
