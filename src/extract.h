@@ -2,7 +2,7 @@
 #ifndef NOGVL_EXTRACT_H
 #define NOGVL_EXTRACT_H
 
-#include <clang-c/Index.h>
+#include "clang_api.h"
 
 #include "facts.h"
 

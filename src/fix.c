@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <clang-c/Index.h>
+#include "clang_api.h"
 #include <xxhash.h>
 
 #include "log.h"

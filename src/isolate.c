@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <clang-c/Index.h>
+#include "clang_api.h"
 
 #include "facts_io.h"
 #include "log.h"
@@ -322,6 +322,11 @@ static void test_hooks(const char *file)
 
 int isolate_worker_main(void)
 {
+	const char *lerr = NULL;
+	if (!clang_api_load(&lerr)) {
+		fprintf(stderr, "nogvl-lint: %s\n", lerr);
+		return 2;
+	}
 	size_t len = 0;
 	int status = 0;
 	char *ob = read_frame(0, &len, 0, &status);

@@ -1,9 +1,12 @@
 /* main.c: nogvl-lint entry point. The only place that decides the exit code. */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <unistd.h>
 
-#include <clang-c/Index.h>
+#include "clang_api.h"
 
 #include "cli.h"
 #include "baseline.h"
@@ -87,12 +90,26 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	log_verbosity = o.verbose;
+#ifdef __GLIBC__
+	/* Files are parsed in worker processes: this process's threads only
+	 * decode their facts, and one malloc arena keeps the facts of a whole
+	 * gem from spreading over one arena per thread (tens of MB of RSS on
+	 * Ruby's ext/). In-process parsing keeps glibc's default. */
+	if (o.tu_timeout > 0)
+		mallopt(M_ARENA_MAX, 1);
+#endif
 	if (o.help) {
 		print_usage(stdout);
 		options_free(&o);
 		return 0;
 	}
 	if (o.version) {
+		const char *lerr = NULL;
+		if (!clang_api_load(&lerr)) {
+			printf("nogvl-lint %s (%s)\n", NOGVL_VERSION, lerr);
+			options_free(&o);
+			return 2;
+		}
 		CXString v = clang_getClangVersion();
 		printf("nogvl-lint %s (libclang: %s)\n", NOGVL_VERSION, clang_getCString(v) ? clang_getCString(v) : "?");
 		clang_disposeString(v);
@@ -121,6 +138,20 @@ int main(int argc, char **argv)
 			options_free(&o);
 			return 2;
 		}
+
+	/* libclang is loaded here only when this process parses (in-process
+	 * threads, or --fix's re-parse); otherwise only the parser processes
+	 * load it, and here it is only checked for */
+	if (!o.dump_commands) {
+		const char *lerr = NULL;
+		bool here = o.tu_timeout <= 0 || !isolate_available() || o.fix || o.fix_dry_run;
+		if (here ? !clang_api_load(&lerr) : access(clang_api_path(), R_OK) != 0) {
+			fprintf(stderr, "nogvl-lint: error: %s%s\n", lerr ? lerr : "cannot read libclang: ",
+				lerr ? "" : clang_api_path());
+			options_free(&o);
+			return 2;
+		}
+	}
 
 	struct run r;
 	rc = run_analysis(&o, &r);

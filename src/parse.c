@@ -757,15 +757,21 @@ struct pool {
 };
 
 /* The facts cache first (--cache), then a parse whose facts are stored. */
-static struct tu_facts *parse_here(CXIndex idx, const struct tu_job *job, const struct parse_opts *o,
+/* The index is created on the first parse in this process: with parser
+ * processes this one never loads libclang (clang_api.h). */
+static struct tu_facts *parse_here(CXIndex *idx, const struct tu_job *job, const struct parse_opts *o,
 				   struct flag_cache *flags, struct worker_proc *proc)
 {
 	if (o->tu_timeout > 0 && isolate_available())
 		return isolate_parse(proc, job, o);
-	return parse_one_cached(idx, job, o, flags);
+	/* excludeDeclarationsFromPCH: walking a file's declarations does not
+	 * load every declaration of the shared Ruby-header preamble (pch.h) */
+	if (!*idx)
+		*idx = clang_createIndex(1, 0);
+	return parse_one_cached(*idx, job, o, flags);
 }
 
-static struct tu_facts *parse_or_reuse(CXIndex idx, const struct tu_job *job, const struct parse_opts *o,
+static struct tu_facts *parse_or_reuse(CXIndex *idx, const struct tu_job *job, const struct parse_opts *o,
 				       struct flag_cache *flags, struct worker_proc *proc)
 {
 	if (!o->cache)
@@ -790,15 +796,13 @@ static struct tu_facts *parse_or_reuse(CXIndex idx, const struct tu_job *job, co
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
-	/* excludeDeclarationsFromPCH: walking a file's declarations does not
-	 * load every declaration of the shared Ruby-header preamble (pch.h) */
-	CXIndex idx = clang_createIndex(1, 0);
+	CXIndex idx = NULL;
 	struct worker_proc proc = {0};
 	for (;;) {
 		size_t i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
 			break;
-		p->out[i] = parse_or_reuse(idx, &p->jobs[i], p->o, &p->flags, &proc);
+		p->out[i] = parse_or_reuse(&idx, &p->jobs[i], p->o, &p->flags, &proc);
 		if (p->out[i] && p->jobs[i].build_probe)
 			p->out[i]->build_probe = intern(&p->out[i]->pool, p->jobs[i].build_probe);
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
@@ -809,7 +813,8 @@ static void *worker(void *arg)
 		}
 	}
 	isolate_stop(&proc);
-	clang_disposeIndex(idx);
+	if (idx)
+		clang_disposeIndex(idx);
 	return NULL;
 }
 

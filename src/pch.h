@@ -21,7 +21,7 @@
 #ifndef NOGVL_PCH_H
 #define NOGVL_PCH_H
 
-#include <clang-c/Index.h>
+#include "clang_api.h"
 #include <stdbool.h>
 #include <stddef.h>
 

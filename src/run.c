@@ -3,8 +3,10 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "clang_api.h"
 #include "facts_io.h"
 #include <xxhash.h>
 #include "gvlapi.h"
@@ -210,10 +212,13 @@ static const strlist *config_ruby_dirs(const struct options *o, struct run *r)
 static uint64_t cache_salt(const struct options *o, const struct run *r)
 {
 	struct strbuf sb = {0};
-	CXString v = clang_getClangVersion();
-	sb_printf(&sb, "%s\n%d\n%s\n%d%d\n", NOGVL_VERSION, FACTS_FORMAT_VERSION, clang_getCString(v), !o->no_recover,
+	/* libclang by its file (size and time: a package upgrade changes
+	 * them), so this process need not load it (clang_api.h) */
+	struct stat lst;
+	bool have = stat(clang_api_path(), &lst) == 0;
+	sb_printf(&sb, "%s\n%d\n%s %lld %lld\n%d%d\n", NOGVL_VERSION, FACTS_FORMAT_VERSION, clang_api_path(),
+		  have ? (long long)lst.st_size : -1LL, have ? (long long)lst.st_mtime : -1LL, !o->no_recover,
 		  o->ruby34_view);
-	clang_disposeString(v);
 	for (size_t i = 0; i < r->in.rh.dirs.n; i++) {
 		sb_printf(&sb, "%s\n", r->in.rh.dirs.v[i]);
 		char *cfg = path_join(r->in.rh.dirs.v[i], "ruby/config.h");

@@ -33,6 +33,32 @@ expect_rc 3 "a file timed out, nothing else to report"
 expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: parsing took longer than 6 s (--tu-timeout); stopped$' "timeout message"
 expect_out '^1 file analysed (0 with parse errors), 1 could not be analysed, 0 findings' "summary"
 
+# the main process never loads libclang (src/clang_api.h): while a parser
+# process hangs, libclang is mapped in it and not in the main process
+NOGVL_LINT_TEST_HANG=b_hangs "$BIN" --tu-timeout 20 --jobs 1 b_hangs.c >/dev/null 2>&1 &
+main_pid=$!
+worker_pid=""
+i=0
+while [ $i -lt 100 ] && [ -z "$worker_pid" ]; do
+	sleep 0.1
+	worker_pid=$(cat /proc/$main_pid/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | head -n 1)
+	i=$((i + 1))
+done
+[ -n "$worker_pid" ] || fail "no parser process started"
+i=0
+while [ $i -lt 100 ] && ! grep -q libclang "/proc/$worker_pid/maps" 2>/dev/null; do
+	sleep 0.1
+	i=$((i + 1))
+done
+grep -q libclang "/proc/$worker_pid/maps" || fail "the parser process has no libclang mapped"
+grep -q libclang "/proc/$main_pid/maps" && fail "the main process loaded libclang"
+kill "$main_pid" "$worker_pid" 2>/dev/null
+wait "$main_pid" 2>/dev/null
+# and the executable does not link it
+if command -v readelf >/dev/null; then
+	readelf -d "$BIN" | grep NEEDED | grep -q libclang && fail "nogvl-lint links libclang"
+fi
+
 # a crash: reported, the other files' findings kept
 rc=0
 NOGVL_LINT_TEST_CRASH=b_hangs timeout 60 "$BIN" --tu-timeout 30 --jobs 1 b_hangs.c c_bad.c a_good.c >"$OUT" 2>"$ERR" || rc=$?

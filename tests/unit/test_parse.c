@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include <clang-c/Index.h>
+#include "clang_api.h"
 
 #include "helpers.h"
 #include "parse.h"
