@@ -7,6 +7,9 @@
 #include <jansson.h>
 #include <limits.h>
 #include <poll.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,6 +413,11 @@ int isolate_worker_main(void)
 		tu_job_free(&job);
 		int wr = fb ? write_frame(1, fb, flen) : -1;
 		free(fb);
+#ifdef __GLIBC__
+		/* give the file's memory back: the next file starts from the
+		 * process's baseline, not from this file's high-water mark */
+		malloc_trim(0);
+#endif
 		if (wr) {
 			rc = 2;
 			break;
