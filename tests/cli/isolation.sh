@@ -41,7 +41,11 @@ worker_pid=""
 i=0
 while [ $i -lt 100 ] && [ -z "$worker_pid" ]; do
 	sleep 0.1
-	worker_pid=$(cat /proc/$main_pid/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | head -n 1)
+	# (the parser process: other children come and go, such as the ruby
+	# that names Ruby's header directories)
+	for c in $(cat /proc/$main_pid/task/*/children 2>/dev/null); do
+		tr '\0' ' ' <"/proc/$c/cmdline" 2>/dev/null | grep -q -- '--internal-parse-worker' && worker_pid=$c
+	done
 	i=$((i + 1))
 done
 [ -n "$worker_pid" ] || fail "no parser process started"
