@@ -195,6 +195,87 @@ static const char *find_call(const char *line, const char *name)
 	return NULL;
 }
 
+/* ---- headers of other platforms ---- */
+
+/* Headers only other systems have: BSD's kqueue, Solaris' event ports,
+ * Windows, macOS. A probe for one that this machine lacks fails, as it would
+ * in a real build here (assuming it succeeds makes libev and friends compile
+ * their kqueue or event-port backends, which cannot parse on Linux). */
+static const char *const other_platform_headers[] = {
+	"AvailabilityMacros.h", "CoreFoundation/CoreFoundation.h", "CoreServices/CoreServices.h", "TargetConditionals.h",
+	"crt_externs.h", "direct.h", "io.h", "kvm.h", "libproc.h", "mach/mach.h", "mach/mach_time.h", "malloc/malloc.h",
+	"port.h", "sys/devpoll.h", "sys/event.h", "sys/filio.h", "windows.h", "winsock2.h", "ws2tcpip.h",
+};
+
+static bool system_has_header(const char *h)
+{
+	static const char *const dirs[] = {"/usr/include", "/usr/local/include", "/usr/include/x86_64-linux-gnu",
+					   "/usr/include/aarch64-linux-gnu", "/usr/include/i386-linux-gnu",
+					   "/usr/include/arm-linux-gnueabihf"};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		char *p = path_join(dirs[i], h);
+		bool ok = path_is_file(p);
+		free(p);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
+static bool other_platform_header(const char *h)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(other_platform_headers); i++)
+		if (strcmp(h, other_platform_headers[i]) == 0)
+			return !system_has_header(h);
+	return false;
+}
+
+/* The probe calls whose header arguments decide them. */
+static const char *const header_probes[] = {"have_header", "check_header", "find_header", "have_type",
+					    "have_func", "have_struct_member", "have_const", "have_macro",
+					    "have_library", "find_library"};
+
+/* Does a probe on this text name a header of another platform? Then it
+ * fails here. */
+static const char *other_platform_probe(const char *text)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(header_probes); k++) {
+		const char *a = find_call(text, header_probes[k]);
+		if (!a)
+			continue;
+		strlist args = {0};
+		literal_args(a, &args);
+		const char *hit = NULL;
+		for (size_t i = 0; i < args.n && !hit; i++)
+			for (size_t h = 0; h < ARRAY_SIZE(other_platform_headers) && !hit; h++)
+				if (strcmp(args.v[i], other_platform_headers[h]) == 0 && other_platform_header(args.v[i]))
+					hit = other_platform_headers[h];
+		strlist_free(&args);
+		if (hit)
+			return hit;
+	}
+	return NULL;
+}
+
+/* A condition that fails here: it and-s (or is) a probe for a header of
+ * another platform. Anything or-ed or negated is not concluded on. */
+static bool condition_fails(const char *cond)
+{
+	if (strstr(cond, " or ") || strstr(cond, "||") || strchr(cond, '!') || strstr(cond, "not "))
+		return false;
+	return other_platform_probe(cond) != NULL;
+}
+
+/* A line whose trailing `if` fails here (`$defs << "-DX" if have_header("sys/event.h")`). */
+static bool modifier_fails(const char *line)
+{
+	const char *m = strstr(line, " if ");
+	return m && condition_fails(m + 4);
+}
+
+/* blocks[] entry of an `if` that fails here */
+static char false_block[] = "\x01(fails here)";
+
 /* ---- sources built only under a have_func condition ---- */
 
 /* Does t start with the Ruby keyword kw (followed by a non-identifier)? */
@@ -246,7 +327,8 @@ static void track_blocks(const char *line, strlist *blocks)
 		t++;
 	if (kw_at(t, "end") || *t == '}') {
 		if (blocks->n) {
-			free(blocks->v[blocks->n - 1]);
+			if (blocks->v[blocks->n - 1] != false_block)
+				free(blocks->v[blocks->n - 1]);
 			blocks->n--;
 		}
 		return;
@@ -255,7 +337,8 @@ static void track_blocks(const char *line, strlist *blocks)
 	    kw_at(t, "ensure")) {
 		/* another branch: the condition of the block no longer holds */
 		if (blocks->n) {
-			free(blocks->v[blocks->n - 1]);
+			if (blocks->v[blocks->n - 1] != false_block)
+				free(blocks->v[blocks->n - 1]);
 			blocks->v[blocks->n - 1] = NULL;
 		}
 		return;
@@ -263,7 +346,7 @@ static void track_blocks(const char *line, strlist *blocks)
 	if (ends_with_end(t))
 		return;
 	if (kw_at(t, "if")) {
-		vec_push(blocks, probe_of_condition(t + 2));
+		vec_push(blocks, condition_fails(t + 2) ? false_block : probe_of_condition(t + 2));
 		return;
 	}
 	static const char *const openers[] = {"unless", "while", "until", "case", "begin", "def", "class", "module"};
@@ -313,7 +396,7 @@ static void note_cond_srcs(const char *line, const strlist *blocks, struct extco
 	else if (strstr(s, " unless "))
 		return;
 	for (size_t i = blocks->n; !probe && i > 0; i--)
-		if (blocks->v[i - 1])
+		if (blocks->v[i - 1] && blocks->v[i - 1] != false_block)
 			probe = xstrdup(blocks->v[i - 1]);
 	if (!probe)
 		return;
@@ -385,8 +468,20 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		}
 		if (hash)
 			*hash = '\0';
-		note_cond_srcs(line, &blocks, out);
 		track_blocks(line, &blocks);
+		/* inside an `if` that fails here, or under a trailing one: nothing
+		 * of this line happens in a build on this machine */
+		bool fails = modifier_fails(line);
+		for (size_t i = 0; i < blocks.n && !fails; i++)
+			fails = blocks.v[i] == false_block;
+		if (fails) {
+			const char *h = other_platform_probe(line);
+			if (h)
+				vec_push(&out->notes, xasprintf("%s: a header of another platform, absent here: probe fails",
+								h));
+			continue;
+		}
+		note_cond_srcs(line, &blocks, out);
 
 		/* %w[...] word lists, possibly over several lines */
 		const char *w = NULL, *wend = NULL;
@@ -420,7 +515,9 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		strlist args = {0};
 		if ((a = find_call(line, "have_func")) != NULL) {
 			literal_args(a, &args);
-			if (args.n) {
+			if (args.n && other_platform_probe(line)) {
+				/* have_func("kqueue", "sys/event.h") on Linux */
+			} else if (args.n) {
 				const char *fn = args.v[0];
 				char *paren = strchr(args.v[0], '(');
 				if (paren)
@@ -455,7 +552,12 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 				if (args.n) {
 					const char *h = args.v[0];
 					bool ruby_h = str_starts(h, "ruby/") || strcmp(h, "ruby.h") == 0;
-					if (!ruby_h || ruby_has_header(ruby_dirs, h)) {
+					if (other_platform_header(h))
+						vec_push(&out->notes,
+							 xasprintf("%s(\"%s\"): a header of another platform, absent here: "
+								   "left undefined",
+								   hdr_calls[k], h));
+					else if (!ruby_h || ruby_has_header(ruby_dirs, h)) {
 						char *n = mkmf_cpp_name(h);
 						add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
 						free(n);
@@ -475,7 +577,7 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		}
 		if ((a = find_call(line, "have_type")) != NULL) {
 			literal_args(a, &args);
-			if (args.n) {
+			if (args.n && !other_platform_probe(line)) {
 				char *n = mkmf_cpp_name(args.v[0]);
 				add_unique(&out->defines, xasprintf("HAVE_TYPE_%s=1", n));
 				free(n);
@@ -530,6 +632,9 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		pending_age++;
 	}
 	strlist_free(&pending_words);
+	for (size_t i = 0; i < blocks.n; i++)
+		if (blocks.v[i] == false_block)
+			blocks.v[i] = NULL;
 	strlist_free(&blocks);
 	sb_free(&wacc);
 	free(copy);

@@ -292,15 +292,125 @@ static int job_cmp(const void *a, const void *b)
 	return strcmp(x->file, y->file);
 }
 
+/* The file a line's `#include "x.c"` names (a C or C++ source), or NULL. */
+static char *included_source(const char *line, size_t n)
+{
+	const char *p = line, *end = line + n;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= end || *p != '#')
+		return NULL;
+	p++;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if ((size_t)(end - p) < 7 || strncmp(p, "include", 7) != 0)
+		return NULL;
+	p += 7;
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p >= end || *p != '"')
+		return NULL;
+	const char *q = memchr(p + 1, '"', (size_t)(end - p - 1));
+	if (!q || q == p + 1)
+		return NULL;
+	char *name = xstrndup(p + 1, (size_t)(q - p - 1));
+	if (!is_source_file(name)) {
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+/* Sources found in a directory that another source #includes (nio4r's
+ * nio4r_ext.c includes ../libev/ev.c, which includes ev_epoll.c ...) are
+ * parts of that file, not files a build compiles: they are dropped, unless
+ * they sit next to an extconf.rb (mkmf compiles every source there). Files
+ * named on the command line are always kept. */
+static void drop_included_sources(strlist *files, const unsigned char *from_dir, strlist *notes)
+{
+	size_t n = files->n;
+	if (n < 2)
+		return;
+	char **abs = xcalloc(n, sizeof(char *));
+	size_t *includer = xcalloc(n, sizeof(size_t));
+	struct hmap index = {0};
+	for (size_t i = 0; i < n; i++) {
+		abs[i] = path_absolute(files->v[i]);
+		includer[i] = SIZE_MAX;
+		hmap_put(&index, abs[i], (void *)(uintptr_t)(i + 1));
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t len = 0;
+		char *text = read_file(files->v[i], &len, 64u * 1024 * 1024);
+		if (!text)
+			continue;
+		char *dir = path_dirname(abs[i]);
+		for (const char *l = text; l < text + len;) {
+			const char *nl = memchr(l, '\n', (size_t)(text + len - l));
+			size_t ll = nl ? (size_t)(nl - l) : (size_t)(text + len - l);
+			char *name = included_source(l, ll);
+			if (name) {
+				char *cand = path_join(dir, name);
+				char *norm = path_absolute(cand);
+				uintptr_t j = (uintptr_t)hmap_get(&index, norm);
+				if (j && j - 1 != i && includer[j - 1] == SIZE_MAX)
+					includer[j - 1] = i;
+				free(norm);
+				free(cand);
+				free(name);
+			}
+			l += ll + 1;
+		}
+		free(dir);
+		free(text);
+	}
+	/* next to an extconf.rb, mkmf compiles it anyway */
+	unsigned char *drop = xcalloc(n, 1);
+	size_t ndrop = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (includer[i] == SIZE_MAX || !from_dir[i])
+			continue;
+		char *dir = path_dirname(abs[i]);
+		char *ec = path_join(dir, "extconf.rb");
+		drop[i] = !path_is_file(ec);
+		ndrop += drop[i];
+		free(ec);
+		free(dir);
+	}
+	if (ndrop == n) /* a cycle of includes: keep them all */
+		ndrop = 0;
+	for (size_t i = 0; i < n && ndrop; i++) /* (before any is freed: an includer may be dropped too) */
+		if (drop[i])
+			vec_push(notes, xasprintf("%s: #included by %s, analysed as part of it (not compiled on its own)",
+						  files->v[i], files->v[includer[i]]));
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (drop[i] && ndrop) {
+			free(files->v[i]);
+		} else {
+			files->v[kept++] = files->v[i];
+		}
+	}
+	free(drop);
+	files->n = kept;
+	for (size_t i = 0; i < n; i++)
+		free(abs[i]);
+	free(abs);
+	free(includer);
+	hmap_free(&index);
+}
+
 static int build_buildless(const struct options *o, struct inputs *in, char **err)
 {
 	strlist files = {0};
+	VEC(unsigned char) from_dir = {0}; /* per file: found in a directory */
 	for (size_t i = 0; i < o->paths.n; i++) {
 		const char *p = o->paths.v[i];
 		struct stat st;
 		if (stat(p, &st) != 0) {
 			*err = xasprintf("%s: %s", p, strerror(errno));
 			strlist_free(&files);
+			vec_free(&from_dir);
 			return 2;
 		}
 		char *abs = path_absolute(p);
@@ -318,8 +428,12 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		}
 		free(abs);
 		if (S_ISDIR(st.st_mode)) {
+			size_t first = files.n;
 			discover_sources(p, o->include_vendor, &files, &in->warnings);
+			for (size_t k = first; k < files.n; k++)
+				vec_push(&from_dir, 1);
 		} else if (is_source_file(p)) {
+			vec_push(&from_dir, 0);
 			vec_push(&files, xstrdup(p));
 		} else {
 			const char *e = path_ext(p);
@@ -330,6 +444,8 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 						  : "not a C or C++ source file (.c, .cc, .cpp, .cxx)"));
 		}
 	}
+	drop_included_sources(&files, from_dir.v, &in->notes);
+	vec_free(&from_dir);
 	struct extconf_cache ec = {0};
 	ec.ruby_dirs = &in->rh.dirs;
 	for (size_t i = 0; i < files.n; i++) {

@@ -251,6 +251,57 @@ static void test_discovery__buildless_jobs(void **state)
 	free(dir);
 }
 
+/* Sources another source #includes are parts of it (libev's backends,
+ * nio4r's ev.c): dropped, unless mkmf compiles their directory or they are
+ * named on the command line. */
+static void test_discovery__included_sources(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	free(th_write(dir, "ext/foo/extconf.rb", "require 'mkmf'\ncreate_makefile('foo')\n"));
+	free(th_write(dir, "ext/foo/main.c", "#include \"../lib/ev.c\"\n  # include \"part.c\"\nint m;\n"));
+	free(th_write(dir, "ext/foo/part.c", "int p;\n"));
+	free(th_write(dir, "ext/lib/ev.c", "#include \"ev_epoll.c\"\n#include \"ev.h\"\nint e;\n"));
+	free(th_write(dir, "ext/lib/ev_epoll.c", "int ep;\n"));
+	free(th_write(dir, "ext/lib/ev.h", "int h;\n"));
+	free(th_write(dir, "ext/lib/alone.c", "int a;\n"));
+	char *ext = path_join(dir, "ext");
+	struct options o;
+	options_init(&o);
+	vec_push(&o.paths, ext);
+	struct inputs in = {0};
+	char *err = NULL;
+	assert_int_equal(inputs_build(&o, &in, &err), 0);
+	char **got = xcalloc(in.jobs.n + 1, sizeof(char *));
+	for (size_t i = 0; i < in.jobs.n; i++)
+		got[i] = path_relative(in.jobs.v[i].file, dir);
+	assert_int_equal(in.jobs.n, 3);
+	assert_string_equal(got[0], "ext/foo/main.c");
+	assert_string_equal(got[1], "ext/foo/part.c"); /* next to extconf.rb: mkmf builds it */
+	assert_string_equal(got[2], "ext/lib/alone.c");
+	free_list(got);
+	assert_true(th_has_sub(in.notes.v, in.notes.n, "ev.c: #included by "));
+	assert_true(th_has_sub(in.notes.v, in.notes.n, "ev_epoll.c: #included by "));
+	inputs_free(&in);
+	options_free(&o);
+
+	/* named on the command line: analysed whatever includes it */
+	options_init(&o);
+	char *ev = path_join(dir, "ext/lib/ev.c"), *mainc = path_join(dir, "ext/foo/main.c");
+	vec_push(&o.paths, ev);
+	vec_push(&o.paths, mainc);
+	memset(&in, 0, sizeof(in));
+	assert_int_equal(inputs_build(&o, &in, &err), 0);
+	assert_int_equal(in.jobs.n, 2);
+	inputs_free(&in);
+	options_free(&o);
+	free(ev);
+	free(mainc);
+	free(ext);
+	th_rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_discovery__symlinks),
 		cmocka_unit_test(test_discovery__unreadable_directory),
 		cmocka_unit_test(test_discovery__buildless_jobs),
+		cmocka_unit_test(test_discovery__included_sources),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -197,6 +197,42 @@ static void test_extconf__conditional_sources(void **state)
 	extconf_info_free(&ei);
 }
 
+/* Probes for headers of other platforms fail here, as in a real build on
+ * this machine, with what they guard. */
+static void test_extconf__other_platforms(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("have_header('sys/epoll.h')\n"
+	      "have_header('sys/event.h')\n"
+	      "have_func('kqueue', 'sys/event.h')\n"
+	      "have_type('port_event_t', 'port.h')\n"
+	      "$defs << '-DUSE_KQUEUE' if have_header('sys/event.h') && have_header('sys/queue.h')\n"
+	      "$defs << '-DUSE_EPOLL' if have_header('sys/epoll.h')\n"
+	      "$defs << '-DUSE_EITHER' if have_header('port.h') || have_header('sys/epoll.h')\n"
+	      "if have_header('windows.h')\n"
+	      "  $defs << '-DON_WINDOWS'\n"
+	      "  have_func('rb_w32_only')\n"
+	      "else\n"
+	      "  $defs << '-DNOT_WINDOWS'\n"
+	      "end\n"
+	      "$defs << '-DAFTER'\n",
+	      &ei);
+	assert_true(HAS(&ei, "HAVE_SYS_EPOLL_H=1"));
+	assert_false(HAS(&ei, "HAVE_SYS_EVENT_H=1"));
+	assert_false(HAS(&ei, "HAVE_KQUEUE=1"));
+	assert_false(HAS(&ei, "HAVE_TYPE_PORT_EVENT_T=1"));
+	assert_false(HAS(&ei, "USE_KQUEUE"));
+	assert_true(HAS(&ei, "USE_EPOLL"));
+	assert_true(HAS(&ei, "USE_EITHER")); /* or-ed: not concluded on */
+	assert_false(HAS(&ei, "ON_WINDOWS"));
+	assert_false(HAS(&ei, "HAVE_RB_W32_ONLY=1"));
+	assert_true(HAS(&ei, "NOT_WINDOWS"));
+	assert_true(HAS(&ei, "AFTER"));
+	assert_true(th_has_sub(ei.notes.v, ei.notes.n, "sys/event.h"));
+	extconf_info_free(&ei);
+}
+
 /* The nearest extconf.rb, looked up from a file's directory within the roots. */
 static void test_extconf__nearest(void **state)
 {
@@ -236,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__defs_and_flags),
 		cmocka_unit_test(test_extconf__comments_and_interpolation),
 		cmocka_unit_test(test_extconf__conditional_sources),
+		cmocka_unit_test(test_extconf__other_platforms),
 		cmocka_unit_test(test_extconf__nearest),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
