@@ -153,6 +153,20 @@ static bool ruby_declares(struct ruby_text *rt, const char *name)
 	return word_in(rt->all, name);
 }
 
+/* have_func(fn) succeeds: a Ruby function only when the Ruby headers have
+ * it (with a note for -v when say_missing) */
+static void have_func(struct ruby_text *rt, const char *fn, struct extconf_info *out, bool say_missing)
+{
+	bool ruby_fn = str_starts(fn, "rb_") || str_starts(fn, "ruby_");
+	if (!ruby_fn || ruby_declares(rt, fn)) {
+		char *n = mkmf_cpp_name(fn);
+		add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
+		free(n);
+	} else if (say_missing) {
+		vec_push(&out->notes, xasprintf("have_func(\"%s\"): not in the Ruby headers; left undefined", fn));
+	}
+}
+
 static bool ruby_has_header(const strlist *dirs, const char *h)
 {
 	for (size_t i = 0; dirs && i < dirs->n; i++) {
@@ -222,12 +236,14 @@ static bool system_has_header(const char *h)
 	return false;
 }
 
-static bool other_platform_header(const char *h)
+/* h, when it is a header of another platform that this machine lacks (the
+ * list's copy, which outlives h), else NULL */
+static const char *other_platform_header(const char *h)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(other_platform_headers); i++)
 		if (strcmp(h, other_platform_headers[i]) == 0)
-			return !system_has_header(h);
-	return false;
+			return system_has_header(h) ? NULL : other_platform_headers[i];
+	return NULL;
 }
 
 /* The probe calls whose header arguments decide them. */
@@ -247,9 +263,7 @@ static const char *other_platform_probe(const char *text)
 		literal_args(a, &args);
 		const char *hit = NULL;
 		for (size_t i = 0; i < args.n && !hit; i++)
-			for (size_t h = 0; h < ARRAY_SIZE(other_platform_headers) && !hit; h++)
-				if (strcmp(args.v[i], other_platform_headers[h]) == 0 && other_platform_header(args.v[i]))
-					hit = other_platform_headers[h];
+			hit = other_platform_header(args.v[i]);
 		strlist_free(&args);
 		if (hit)
 			return hit;
@@ -257,13 +271,18 @@ static const char *other_platform_probe(const char *text)
 	return NULL;
 }
 
+/* Is a condition only and-ed tests? What is or-ed or negated holds without
+ * each of its probes, so nothing is concluded from those. */
+static bool only_conjunctions(const char *cond)
+{
+	return !(strstr(cond, " or ") || strstr(cond, "||") || strchr(cond, '!') || strstr(cond, "not "));
+}
+
 /* A condition that fails here: it and-s (or is) a probe for a header of
- * another platform. Anything or-ed or negated is not concluded on. */
+ * another platform. */
 static bool condition_fails(const char *cond)
 {
-	if (strstr(cond, " or ") || strstr(cond, "||") || strchr(cond, '!') || strstr(cond, "not "))
-		return false;
-	return other_platform_probe(cond) != NULL;
+	return only_conjunctions(cond) && other_platform_probe(cond) != NULL;
 }
 
 /* A line whose trailing `if` fails here (`$defs << "-DX" if have_header("sys/event.h")`). */
@@ -300,7 +319,7 @@ static bool ends_with_end(const char *t)
  * built without it. */
 static char *probe_of_condition(const char *cond)
 {
-	if (strstr(cond, " or ") || strstr(cond, "||") || strchr(cond, '!') || strstr(cond, "not "))
+	if (!only_conjunctions(cond))
 		return NULL;
 	const char *a = find_call(cond, "have_func");
 	if (!a)
@@ -515,32 +534,16 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		strlist args = {0};
 		if ((a = find_call(line, "have_func")) != NULL) {
 			literal_args(a, &args);
-			if (args.n && other_platform_probe(line)) {
-				/* have_func("kqueue", "sys/event.h") on Linux */
-			} else if (args.n) {
-				const char *fn = args.v[0];
+			if (args.n) {
 				char *paren = strchr(args.v[0], '(');
 				if (paren)
 					*paren = '\0';
-				bool ruby_fn = str_starts(fn, "rb_") || str_starts(fn, "ruby_");
-				if (!ruby_fn || ruby_declares(&rt, fn)) {
-					char *n = mkmf_cpp_name(fn);
-					add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
-					free(n);
-				} else {
-					vec_push(&out->notes, xasprintf("have_func(\"%s\"): not in the Ruby headers; left undefined",
-									fn));
-				}
+				/* (have_func("kqueue", "sys/event.h") fails on Linux) */
+				if (!other_platform_probe(line))
+					have_func(&rt, args.v[0], out, true);
 			} else if (pending_words.n && pending_age < 4) {
-				for (size_t i = 0; i < pending_words.n; i++) {
-					const char *fn = pending_words.v[i];
-					bool ruby_fn = str_starts(fn, "rb_") || str_starts(fn, "ruby_");
-					if (ruby_fn && !ruby_declares(&rt, fn))
-						continue;
-					char *n = mkmf_cpp_name(fn);
-					add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
-					free(n);
-				}
+				for (size_t i = 0; i < pending_words.n; i++)
+					have_func(&rt, pending_words.v[i], out, false);
 				strlist_free(&pending_words);
 			}
 		}

@@ -341,7 +341,7 @@ static void drop_included_sources(strlist *files, const unsigned char *from_dir,
 	}
 	for (size_t i = 0; i < n; i++) {
 		size_t len = 0;
-		char *text = read_file(files->v[i], &len, 64u * 1024 * 1024);
+		char *text = read_file(files->v[i], &len, MAX_SOURCE_BYTES);
 		if (!text)
 			continue;
 		char *dir = path_dirname(abs[i]);

@@ -370,8 +370,9 @@ int isolate_worker_main(void)
 	po.recover = json_is_true(json_object_get(oj, "recover"));
 	po.virtual_files = vf;
 	po.nvirtual = (unsigned)nvirt;
-	const char *pch_dir = json_string_value(json_object_get(oj, "pch_dir"));
+	char *pch_dir = json_bytes_value(json_object_get(oj, "pch_dir"), NULL);
 	po.pch = pch_dir ? pch_set_new(pch_dir) : NULL;
+	free(pch_dir);
 	json_decref(oj);
 
 	CXIndex idx = clang_createIndex(1, 0); /* as parse.c's workers */

@@ -144,7 +144,7 @@ int main(int argc, char **argv)
 	 * load it, and here it is only checked for */
 	if (!o.dump_commands) {
 		const char *lerr = NULL;
-		bool here = o.tu_timeout <= 0 || !isolate_available() || o.fix || o.fix_dry_run;
+		bool here = o.tu_timeout <= 0 || o.fix || o.fix_dry_run; /* (isolate_enable() above) */
 		if (here ? !clang_api_load(&lerr) : access(clang_api_path(), R_OK) != 0) {
 			fprintf(stderr, "nogvl-lint: error: %s%s\n", lerr ? lerr : "cannot read libclang: ",
 				lerr ? "" : clang_api_path());

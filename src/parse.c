@@ -29,7 +29,6 @@
 #include "log.h"
 
 #define STUB_DIR "/nogvl-lint-stubs"
-#define MAX_SOURCE_BYTES (64u * 1024 * 1024)
 
 void tu_job_free(struct tu_job *j)
 {
@@ -699,12 +698,18 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	return tu;
 }
 
-struct tu_facts *parse_one(void *cxindex, const struct tu_job *job, const struct parse_opts *o)
+/* What the facts take from the job, not from the parse (so neither the cache
+ * nor a parser process carries it). */
+static struct tu_facts *with_job_info(struct tu_facts *tu, const struct tu_job *job)
 {
-	struct tu_facts *tu = parse_one_cached(cxindex, job, o, NULL);
 	if (tu && job->build_probe)
 		tu->build_probe = intern(&tu->pool, job->build_probe);
 	return tu;
+}
+
+struct tu_facts *parse_one(void *cxindex, const struct tu_job *job, const struct parse_opts *o)
+{
+	return with_job_info(parse_one_cached(cxindex, job, o, NULL), job);
 }
 
 struct incl_ctx {
@@ -756,7 +761,6 @@ struct pool {
 	struct flag_cache flags;
 };
 
-/* The facts cache first (--cache), then a parse whose facts are stored. */
 /* The index is created on the first parse in this process: with parser
  * processes this one never loads libclang (clang_api.h). */
 static struct tu_facts *parse_here(CXIndex *idx, const struct tu_job *job, const struct parse_opts *o,
@@ -771,6 +775,7 @@ static struct tu_facts *parse_here(CXIndex *idx, const struct tu_job *job, const
 	return parse_one_cached(*idx, job, o, flags);
 }
 
+/* The facts cache first (--cache), then a parse whose facts are stored. */
 static struct tu_facts *parse_or_reuse(CXIndex *idx, const struct tu_job *job, const struct parse_opts *o,
 				       struct flag_cache *flags, struct worker_proc *proc)
 {
@@ -802,9 +807,7 @@ static void *worker(void *arg)
 		size_t i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
 			break;
-		p->out[i] = parse_or_reuse(&idx, &p->jobs[i], p->o, &p->flags, &proc);
-		if (p->out[i] && p->jobs[i].build_probe)
-			p->out[i]->build_probe = intern(&p->out[i]->pool, p->jobs[i].build_probe);
+		p->out[i] = with_job_info(parse_or_reuse(&idx, &p->jobs[i], p->o, &p->flags, &proc), &p->jobs[i]);
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->o->progress) {
 			pthread_mutex_lock(&p->progress_lock);

@@ -8,6 +8,9 @@
 struct facts_cache;
 
 /* One translation unit to analyse. */
+/* The largest source file read (parsed, scanned for includes, hashed). */
+#define MAX_SOURCE_BYTES (64u * 1024 * 1024)
+
 struct tu_job {
 	char *file;       /* absolute path of the main file */
 	char *display;    /* path shown to the user */

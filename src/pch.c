@@ -591,7 +591,7 @@ static bool collect_idents(struct pch_entry *pe, const strlist *files, const str
 		if (done)
 			continue;
 		size_t len = 0;
-		char *t = read_file(f, &len, 64u * 1024 * 1024);
+		char *t = read_file(f, &len, MAX_SOURCE_BYTES);
 		if (!t)
 			return false;
 		scan_idents(pe, t, len, sk, f);
