@@ -122,24 +122,22 @@ int baseline_write(const char *path, const struct findings *fs, char **err)
 	}
 	vec_free(&rows);
 	json_object_set_new(root, "findings", list);
-	char *tmp = xasprintf("%s.tmp", path);
-	int rc = json_dump_file(root, tmp, JSON_INDENT(2) | JSON_ENSURE_ASCII);
-	json_decref(root);
-	if (rc == 0) {
-		/* json_dump_file writes no final newline */
-		FILE *f = fopen(tmp, "a");
-		if (!f || fputc('\n', f) == EOF)
-			rc = -1;
-		if (f && fclose(f) != 0)
-			rc = -1;
-	}
-	if (rc != 0 || rename(tmp, path) != 0) {
+	char *tmp = NULL;
+	FILE *f = file_replace_open(path, &tmp);
+	if (!f) {
 		*err = xasprintf("%s: cannot write the baseline: %s", path, strerror(errno));
-		remove(tmp);
-		free(tmp);
+		json_decref(root);
 		return -1;
 	}
-	free(tmp);
+	/* json_dumpf writes no final newline */
+	int rc = json_dumpf(root, f, JSON_INDENT(2) | JSON_ENSURE_ASCII);
+	json_decref(root);
+	if (rc == 0 && fputc('\n', f) == EOF)
+		rc = -1;
+	if (file_replace_commit(f, tmp, path, rc == 0) != 0) {
+		*err = xasprintf("%s: cannot write the baseline: %s", path, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 

@@ -75,6 +75,13 @@ uint64_t cache_key(const struct facts_cache *c, const struct tu_job *job, const 
 	return k;
 }
 
+/* The first line of an entry: its key and a checksum of the rest. */
+static char *entry_head(uint64_t key, const char *body, size_t len)
+{
+	XXH128_hash_t h = XXH3_128bits_withSeed(body, len, key);
+	return xasprintf("nogvl-lint-cache %016" PRIx64 " %016" PRIx64 "%016" PRIx64, key, h.high64, h.low64);
+}
+
 static char *entry_path(const struct facts_cache *c, uint64_t key)
 {
 	return xasprintf("%s/%016" PRIx64 ".json", c->dir, key);
@@ -109,8 +116,27 @@ struct tu_facts *cache_lookup(struct facts_cache *c, uint64_t key, const struct 
 		atomic_fetch_add(&c->misses, 1);
 		return NULL;
 	}
+	/* "nogvl-lint-cache KEY SUM\n" then the facts: an entry edited by hand,
+	 * truncated, or stored under another key's name is not used */
 	char *err = NULL;
-	struct tu_facts *tu = facts_load(buf, len, &err);
+	struct tu_facts *tu = NULL;
+	char head[96];
+	const char *nl = memchr(buf, '\n', len < 95 ? len : 95);
+	if (nl) {
+		size_t hl = (size_t)(nl - buf);
+		const char *body = nl + 1;
+		size_t blen = len - hl - 1;
+		char *want = entry_head(key, body, blen);
+		memcpy(head, buf, hl);
+		head[hl] = '\0';
+		if (strcmp(head, want) == 0)
+			tu = facts_load(body, blen, &err);
+		else
+			err = xstrdup("its checksum or key does not match its content");
+		free(want);
+	} else {
+		err = xstrdup("no checksum line");
+	}
 	free(buf);
 	if (!tu || strcmp(tu->path, job->file) != 0 || !deps_current(tu)) {
 		if (err)
@@ -140,6 +166,19 @@ void cache_store(struct facts_cache *c, uint64_t key, const struct tu_facts *tu)
 	char *tmp = xasprintf("%s.XXXXXX", p);
 	int fd = mkstemp(tmp);
 	bool ok = fd >= 0;
+	char *head = entry_head(key, buf, len);
+	size_t hlen = strlen(head);
+	head[hlen] = '\n'; /* replaces the terminator: written by length */
+	for (size_t hd = 0; ok && hd < hlen + 1;) {
+		ssize_t w = write(fd, head + hd, hlen + 1 - hd);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			ok = false;
+		else
+			hd += (size_t)w;
+	}
+	free(head);
 	size_t done = 0;
 	while (ok && done < len) {
 		ssize_t w = write(fd, buf + done, len - done);

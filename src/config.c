@@ -8,6 +8,7 @@
 #include <strings.h>
 #include <yaml.h>
 
+#include "log.h"
 #include "report.h"
 #include "rules.h"
 
@@ -254,8 +255,76 @@ static int parse_root(struct yctx *y, const yaml_node_t *root)
 	return rc;
 }
 
+/* Bounds checked before libyaml sees a file (its loader is quadratic in the
+ * nesting depth): a configuration is a few lines of mappings and lists. */
+#define MAX_CONFIG_BYTES (64u * 1024)
+#define MAX_CONFIG_DEPTH 64
+
+/* The deepest nesting of flow collections ([ {) or block indentation levels. */
+static size_t config_depth(const char *text, size_t len)
+{
+	size_t flow = 0, max = 0, indent_levels = 0;
+	size_t stack[MAX_CONFIG_DEPTH + 2];
+	size_t nstack = 0;
+	bool line_start = true;
+	size_t col = 0;
+	char quote = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = text[i];
+		if (c == '\n') {
+			line_start = true;
+			col = 0;
+			quote = 0;
+			continue;
+		}
+		if (line_start && (c == ' ' || c == '-')) {
+			col++; /* "- - - x": each dash opens a level too */
+			if (c == '-')
+				indent_levels++;
+			continue;
+		}
+		if (line_start && c != '#' && c != '\r') {
+			line_start = false;
+			while (nstack && stack[nstack - 1] >= col)
+				nstack--;
+			if (nstack <= MAX_CONFIG_DEPTH)
+				stack[nstack++] = col;
+			size_t d = nstack + indent_levels;
+			max = d > max ? d : max;
+			indent_levels = 0;
+		}
+		if (quote) {
+			if (c == quote)
+				quote = 0;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '[' || c == '{') {
+			flow++;
+			max = nstack + flow > max ? nstack + flow : max;
+		} else if ((c == ']' || c == '}') && flow) {
+			flow--;
+		} else if (c == '#') {
+			while (i + 1 < len && text[i + 1] != '\n')
+				i++;
+		}
+		if (max > MAX_CONFIG_DEPTH)
+			return max;
+	}
+	return max;
+}
+
 int config_parse_text(const char *path, const char *text, size_t len, struct config **out, char **err)
 {
+	if (len > MAX_CONFIG_BYTES) {
+		*err = xasprintf("%s: larger than %u KiB: not a configuration file", path, MAX_CONFIG_BYTES / 1024);
+		return -1;
+	}
+	if (config_depth(text, len) > MAX_CONFIG_DEPTH) {
+		*err = xasprintf("%s: nested more than %d levels deep: not a configuration file", path, MAX_CONFIG_DEPTH);
+		return -1;
+	}
 	struct config *c = xcalloc(1, sizeof(*c));
 	c->path = path_absolute(path);
 	c->dir = path_dirname(c->path);
@@ -304,9 +373,12 @@ int config_parse_text(const char *path, const char *text, size_t len, struct con
 int config_parse_file(const char *path, struct config **out, char **err)
 {
 	size_t len = 0;
-	char *text = read_file(path, &len, 4u * 1024 * 1024);
+	char *text = read_file(path, &len, MAX_CONFIG_BYTES + 1);
 	if (!text) {
-		*err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+		if (errno == EFBIG)
+			*err = xasprintf("%s: larger than %u KiB: not a configuration file", path, MAX_CONFIG_BYTES / 1024);
+		else
+			*err = xasprintf("%s: cannot read: %s", path, strerror(errno));
 		return -1;
 	}
 	int rc = config_parse_text(path, text, len, out, err);
@@ -333,6 +405,7 @@ void config_free(struct config *c)
 /* ---- discovery ---- */
 
 static struct config *load_cached(struct config_set *cs, const char *file);
+static bool strlist_has(const strlist *l, const char *s);
 
 /* Nearest configuration for dir, walking up. stop_at_git: stop at a work tree root. */
 static struct config *nearest(struct config_set *cs, const char *dir, bool stop_at_git)
@@ -360,7 +433,8 @@ static struct config *nearest(struct config_set *cs, const char *dir, bool stop_
 		}
 		free(p);
 		char *g = path_join(d, ".git");
-		bool at_root = strcmp(d, "/") == 0 || (stop_at_git && (path_is_dir(g) || path_is_file(g)));
+		bool at_root = strcmp(d, "/") == 0 ||
+			       (stop_at_git && (path_is_dir(g) || path_is_file(g) || strlist_has(&cs->stops, d)));
 		free(g);
 		if (at_root) {
 			found = &config_none;
@@ -394,6 +468,7 @@ static struct config *load_cached(struct config_set *cs, const char *file)
 		return NULL;
 	}
 	hmap_put(&cs->by_path, xstrdup(c->path), c);
+	log_verbose(1, "configuration file: %s", c->path);
 	if (c->inherit && strcmp(c->dir, "/") != 0) {
 		char *up = path_dirname(c->dir);
 		struct config *p = nearest(cs, up, false);
@@ -419,8 +494,28 @@ int config_set_init(struct config_set *cs, const char *forced_file, bool disable
 	return 0;
 }
 
+static bool strlist_has(const strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], s) == 0)
+			return true;
+	return false;
+}
+
+void config_set_add_stop(struct config_set *cs, const char *dir)
+{
+	char *abs = path_absolute(dir);
+	char *n = path_normalize(abs);
+	free(abs);
+	if (strlist_has(&cs->stops, n))
+		free(n);
+	else
+		vec_push(&cs->stops, n);
+}
+
 void config_set_free(struct config_set *cs)
 {
+	strlist_free(&cs->stops);
 	hmap_foreach(&cs->by_path, e)
 	{
 		config_free(e->val);

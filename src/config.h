@@ -70,12 +70,16 @@ struct config_set {
 	struct config *forced; /* --config FILE */
 	bool disabled;        /* --no-config */
 	char *error;          /* the first error; the run must stop with exit 2 */
+	strlist stops;        /* directories discovery does not walk above (named roots, $HOME) */
 };
 
 /* forced_file: --config; disabled: --no-config. Returns 0, or -1 with cs->error
  * when the forced file is bad. */
 int config_set_init(struct config_set *cs, const char *forced_file, bool disabled);
 void config_set_free(struct config_set *cs);
+/* Discovery without a .git stops at dir too (a named root, $HOME): a
+ * configuration above the project never applies silently. */
+void config_set_add_stop(struct config_set *cs, const char *dir);
 
 /* The effective configuration for a file (or a directory when is_dir), NULL when
  * there is none. On a bad file, cs->error is set and NULL returned. */

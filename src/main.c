@@ -155,9 +155,19 @@ int main(int argc, char **argv)
 
 	struct run r;
 	rc = run_analysis(&o, &r);
+	/* the summary follows text on stdout; next to machine output it goes to stderr */
+	bool text_on_stdout = !o.outputs.n;
+	for (size_t i = 0; i < o.outputs.n; i++)
+		text_on_stdout = text_on_stdout || (o.outputs.v[i].format == FMT_TEXT && !o.outputs.v[i].file);
+	FILE *sum = text_on_stdout ? stdout : stderr;
 	if (rc != 0) {
-		if (r.sum.files) /* files were tried and none could be analysed */
-			summary_line(o.output ? stderr : stdout, &r.sum);
+		if (r.sum.files) { /* files were tried and none could be analysed */
+			/* JSON and SARIF stay documents, written where asked
+			 * (executionSuccessful: false, a notification per file) */
+			if (!o.dump_commands && !o.fix && !o.fix_dry_run && !o.explain_callback && o.outputs.n)
+				output_write_all(&o, &r);
+			summary_line(sum, &r.sum);
+		}
 		run_free(&r);
 		options_free(&o);
 		source_cache_clear();
@@ -186,11 +196,6 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	int wrc = output_write_all(&o, &r);
-	/* the summary follows text on stdout; next to machine output it goes to stderr */
-	bool text_on_stdout = !o.outputs.n;
-	for (size_t i = 0; i < o.outputs.n; i++)
-		text_on_stdout = text_on_stdout || (o.outputs.v[i].format == FMT_TEXT && !o.outputs.v[i].file);
-	FILE *sum = text_on_stdout ? stdout : stderr;
 	report_fixed(sum, &r, o.baseline);
 	summary_line(sum, &r.sum);
 	if (o.write_baseline) {

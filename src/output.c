@@ -88,8 +88,11 @@ int output_write_all(const struct options *o, struct run *r)
 	for (size_t i = 0; i < nouts; i++) {
 		const struct output_spec *sp = &outs[i];
 		FILE *out = stdout;
+		char *tmp = NULL;
 		if (sp->file) {
-			out = fopen(sp->file, "w");
+			/* a temporary file renamed over the name: a symlink committed
+			 * at the name is replaced, its target never written */
+			out = file_replace_open(sp->file, &tmp);
 			if (!out) {
 				log_error("cannot write %s: %s", sp->file, strerror(errno));
 				rc = 2;
@@ -126,7 +129,7 @@ int output_write_all(const struct options *o, struct run *r)
 		}
 		if (fflush(out) != 0 || ferror(out))
 			w = -1;
-		if (sp->file && fclose(out) != 0)
+		if (sp->file && file_replace_commit(out, tmp, sp->file, w == 0) != 0)
 			w = -1;
 		if (w != 0) {
 			log_error("cannot write %s", sp->file ? sp->file : "to stdout");

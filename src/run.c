@@ -252,6 +252,31 @@ int run_analysis(const struct options *o, struct run *r)
 		log_error("%s", r->cfg.error);
 		return 2;
 	}
+	/* without a .git, discovery stops at the named roots, the compile
+	 * database's directory and $HOME */
+	for (size_t i = 0; i < o->paths.n; i++) {
+		if (path_is_dir(o->paths.v[i])) {
+			config_set_add_stop(&r->cfg, o->paths.v[i]);
+		} else {
+			char *abs = path_absolute(o->paths.v[i]);
+			char *d = path_dirname(abs);
+			config_set_add_stop(&r->cfg, d);
+			free(d);
+			free(abs);
+		}
+	}
+	if (!o->paths.n && !o->compile_commands)
+		config_set_add_stop(&r->cfg, ".");
+	if (o->compile_commands) {
+		char *abs = path_absolute(o->compile_commands);
+		char *d = path_dirname(abs);
+		config_set_add_stop(&r->cfg, d);
+		free(d);
+		free(abs);
+	}
+	const char *home = getenv("HOME");
+	if (home && home[0] == '/')
+		config_set_add_stop(&r->cfg, home);
 	/* a copy of the options that carries the configuration into inputs_build */
 	struct options oc = *o;
 	oc.configs = &r->cfg;

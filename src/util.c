@@ -708,3 +708,50 @@ double now_seconds(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+FILE *file_replace_open(const char *path, char **tmp)
+{
+	char *dir = path_dirname(path);
+	*tmp = xasprintf("%s/.%s.nogvl-lint.XXXXXX", dir, path_basename(path));
+	free(dir);
+	int fd = mkstemp(*tmp);
+	if (fd < 0) {
+		free(*tmp);
+		*tmp = NULL;
+		return NULL;
+	}
+	mode_t um = umask(0);
+	umask(um);
+	fchmod(fd, 0666 & ~um);
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = errno;
+		close(fd);
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+		errno = e;
+	}
+	return f;
+}
+
+int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok)
+{
+	if (fflush(f) != 0 || ferror(f))
+		ok = false;
+	if (fclose(f) != 0)
+		ok = false;
+	int e = errno;
+	if (ok) {
+		/* rename replaces a symlink at the name, never its target */
+		if (rename(tmp, path) == 0) {
+			free(tmp);
+			return 0;
+		}
+		e = errno;
+	}
+	unlink(tmp);
+	free(tmp);
+	errno = e ? e : EIO;
+	return -1;
+}

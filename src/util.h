@@ -145,6 +145,12 @@ const char *path_ext(const char *p); /* ".c", or "" */
 /* Reads a whole file (NUL-terminated). Returns NULL and sets errno on failure.
  * Files larger than max_bytes fail with EFBIG. */
 char *read_file(const char *path, size_t *len, size_t max_bytes);
+/* Writing a file the user named without following a symlink at its name or
+ * leaving a half-written file: a temporary file in the same directory
+ * (mode 0666 & ~umask), renamed over the name by file_replace_commit (which
+ * closes f; on failure removes the temporary and returns -1 with errno). */
+FILE *file_replace_open(const char *path, char **tmp);
+int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok);
 
 /* Appends s to sb with every character that could drive a terminal or start a
  * new line made visible: C0 controls as ^X (tab kept), DEL as ^?, C1 controls
