@@ -253,6 +253,17 @@ static const char *const drop_with_value[] = {
 	"-Xpreprocessor", "-arch", "-dependency-file", "-install_name", "-l", "-o",
 };
 
+/* Other options whose value is a separate argument (dropped with it). */
+static const char *const separate_value_any[] = {
+	"-MF", "-MJ", "-MQ", "-MT", "-o", "-dependency-file", "-dependency-dot", "-module-dependency-dir",
+	"-header-include-file", "-serialize-diagnostics", "--serialize-diagnostics", "-working-directory", "-arch",
+	"-iprefix", "-iwithprefix", "-iwithprefixbefore", "-iframework", "-F", "-include-pch", "-ivfsoverlay",
+	"-main-file-name", "-z", "-Xlinker", "-Xassembler", "-L", "-l", "-T", "-u", "-e", "-B", "--prefix",
+	"-gcc-toolchain", "--gcc-toolchain", "-resource-dir", "-fmodules-cache-path", "-module-file-info",
+	"-fmodule-file", "-fprebuilt-module-path", "-cxx-isystem", "-isystem-after", "--ld-path", "-Xopenmp-target",
+	"-Xcuda-ptxas", "-Xcuda-fatbinary", "-Xflang", "-Xoffload-linker", "--output", "-MJ",
+};
+
 /* Options that take a path value we make absolute. */
 static const char *const path_valued[] = {
 	"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot",
@@ -305,16 +316,157 @@ static bool starts_with_any(const char *a, const char *const *list, size_t n)
 	return false;
 }
 
+/* ---- the allow-list ---- */
+
+/* Options analysis uses whose value is the next argument when not joined. */
+static const char *const allowed_valued[] = {
+	"-D", "-U", "-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot",
+	"-target", "--target", "-x",
+};
+
+/* Exact options analysis uses (predefined macros, include search). */
+static const char *const allowed_exact[] = {
+	"-ansi", "-pthread", "-nostdinc", "-nostdinc++", "-nostdlibinc", "-nobuiltininc", "-undef", "-trigraphs",
+	"-w", "-pedantic", "-pedantic-errors",
+};
+
+/* -f options that change the language or its predefined macros (with
+ * -fno- too). Output-writing ones (-fmodules-cache-path=, -ftime-trace=,
+ * -fcrash-diagnostics-dir=, -fdump-*, -fsave-optimization-record, ...)
+ * are not among them. */
+static const char *const allowed_f[] = {
+	"PIC", "PIE", "pic", "pie", "asm", "blocks", "builtin", "char8_t", "common", "cxx-exceptions", "declspec",
+	"delayed-template-parsing", "digraphs", "dollars-in-identifiers", "exceptions", "fast-math", "finite-math-only",
+	"freestanding", "gnu-inline-asm", "gnu-keywords", "gnu89-inline", "hosted", "inline", "inline-functions",
+	"keep-inline-functions", "ms-compatibility", "ms-extensions", "objc-arc", "omit-frame-pointer", "openmp",
+	"operator-names", "permissive", "rtti", "short-enums", "short-wchar", "signed-char", "signed-bitfields",
+	"strict-aliasing", "strict-overflow", "threadsafe-statics", "trapv", "unsigned-char", "unsigned-bitfields",
+	"wrapv", "wchar-type", "zero-initialized-in-bss", "math-errno", "trigraphs", "no-builtin",
+	"ident", "visibility", "vla", "lax-vector-conversions", "access-control", "sized-deallocation",
+	"aligned-allocation", "coroutines", "concepts", "double-square-bracket-attributes", "gnu-runtime",
+	"stack-protector", "stack-protector-strong", "stack-protector-all",
+};
+
+/* -f options with a value that is a word, not a path. */
+static const char *const allowed_f_valued[] = {
+	"visibility=", "openmp=", "exec-charset=", "input-charset=", "wchar-type=", "builtin-", "no-builtin-",
+	"openmp-version=", "ms-compatibility-version=", "msc-version=", "constexpr-depth=", "template-depth=",
+	"bracket-depth=", "max-type-align=", "pack-struct=", "gnuc-version=", "trivial-auto-var-init=",
+};
+
+static bool in_list(const char *a, const char *const *l, size_t n)
+{
+	return str_in_list(a, l, n) >= 0;
+}
+
+/* -x takes c, c++ and their headers only (-x ir makes libclang read LLVM
+ * IR; -x cuda, objective-c, ... are not what we analyse). */
+static bool language_ok(const char *l)
+{
+	return strcmp(l, "c") == 0 || strcmp(l, "c++") == 0 || strcmp(l, "c-header") == 0 ||
+	       strcmp(l, "c++-header") == 0;
+}
+
+const char *flag_not_allowed(const char *a, const char *next, size_t *take)
+{
+	*take = 1;
+	if (a[0] != '-')
+		return "not an option";
+	/* one of the valued options, separate or joined */
+	for (size_t k = 0; k < ARRAY_SIZE(allowed_valued); k++) {
+		const char *o = allowed_valued[k];
+		size_t ol = strlen(o);
+		if (strcmp(a, o) == 0) {
+			if (!next)
+				return "no value";
+			*take = 2;
+			if (strcmp(o, "-x") == 0 && !language_ok(next))
+				return "only -x c, c++, c-header and c++-header are analysed";
+			return NULL;
+		}
+		if (strncmp(a, o, ol) == 0) {
+			const char *v = a + ol;
+			if (*v == '=' && (strcmp(o, "--sysroot") == 0 || strcmp(o, "--target") == 0))
+				return NULL;
+			if (*v == '=' || *v == '-' || !*v)
+				continue; /* -include-pch, -isystem-after: other options */
+			if (strcmp(o, "-x") == 0)
+				return language_ok(v) ? NULL : "only -x c, c++, c-header and c++-header are analysed";
+			/* -isystem vs -isysroot vs -include vs -imacros: joined values
+			 * of the long names only when no longer name matches */
+			if (strcmp(o, "-I") == 0 || strcmp(o, "-D") == 0 || strcmp(o, "-U") == 0 ||
+			    strcmp(o, "-isystem") == 0 || strcmp(o, "-iquote") == 0 || strcmp(o, "-idirafter") == 0 ||
+			    strcmp(o, "-include") == 0 || strcmp(o, "-imacros") == 0 || strcmp(o, "-isysroot") == 0)
+				return NULL;
+		}
+	}
+	if (in_list(a, allowed_exact, ARRAY_SIZE(allowed_exact)))
+		return NULL;
+	if (str_starts(a, "-std=") || str_starts(a, "-stdlib="))
+		return NULL;
+	if (a[1] == 'O' && !strchr(a, '/'))
+		return NULL; /* -O2: __OPTIMIZE__ */
+	if (a[1] == 'W') {
+		/* warnings; not -Wl, -Wa, -Wp, (arguments for other stages) */
+		if (strchr(a, ','))
+			return "passes arguments to another stage";
+		return NULL;
+	}
+	if (a[1] == 'm') {
+		if (strcmp(a, "-mllvm") == 0) {
+			*take = next ? 2 : 1;
+			return "passes arguments to another stage";
+		}
+		if (strchr(a, '/'))
+			return "a path where a target option was expected";
+		return NULL; /* -m64, -march=, -msse4.2: target macros */
+	}
+	if (a[1] == 'f') {
+		const char *f = a + 2;
+		if (str_starts(f, "no-"))
+			f += 3;
+		if (in_list(f, allowed_f, ARRAY_SIZE(allowed_f)))
+			return NULL;
+		for (size_t k = 0; k < ARRAY_SIZE(allowed_f_valued); k++)
+			if (str_starts(a + 2, allowed_f_valued[k]) && !strchr(a, '/'))
+				return NULL;
+		return "not on the list of options analysis uses";
+	}
+	/* -Xclang X, -Xpreprocessor X, -Xarch_* X: the payload goes with it */
+	if (a[1] == 'X' && !strchr(a, '=')) {
+		*take = next ? 2 : 1;
+		return "passes arguments to another stage";
+	}
+	if (in_list(a, separate_value_any, ARRAY_SIZE(separate_value_any))) {
+		*take = next ? 2 : 1;
+		return "not on the list of options analysis uses";
+	}
+	return "not on the list of options analysis uses";
+}
+
+#define MAX_ENTRY_ARGS 65536u
 #define MAX_RESPONSE_DEPTH 4
 #define MAX_RESPONSE_BYTES (4u * 1024 * 1024)
+
+/* What response files may add to one entry, all of them together: a
+ * compile command has hundreds of arguments, not millions. */
+struct rsp_budget {
+	size_t bytes; /* read so far, every file each time it is read */
+	size_t args;  /* arguments made so far */
+};
 
 /* argv with @file response files expanded (as the compiler driver would),
  * so that nothing reaches libclang unseen. */
 static int expand_response_files(char *const *argv, size_t argc, const char *directory, strlist *out,
-				 unsigned depth, char **err)
+				 unsigned depth, struct rsp_budget *b, char **err)
 {
 	for (size_t i = 0; i < argc; i++) {
 		const char *a = argv[i];
+		if (++b->args > MAX_ENTRY_ARGS) {
+			*err = xasprintf("more than %u arguments (response files expanded): not a compile command",
+					 MAX_ENTRY_ARGS);
+			return -1;
+		}
 		if (a[0] != '@' || !a[1] || i == 0) {
 			vec_push(out, xstrdup(a));
 			continue;
@@ -324,10 +476,19 @@ static int expand_response_files(char *const *argv, size_t argc, const char *dir
 			return -1;
 		}
 		char *path = a[1] == '/' ? xstrdup(a + 1) : path_join(directory, a + 1);
-		char *text = read_file(path, NULL, MAX_RESPONSE_BYTES);
+		size_t tlen = 0;
+		char *text = read_file(path, &tlen, MAX_RESPONSE_BYTES);
 		if (!text) {
 			*err = xasprintf("cannot read response file %s: %s", path, strerror(errno));
 			free(path);
+			return -1;
+		}
+		b->bytes += tlen;
+		if (b->bytes > MAX_RESPONSE_BYTES) {
+			*err = xasprintf("response files: more than %u MiB read for one entry (at %s)",
+					 MAX_RESPONSE_BYTES / (1024 * 1024), path);
+			free(path);
+			free(text);
 			return -1;
 		}
 		strlist words = {0};
@@ -342,7 +503,8 @@ static int expand_response_files(char *const *argv, size_t argc, const char *dir
 		}
 		free(path);
 		strlist inner = {0};
-		r = expand_response_files(words.v, words.n, directory, &inner, depth + 1, err);
+		b->args--; /* the placeholder */
+		r = expand_response_files(words.v, words.n, directory, &inner, depth + 1, b, err);
 		strlist_free(&words);
 		for (size_t k = 1; k < inner.n; k++)
 			vec_push(out, inner.v[k]);
@@ -359,7 +521,8 @@ int filter_flags(char *const *argv0, size_t argc0, const char *file, const char 
 		 strlist *dropped, char **err)
 {
 	strlist all = {0};
-	if (expand_response_files(argv0, argc0, directory, &all, 0, err) != 0) {
+	struct rsp_budget budget = {0, 0};
+	if (expand_response_files(argv0, argc0, directory, &all, 0, &budget, err) != 0) {
 		strlist_free(&all);
 		return -1;
 	}
@@ -414,6 +577,18 @@ int filter_flags(char *const *argv0, size_t argc0, const char *file, const char 
 			if (!same)
 				vec_push(dropped, xasprintf("%s (another source file)", a));
 			continue; /* the input file is given separately */
+		}
+		/* what analysis needs, nothing else (an allow-list: clang has
+		 * hundreds of options, some of which write files) */
+		size_t take = 1;
+		const char *nwhy = flag_not_allowed(a, next, &take);
+		if (nwhy) {
+			if (take == 2 && next)
+				vec_push(dropped, xasprintf("%s %s (%s)", a, next, nwhy));
+			else
+				vec_push(dropped, xasprintf("%s (%s)", a, nwhy));
+			i += take - 1;
+			continue;
 		}
 		/* path-valued options: absolute paths so the parse does not depend on cwd */
 		bool handled = false;

@@ -40,6 +40,12 @@ int shell_split(const char *cmd, strlist *out);
  * dependency files, linking, code generation) end with DROP_ROUTINE. Flags
  * that clang itself rejects are found later, by parse.c. */
 #define DROP_ROUTINE " (not used for analysis)"
+/* Why the argument a (followed by next, or NULL) is not among those analysis
+ * uses (-D -U -I -isystem -iquote -idirafter -include -imacros -std= the
+ * language's -f options -W -m<target> --target -isysroot --sysroot, -x c/c++
+ * and their headers, -O, -g, -pthread, ...), or NULL when it is. *take: how
+ * many arguments the verdict covers (2: the option and its value). */
+const char *flag_not_allowed(const char *a, const char *next, size_t *take);
 int filter_flags(char *const *argv, size_t argc, const char *file, const char *directory, strlist *keep,
 		 strlist *dropped, char **err);
 

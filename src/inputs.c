@@ -670,6 +670,16 @@ int inputs_build(const struct options *o, struct inputs *in, char **err)
 			*err = xasprintf("refusing compiler flag '%s%s%s': %s", a, pair ? " " : "", pair ? next : "", why);
 			return 2;
 		}
+		size_t take = 1;
+		const char *nwhy = a[0] == '@' ? NULL : flag_not_allowed(a, next, &take);
+		if (nwhy) {
+			*err = xasprintf("refusing --extra-arg '%s%s%s': %s (allowed: -D -U -I -isystem -iquote -idirafter "
+					 "-include -imacros -std= the language's -f options -W -m --target -isysroot "
+					 "--sysroot -x c/c++)",
+					 a, take == 2 ? " " : "", take == 2 ? next : "", nwhy);
+			return 2;
+		}
+		i += take - 1;
 		if (a[0] == '@') {
 			/* a response file would reach libclang unchecked */
 			*err = xasprintf("refusing compiler argument '%s': response files are not read from --extra-arg; "
