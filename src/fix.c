@@ -14,6 +14,7 @@
 #include <xxhash.h>
 
 #include "log.h"
+#include "outguard.h"
 #include "parse.h"
 #include "rules.h"
 
@@ -386,11 +387,14 @@ static bool reparse_ok(const struct run *r, const char *path, unsigned before)
 	struct parse_opts po = r->po; /* the run's flags, virtual files and classifier */
 	po.jobs = 1;
 	po.progress = NULL;
+	struct out_guard guard; /* libclang's own printing is not ours */
+	out_guard_start(&guard, po.verbose);
 	CXIndex idx = clang_createIndex(0, 0);
 	struct tu_facts *tu = parse_one(idx, job, &po);
 	bool ok = tu->status != TU_FAILED && tu->nerrors <= before;
 	tu_facts_free(tu);
 	clang_disposeIndex(idx);
+	out_guard_stop(&guard);
 	return ok;
 }
 

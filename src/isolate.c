@@ -20,6 +20,7 @@
 
 #include "facts_io.h"
 #include "log.h"
+#include "outguard.h"
 
 #define MAX_FRAME (512u * 1024 * 1024)
 
@@ -130,6 +131,7 @@ static char *opts_json(const struct parse_opts *o)
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "recover", json_boolean(o->recover));
+	json_object_set_new(j, "verbose", json_integer(o->verbose));
 	json_object_set_new(j, "pch_dir", o->pch ? json_bytes(pch_set_dir(o->pch)) : json_null());
 	json_t *rd = json_array(), *roots = json_array(), *virt = json_array();
 	for (size_t i = 0; o->fc && i < o->fc->nruby_dirs; i++)
@@ -370,11 +372,17 @@ int isolate_worker_main(void)
 	po.recover = json_is_true(json_object_get(oj, "recover"));
 	po.virtual_files = vf;
 	po.nvirtual = (unsigned)nvirt;
+	po.verbose = (int)json_integer_value(json_object_get(oj, "verbose"));
+	log_verbosity = po.verbose;
 	char *pch_dir = json_bytes_value(json_object_get(oj, "pch_dir"), NULL);
 	po.pch = pch_dir ? pch_set_new(pch_dir) : NULL;
 	free(pch_dir);
 	json_decref(oj);
 
+	/* frames go to the parent on the real fd 1; what libclang prints goes
+	 * through the guard (outguard.h) */
+	struct out_guard guard;
+	int frames = out_guard_start(&guard, po.verbose) == 0 ? guard.saved_out : 1;
 	CXIndex idx = clang_createIndex(1, 0); /* as parse.c's workers */
 	int rc = 0;
 	for (;;) {
@@ -412,7 +420,7 @@ int isolate_worker_main(void)
 		char *fb = facts_dump(tu, &flen);
 		tu_facts_free(tu);
 		tu_job_free(&job);
-		int wr = fb ? write_frame(1, fb, flen) : -1;
+		int wr = fb ? write_frame(frames, fb, flen) : -1;
 		free(fb);
 #ifdef __GLIBC__
 		/* give the file's memory back: the next file starts from the
@@ -425,6 +433,7 @@ int isolate_worker_main(void)
 		}
 	}
 	clang_disposeIndex(idx);
+	out_guard_stop(&guard);
 	pch_set_free(po.pch);
 	free_strs(rd, nrd);
 	free_strs(roots, nroots);

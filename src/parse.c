@@ -27,6 +27,8 @@
 #include "pch.h"
 #include "gvlapi.h"
 #include "log.h"
+#include "outguard.h"
+#include "prescan.h"
 
 #define STUB_DIR "/nogvl-lint-stubs"
 
@@ -251,8 +253,8 @@ static const char *const extra_clang_args[] = {
 typedef VEC(const char *) argvec;
 
 static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const argvec *args,
-				  const struct parse_opts *o, const char *stub_path, const char *stub_text,
-				  const char *pch, enum CXErrorCode *err)
+				  const struct parse_opts *o, const struct prescan *ps, const char *stub_path,
+				  const char *stub_text, const char *pch, enum CXErrorCode *err)
 {
 	argvec argv = {0};
 	for (size_t i = 0; i < args->n; i++)
@@ -266,6 +268,8 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 	VEC(struct CXUnsavedFile) unsaved = {0};
 	for (unsigned i = 0; i < o->nvirtual; i++)
 		vec_push(&unsaved, o->virtual_files[i]);
+	for (size_t i = 0; ps && i < ps->overrides.n; i++)
+		vec_push(&unsaved, ps->overrides.v[i]);
 	if (stub_text) {
 		vec_push(&argv, "-include");
 		vec_push(&argv, stub_path);
@@ -616,6 +620,19 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	}
 	verdict_free(owned);
 
+	/* includes of devices, FIFOs, /proc: refused before libclang opens
+	 * them; debug pragmas neutralised (prescan.h) */
+	struct prescan ps;
+	prescan_run(&ps, job->file, text, len, (char *const *)args.v, args.n,
+		    o->fc ? o->fc->ruby_dirs : NULL, o->fc ? o->fc->nruby_dirs : 0);
+	if (ps.refused) {
+		fail(tu, ps.refused);
+		prescan_free(&ps);
+		free(text);
+		vec_free(&args);
+		return tu;
+	}
+
 	/* Ruby's headers from the run's shared preamble when nothing before
 	 * ruby.h can change them (pch.h) */
 	const char *pch = NULL;
@@ -632,14 +649,14 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		tu->pch_use = pch ? PCH_USE_USED : PCH_USE_INELIGIBLE;
 	}
 	enum CXErrorCode err = CXError_Success;
-	CXTranslationUnit ctu = do_parse(cxindex, job, &args, o, NULL, NULL, pch, &err);
+	CXTranslationUnit ctu = do_parse(cxindex, job, &args, o, &ps, NULL, NULL, pch, &err);
 	if (pch && (!ctu || err != CXError_Success || pch_trouble(ctu))) {
 		/* the preamble did not fit after all: the ordinary way */
 		if (ctu)
 			clang_disposeTranslationUnit(ctu);
 		pch = NULL;
 		tu->pch_use = PCH_USE_FELL_BACK;
-		ctu = do_parse(cxindex, job, &args, o, NULL, NULL, NULL, &err);
+		ctu = do_parse(cxindex, job, &args, o, &ps, NULL, NULL, NULL, &err);
 	}
 	if (!ctu || err != CXError_Success) {
 		const char *why = err == CXError_Crashed ? "libclang crashed while parsing"
@@ -649,6 +666,7 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		fail(tu, why);
 		free(text);
 		vec_free(&args);
+		prescan_free(&ps);
 		if (ctu)
 			clang_disposeTranslationUnit(ctu);
 		return tu;
@@ -665,7 +683,7 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 			free(stub_text);
 			stub_text = render_stubs(&st);
 			enum CXErrorCode e2 = CXError_Success;
-			CXTranslationUnit next = do_parse(cxindex, job, &args, o, stub_path, stub_text, pch, &e2);
+			CXTranslationUnit next = do_parse(cxindex, job, &args, o, &ps, stub_path, stub_text, pch, &e2);
 			if (!next || e2 != CXError_Success) {
 				if (next)
 					clang_disposeTranslationUnit(next);
@@ -694,6 +712,7 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	clang_disposeTranslationUnit(ctu);
 	free(text);
 	vec_free(&args);
+	prescan_free(&ps);
 	tu->parse_seconds = now_seconds() - t0;
 	return tu;
 }
@@ -835,6 +854,10 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 	atomic_init(&p.done, 0);
 	pthread_mutex_init(&p.progress_lock, NULL);
 	pthread_mutex_init(&p.flags.lock, NULL);
+	/* parsing here: what libclang prints is relayed, not ours (outguard.h) */
+	struct out_guard guard = {0};
+	if (!(o->tu_timeout > 0 && isolate_available()))
+		out_guard_start(&guard, o->verbose);
 	unsigned nt = o->jobs ? o->jobs : 1;
 	if (nt > n)
 		nt = n ? (unsigned)n : 1;
@@ -861,6 +884,7 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 				pthread_join(th[i], NULL);
 		free(th);
 	}
+	out_guard_stop(&guard);
 	pthread_mutex_destroy(&p.progress_lock);
 	flag_cache_free(&p.flags);
 	if (local.pch) {

@@ -54,19 +54,21 @@ static void progress_cb(void *ctx, size_t done, size_t total, const char *file)
 {
 	struct progress *p = ctx;
 	double now = now_seconds();
+	/* the log's stream: while libclang runs here, fd 2 is not the terminal (outguard.h) */
+	FILE *err = log_stream ? log_stream : stderr;
 	if (done == total) {
 		if (p->drawn)
-			fputs("\r\033[K", stderr);
-		fflush(stderr);
+			fputs("\r\033[K", err);
+		fflush(err);
 		return;
 	}
 	if (now - p->start < 1.0 || now - p->last < 0.1)
 		return;
 	p->last = now;
 	p->drawn = true;
-	fprintf(stderr, "\r\033[K[%zu/%zu] ", done, total);
-	fput_visible(path_basename(file), stderr);
-	fflush(stderr);
+	fprintf(err, "\r\033[K[%zu/%zu] ", done, total);
+	fput_visible(path_basename(file), err);
+	fflush(err);
 }
 
 /* ---- configuration, suppressions, baseline (after the rules) ---- */
