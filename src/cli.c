@@ -14,6 +14,7 @@ void options_init(struct options *o)
 	o->ruby34_view = true;
 	o->color_mode = -1;
 	o->tu_timeout = NOGVL_DEFAULT_TU_TIMEOUT;
+	o->memory_limit_mb = NOGVL_DEFAULT_MEMORY_LIMIT_MB;
 }
 
 void options_free(struct options *o)
@@ -58,6 +59,13 @@ void print_usage(FILE *out)
 	      "                            crashes or hangs libclang only loses that file;\n"
 	      "                            0: parse on threads in this process (faster, but such\n"
 	      "                            a file ends the run)\n"
+	      "      --memory-limit MIB    address space of each parser process (default 4096;\n"
+	      "                            0: none); a file that needs more is not analysed\n"
+	      "      --time-budget SECONDS the whole run's parsing time (default: none); files\n"
+	      "                            not started by then are \"not analysed: budget\"\n"
+	      "      --allow-outside-root  accept a named root that is a symlink leading out of\n"
+	      "                            the current directory (--fix writes only below the\n"
+	      "                            real paths of the named roots)\n"
 	      "      --enable SLUG[,SLUG]  enable rules (also the debug-* rules)\n"
 	      "      --disable SLUG[,SLUG] disable rules\n"
 	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
@@ -127,6 +135,10 @@ enum {
 	OPT_REPORT_UNUSED,
 	OPT_NO_PROGRESS,
 	OPT_DUMP_COMMANDS,
+	/* issue 20: bounds and roots (kept together to ease merging) */
+	OPT_TIME_BUDGET,
+	OPT_MEMORY_LIMIT,
+	OPT_ALLOW_OUTSIDE_ROOT,
 };
 
 int output_format_parse(const char *s)
@@ -187,6 +199,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"report-unused-suppressions", no_argument, NULL, OPT_REPORT_UNUSED},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"dump-commands", no_argument, NULL, OPT_DUMP_COMMANDS},
+		{"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
+		{"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
+		{"allow-outside-root", no_argument, NULL, OPT_ALLOW_OUTSIDE_ROOT},
 		{NULL, 0, NULL, 0},
 	};
 	const char *pending_out = NULL;
@@ -323,6 +338,25 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_DUMP_COMMANDS:
 			o->dump_commands = true;
+			break;
+		case OPT_TIME_BUDGET:
+		case OPT_MEMORY_LIMIT: {
+			char *end = NULL;
+			double t = strtod(optarg, &end);
+			bool budget = c == OPT_TIME_BUDGET;
+			if (!end || *end || !(t >= 0) || t > (budget ? 30 * 86400.0 : 1048576.0)) {
+				fprintf(err, "nogvl-lint: error: %s takes %s (0 for none), not '%s'\n",
+					budget ? "--time-budget" : "--memory-limit", budget ? "seconds" : "MiB", optarg);
+				return 2;
+			}
+			if (budget)
+				o->time_budget = t;
+			else
+				o->memory_limit_mb = t;
+			break;
+		}
+		case OPT_ALLOW_OUTSIDE_ROOT:
+			o->allow_outside_root = true;
 			break;
 		case OPT_FIX:
 			o->fix = true;

@@ -25,6 +25,8 @@ struct output_spec {
 
 /* Files are parsed in worker processes with this limit unless --tu-timeout 0. */
 #define NOGVL_DEFAULT_TU_TIMEOUT 300.0
+/* Each parser process's address space (MiB) unless --memory-limit. */
+#define NOGVL_DEFAULT_MEMORY_LIMIT_MB 4096.0
 
 struct options {
 	VEC(const char *) paths;          /* positional: files or directories */
@@ -57,6 +59,9 @@ struct options {
 	bool no_pch;                      /* --no-pch: no shared precompiled Ruby headers */
 	bool roundtrip_facts;             /* --roundtrip-facts (debug): facts through facts_io */
 	bool dump_commands;               /* --dump-commands: each file's compile command, then exit */
+	double time_budget;               /* --time-budget SECONDS for all parsing; 0: none */
+	double memory_limit_mb;           /* --memory-limit MIB per parser process; 0: none */
+	bool allow_outside_root;          /* --allow-outside-root: a symlinked root may lead out */
 	bool fix;                         /* --fix: apply fixes in place */
 	bool fix_dry_run;                 /* --fix-dry-run / --diff: print them as a diff */
 	const char *explain_callback;     /* --explain-callback NAME */

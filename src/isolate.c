@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,20 @@ static char *read_frame(int fd, size_t *len, double deadline, int *status)
 	return buf;
 }
 
+/* AddressSanitizer reserves terabytes of address space for its shadow
+ * memory: under it, RLIMIT_AS would stop the parser process at its first
+ * allocation, so the limit is not set (sanitizer builds are for tests). */
+#if defined(__SANITIZE_ADDRESS__)
+#define MEMORY_LIMIT_SKIPPED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MEMORY_LIMIT_SKIPPED 1
+#endif
+#endif
+#ifndef MEMORY_LIMIT_SKIPPED
+#define MEMORY_LIMIT_SKIPPED 0
+#endif
+
 /* ---- the parent side ---- */
 
 static json_t *strings(char *const *v, size_t n)
@@ -132,6 +147,7 @@ static char *opts_json(const struct parse_opts *o)
 	json_t *j = json_object();
 	json_object_set_new(j, "recover", json_boolean(o->recover));
 	json_object_set_new(j, "verbose", json_integer(o->verbose));
+	json_object_set_new(j, "memory_limit_mb", json_real(o->memory_limit_mb));
 	json_object_set_new(j, "pch_dir", o->pch ? json_bytes(pch_set_dir(o->pch)) : json_null());
 	json_t *rd = json_array(), *roots = json_array(), *virt = json_array();
 	for (size_t i = 0; o->fc && i < o->fc->nruby_dirs; i++)
@@ -245,6 +261,11 @@ struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, 
 	int wr = write_frame(w->to_child, jj, strlen(jj));
 	free(jj);
 	double deadline = o->tu_timeout > 0 ? now_seconds() + o->tu_timeout : 0;
+	bool budget = false;
+	if (o->deadline > 0 && (deadline <= 0 || o->deadline < deadline)) {
+		deadline = o->deadline; /* --time-budget ends first */
+		budget = true;
+	}
 	size_t len = 0;
 	int status = -1;
 	char *buf = wr ? NULL : read_frame(w->from_child, &len, deadline, &status);
@@ -252,7 +273,8 @@ struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, 
 		pid_t pid = w->pid;
 		if (status == -2) {
 			isolate_stop(w);
-			char *why = xasprintf("parsing took longer than %g s (--tu-timeout); stopped", o->tu_timeout);
+			char *why = budget ? xstrdup("budget: the run's --time-budget ran out while parsing it; stopped")
+					   : xasprintf("parsing took longer than %g s (--tu-timeout); stopped", o->tu_timeout);
 			struct tu_facts *tu = failed_tu(job, why);
 			free(why);
 			return tu;
@@ -263,8 +285,11 @@ struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, 
 		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 			;
 		w->pid = 0;
-		char *why = WIFSIGNALED(ws) ? xasprintf("the parser crashed (signal %d)", WTERMSIG(ws))
-					    : xasprintf("the parser stopped (exit status %d)", WEXITSTATUS(ws));
+		char *why = WIFSIGNALED(ws) && o->memory_limit_mb > 0 && !MEMORY_LIMIT_SKIPPED
+				    ? xasprintf("the parser crashed (signal %d; it may have reached the --memory-limit of "
+						"%g MiB)", WTERMSIG(ws), o->memory_limit_mb)
+			    : WIFSIGNALED(ws) ? xasprintf("the parser crashed (signal %d)", WTERMSIG(ws))
+					      : xasprintf("the parser stopped (exit status %d)", WEXITSTATUS(ws));
 		struct tu_facts *tu = failed_tu(job, why);
 		free(why);
 		return tu;
@@ -373,6 +398,16 @@ int isolate_worker_main(void)
 	po.virtual_files = vf;
 	po.nvirtual = (unsigned)nvirt;
 	po.verbose = (int)json_integer_value(json_object_get(oj, "verbose"));
+	/* bounded memory: `#include` of a device or a hostile file makes
+	 * libclang grow without end; past the limit an allocation fails and
+	 * this process ends, losing only the file it was parsing */
+	double mem_mb = json_number_value(json_object_get(oj, "memory_limit_mb"));
+	if (mem_mb > 0 && !MEMORY_LIMIT_SKIPPED) {
+		rlim_t bytes = (rlim_t)(mem_mb * 1024 * 1024);
+		struct rlimit rl = {bytes, bytes};
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			log_verbose(1, "cannot limit a parser process's memory: %s", strerror(errno));
+	}
 	log_verbosity = po.verbose;
 	char *pch_dir = json_bytes_value(json_object_get(oj, "pch_dir"), NULL);
 	po.pch = pch_dir ? pch_set_new(pch_dir) : NULL;

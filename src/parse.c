@@ -826,7 +826,15 @@ static void *worker(void *arg)
 		size_t i = atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
 			break;
-		p->out[i] = with_job_info(parse_or_reuse(&idx, &p->jobs[i], p->o, &p->flags, &proc), &p->jobs[i]);
+		if (p->o->deadline > 0 && now_seconds() >= p->o->deadline) {
+			/* --time-budget: what is left is said, not silently skipped */
+			struct tu_facts *tu = new_facts(&p->jobs[i]);
+			fail(tu, "budget: the run's --time-budget ran out before it was parsed");
+			p->out[i] = with_job_info(tu, &p->jobs[i]);
+		} else {
+			p->out[i] = with_job_info(parse_or_reuse(&idx, &p->jobs[i], p->o, &p->flags, &proc),
+						  &p->jobs[i]);
+		}
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->o->progress) {
 			pthread_mutex_lock(&p->progress_lock);

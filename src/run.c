@@ -350,6 +350,8 @@ int run_analysis(const struct options *o, struct run *r)
 	po->verbose = o->verbose;
 	po->recover = !o->no_recover;
 	po->tu_timeout = o->tu_timeout;
+	po->memory_limit_mb = o->memory_limit_mb;
+	po->deadline = o->time_budget > 0 ? now_seconds() + o->time_budget : 0;
 	po->no_pch = o->no_pch;
 	/* buildless: an extconf.h for `#include RUBY_EXTCONF_H` (found after the
 	 * gem's own directories, so a generated one wins) */
