@@ -16,6 +16,7 @@
 #include "log.h"
 #include "outguard.h"
 #include "parse.h"
+#include "sigclean.h"
 #include "rules.h"
 
 char *apply_edits(const char *text, size_t len, const struct edit *edits, size_t n, size_t *out_len)
@@ -141,6 +142,50 @@ void write_unified_diff(FILE *out, const char *label, const char *old_text, size
 	free(b.p);
 	free(b.n);
 }
+
+/* ---- test hooks (compiled in only with -DNOGVL_TEST_HOOKS=ON: the test
+ * builds; release and installed builds ignore these variables) ---- */
+
+#ifdef NOGVL_TEST_HOOKS
+static void hook_wait(const char *var, const char *what, const char *name)
+{
+	const char *v = getenv(var);
+	long ms = v ? strtol(v, NULL, 10) : 0;
+	if (ms <= 0)
+		return;
+	if (ms > 60000)
+		ms = 60000;
+	log_info("nogvl-lint: fix: waiting %ld ms %s %s (%s)", ms, what, name, var);
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+/* NOGVL_LINT_FIX_DELAY_MS=N: wait N ms before fixing each file, announced on
+ * stderr, so that a test can change a file between its analysis and its
+ * fix, or kill the process between files. */
+static void test_delay(const char *display)
+{
+	hook_wait("NOGVL_LINT_FIX_DELAY_MS", "before", display);
+}
+
+/* NOGVL_LINT_FIX_RENAME_DELAY_MS=N: wait N ms between writing the temporary
+ * file and renaming it over the file (a test kills the process there). */
+static void test_delay_window(const char *path)
+{
+	hook_wait("NOGVL_LINT_FIX_RENAME_DELAY_MS", "before renaming the temporary file over", path);
+}
+#else
+static void test_delay(const char *display)
+{
+	(void)display;
+}
+
+static void test_delay_window(const char *path)
+{
+	(void)path;
+}
+#endif
 
 /* ---- atomic replace ---- */
 
@@ -285,22 +330,32 @@ int atomic_replace(const char *path, const char *data, size_t len, const uint64_
 		*err = xasprintf("%s: not a regular file", path);
 		return -1;
 	}
+	/* a read-only file stays as it is (root could write it anyway) */
+	if (!(st.st_mode & 0222) || access(path, W_OK) != 0) {
+		*err = xasprintf("%s: read-only; not fixing it", path);
+		return -1;
+	}
 	char *tmp = write_temp(path, &st, data, len, true, err);
 	if (!tmp)
 		return -1;
+	sigclean_file(tmp); /* SIGTERM between here and the rename leaves nothing */
 	/* the last look before the switch: a file changed while we wrote stays */
 	if (expect_hash && !unchanged(path, *expect_hash)) {
 		*err = xasprintf("%s: changed while it was being fixed; not fixing it (run again)", path);
 		unlink(tmp);
+		sigclean_file(NULL);
 		free(tmp);
 		return -1;
 	}
+	test_delay_window(path);
 	if (rename(tmp, path) != 0) {
 		*err = xasprintf("cannot replace %s: %s", path, strerror(errno));
 		unlink(tmp);
+		sigclean_file(NULL);
 		free(tmp);
 		return -1;
 	}
+	sigclean_file(NULL);
 	free(tmp);
 	/* the rename itself reaches the disk */
 	char *dir = path_dirname(path);
@@ -318,24 +373,34 @@ int atomic_write(const char *path, const char *data, size_t len, char **err)
 	return atomic_replace(path, data, len, NULL, err);
 }
 
-/* NOGVL_LINT_FIX_DELAY_MS=N (tests only, documented in fix.h): wait N ms
- * before fixing each file, announced on stderr, so that a test can change a
- * file between its analysis and its fix, or kill the process between files. */
-static void test_delay(const char *display)
+/* ---- collecting and applying ---- */
+
+/* Most line ends of the text are CRLF. */
+static bool uses_crlf(const char *text, size_t len)
 {
-	const char *v = getenv("NOGVL_LINT_FIX_DELAY_MS");
-	long ms = v ? strtol(v, NULL, 10) : 0;
-	if (ms <= 0)
-		return;
-	if (ms > 60000)
-		ms = 60000;
-	log_info("nogvl-lint: fix: waiting %ld ms before %s (NOGVL_LINT_FIX_DELAY_MS)", ms, display);
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	size_t crlf = 0, lf = 0;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n') {
+			if (i && text[i - 1] == '\r')
+				crlf++;
+			else
+				lf++;
+		}
+	return crlf > lf;
 }
 
-/* ---- collecting and applying ---- */
+/* The text with each LF not already after a CR made CRLF. */
+static char *to_crlf(const char *t)
+{
+	struct strbuf sb = {0};
+	sb_puts(&sb, "");
+	for (const char *p = t; *p; p++) {
+		if (*p == '\n' && (p == t || p[-1] != '\r'))
+			sb_putc(&sb, '\r');
+		sb_putc(&sb, *p);
+	}
+	return sb_detach(&sb);
+}
 
 struct fedit {
 	struct edit e;
@@ -400,6 +465,13 @@ static bool reparse_ok(const struct run *r, const char *path, unsigned before)
 
 int fix_run(struct run *r, bool dry_run, FILE *out)
 {
+	/* temporaries an earlier --fix killed between writing and renaming
+	 * left next to any file of this run, fixed this time or not */
+	if (!dry_run)
+		for (size_t t = 0; t < r->ntus; t++)
+			for (size_t i = 0; i < r->tus[t]->files.n; i++)
+				if (inside_roots(r, r->tus[t]->files.v[i].path))
+					remove_stale_temps(r->tus[t]->files.v[i].path);
 	/* files in a stable order */
 	strlist files = {0};
 	for (size_t i = 0; i < r->findings.v.n; i++) {
@@ -459,8 +531,17 @@ int fix_run(struct run *r, bool dry_run, FILE *out)
 			log_error("%s: changed since it was analysed; not fixing it (run again)", display);
 			failed++;
 		} else {
+			/* a file with CRLF line ends keeps them: the edits' new lines too */
+			strlist crlf_texts = {0};
+			if (uses_crlf(text, len))
+				for (size_t k = 0; k < keep.n; k++) {
+					char *c = to_crlf(keep.v[k].text);
+					vec_push(&crlf_texts, c);
+					keep.v[k].text = c;
+				}
 			size_t nlen = 0;
 			char *ntext = apply_edits(text, len, keep.v, keep.n, &nlen);
+			strlist_free(&crlf_texts);
 			char *real = path_absolute(path);
 			struct stat ls;
 			bool link = lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode);

@@ -217,6 +217,11 @@ static void walk_dir(const char *dir, bool include_vendor, strlist *out, strlist
 		char *p = path_join(dir, names.v[i]);
 		struct stat ls;
 		if (lstat(p, &ls) != 0) {
+			/* a path longer than PATH_MAX (ENAMETOOLONG), a file gone meanwhile:
+			 * said, not skipped without a word */
+			char *dp = display_path(p);
+			vec_push(warnings, xasprintf("%s: %s; not scanned", dp, strerror(errno)));
+			free(dp);
 			free(p);
 			continue;
 		}
@@ -400,8 +405,40 @@ static void drop_included_sources(strlist *files, const unsigned char *from_dir,
 	hmap_free(&index);
 }
 
+/* A named root that is (or passes through) a symlink leading out of the
+ * current directory: `ext -> ../victim` or `ext -> /` committed in the
+ * analysed tree. Refused (a message in *err) unless --allow-outside-root; a
+ * path named outside the current directory is taken as meant. */
+static int check_named_root(const struct options *o, const char *p, char **err)
+{
+	if (o->allow_outside_root)
+		return 0;
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return 0;
+	char *lex = p[0] == '/' ? path_normalize(p) : path_join(cwd, p);
+	char *lexn = path_normalize(lex);
+	free(lex);
+	char *real = realpath(p, NULL);
+	char *rcwd = realpath(cwd, NULL);
+	int rc = 0;
+	if (real && rcwd && path_is_below(lexn, cwd) && !path_is_below(real, rcwd)) {
+		*err = xasprintf("%s leads to %s, outside the current directory (a symlink in the analysed tree?); "
+				 "--allow-outside-root accepts it",
+				 p, real);
+		rc = 2;
+	}
+	free(lexn);
+	free(real);
+	free(rcwd);
+	return rc;
+}
+
 static int build_buildless(const struct options *o, struct inputs *in, char **err)
 {
+	for (size_t i = 0; i < o->paths.n; i++)
+		if (check_named_root(o, o->paths.v[i], err) != 0)
+			return 2;
 	strlist files = {0};
 	VEC(unsigned char) from_dir = {0}; /* per file: found in a directory */
 	for (size_t i = 0; i < o->paths.n; i++) {
@@ -536,6 +573,11 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 	/* optional positional filters: only these files */
 	strlist only = {0};
 	for (size_t i = 0; i < o->paths.n; i++) {
+		if (check_named_root(o, o->paths.v[i], err) != 0) {
+			strlist_free(&only);
+			compdb_free(&db);
+			return 2;
+		}
 		if (access(o->paths.v[i], F_OK) != 0) {
 			*err = xasprintf("%s: %s", o->paths.v[i], strerror(errno));
 			strlist_free(&only);
@@ -635,8 +677,47 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		if (!any)
 			vec_push(&in->warnings, xasprintf("%s: no entry in the compile database", o->paths.v[k]));
 	}
-	for (size_t i = 0; i < in->roots.n; i++)
-		add_dir(&in->write_roots, in->roots.v[i]);
+	/* --fix writes below the named paths, else below the database's tree
+	 * (its git work tree, else the current directory when the database is
+	 * in it, else its directory); never where an entry's "directory" or
+	 * "file" alone points (an entry for ../../other/x.c) */
+	if (o->paths.n) {
+		for (size_t k = 0; k < o->paths.n; k++) {
+			if (path_is_dir(o->paths.v[k])) {
+				add_dir(&in->write_roots, o->paths.v[k]);
+			} else {
+				char *named = path_dirname(o->paths.v[k]);
+				add_dir(&in->write_roots, *named ? named : ".");
+				free(named);
+			}
+		}
+	} else {
+		char *tree = NULL;
+		for (char *d = xstrdup(dbdir); !tree;) {
+			char *g = path_join(d, ".git");
+			bool git = path_is_dir(g) || path_is_file(g);
+			free(g);
+			if (git) {
+				tree = d;
+				break;
+			}
+			if (strcmp(d, "/") == 0) {
+				free(d);
+				break;
+			}
+			char *up = path_dirname(d);
+			free(d);
+			d = up;
+		}
+		if (!tree) {
+			char *cwd = path_absolute(".");
+			tree = path_is_below(dbdir, cwd) ? cwd : xstrdup(dbdir);
+			if (tree != cwd)
+				free(cwd);
+		}
+		add_dir(&in->write_roots, tree);
+		free(tree);
+	}
 	/* roots are fixed only now; the common args go last */
 	struct extconf_cache ec = {0};
 	ec.ruby_dirs = &in->rh.dirs;

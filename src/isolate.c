@@ -339,8 +339,12 @@ bool isolate_available(void)
 	return worker_entry;
 }
 
+/* Test hooks, compiled in only with -DNOGVL_TEST_HOOKS=ON (the test
+ * builds): a parser process hangs on, or crashes at, a file whose path holds
+ * $NOGVL_LINT_TEST_HANG / $NOGVL_LINT_TEST_CRASH. Release builds ignore them. */
 static void test_hooks(const char *file)
 {
+#ifdef NOGVL_TEST_HOOKS
 	const char *hang = getenv("NOGVL_LINT_TEST_HANG");
 	const char *crash = getenv("NOGVL_LINT_TEST_CRASH");
 	if (hang && *hang && strstr(file, hang))
@@ -348,6 +352,9 @@ static void test_hooks(const char *file)
 			pause();
 	if (crash && *crash && strstr(file, crash))
 		abort();
+#else
+	(void)file;
+#endif
 }
 
 int isolate_worker_main(void)

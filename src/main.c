@@ -20,6 +20,7 @@
 #include "ruledoc.h"
 #include "rules.h"
 #include "run.h"
+#include "sigclean.h"
 
 static void list_rules(FILE *out)
 {
@@ -82,6 +83,7 @@ int main(int argc, char **argv)
 	if (argc == 2 && strcmp(argv[1], "--internal-parse-worker") == 0)
 		return isolate_worker_main(); /* a parser process (isolate.h) */
 	isolate_enable();
+	sigclean_install(); /* the PCH directory, --fix's temporary file */
 	struct options o;
 	options_init(&o);
 	int rc = options_parse(&o, argc, argv, stderr);

@@ -29,6 +29,7 @@
 #include "log.h"
 #include "outguard.h"
 #include "prescan.h"
+#include "sigclean.h"
 
 #define STUB_DIR "/nogvl-lint-stubs"
 
@@ -856,6 +857,8 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 	/* with --tu-timeout each worker process keeps its own set, below this one */
 	if (!local.no_pch && n > 1)
 		local.pch = pch_set_new(NULL);
+	if (local.pch)
+		sigclean_dir(pch_set_dir(local.pch)); /* SIGTERM or SIGINT does not leave it in $TMPDIR */
 	struct tu_facts **out = xcalloc(n ? n : 1, sizeof(*out));
 	struct pool p = {.jobs = jobs, .n = n, .o = o, .out = out};
 	atomic_init(&p.next, 0);
@@ -909,6 +912,8 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 			log_verbose(1, "precompiled Ruby headers: %u built, %u files used them, %u fell back, %u not eligible",
 				    built, used, back, inel);
 	}
+	if (local.pch)
+		sigclean_dir(NULL);
 	pch_set_free(local.pch);
 	for (size_t i = 0; i < n; i++)
 		if (!out[i]) {

@@ -9,6 +9,11 @@
 # the process, at those points (and at fixed offsets after them, to land in
 # the middle of writing, syncing and re-parsing).
 . "$(dirname "$0")/lib/common.sh"
+# the test hooks are compiled in only with -DNOGVL_TEST_HOOKS=ON (scripts/setup)
+if [ "${NOGVL_BUILT_WITH_TEST_HOOKS:-1}" != 1 ]; then
+	echo "SKIP: built without the test hooks (NOGVL_TEST_HOOKS)"
+	exit 77
+fi
 
 # write_candidate FILE K: a callback that can take RB_NOGVL_OFFLOAD_SAFE (the
 # fix rewrites the call and adds the fallback define), padded to ~100 KB so

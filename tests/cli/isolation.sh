@@ -7,6 +7,11 @@
 # real ones: an include of a FIFO (libclang waits for a writer forever) and a
 # 20,000-deep else-if chain (libclang's parser overflows its stack).
 . "$(dirname "$0")/lib/common.sh"
+# the test hooks are compiled in only with -DNOGVL_TEST_HOOKS=ON (scripts/setup)
+if [ "${NOGVL_BUILT_WITH_TEST_HOOKS:-1}" != 1 ]; then
+	echo "SKIP: built without the test hooks (NOGVL_TEST_HOOKS)"
+	exit 77
+fi
 
 mkdir -p "$T/gem"
 write_good_ext "$T/gem/a_good.c"
