@@ -92,9 +92,13 @@ static void literal_args(const char *after, strlist *args)
 	}
 }
 
+/* The identifiers of every header under the Ruby dirs, read once per
+ * extconf.rb and looked up per probe (a probe scanning the headers' text
+ * made an extconf.rb of thousands of have_func() calls take minutes). */
 struct ruby_text {
 	const strlist *dirs;
-	char *all; /* concatenated text of every header under the Ruby dirs */
+	struct hmap words; /* identifier -> (void *)1 */
+	struct strpool pool;
 	bool loaded;
 };
 
@@ -129,16 +133,9 @@ static void load_dir_headers(struct strbuf *sb, const char *dir, unsigned depth)
 	closedir(d);
 }
 
-static bool word_in(const char *text, const char *w)
+static bool ident_char(char c)
 {
-	size_t n = strlen(w);
-	for (const char *p = text; (p = strstr(p, w)) != NULL; p += n) {
-		bool lb = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
-		bool rb = !(isalnum((unsigned char)p[n]) || p[n] == '_');
-		if (lb && rb)
-			return true;
-	}
-	return false;
+	return isalnum((unsigned char)c) || c == '_';
 }
 
 static bool ruby_declares(struct ruby_text *rt, const char *name)
@@ -147,10 +144,25 @@ static bool ruby_declares(struct ruby_text *rt, const char *name)
 		struct strbuf sb = {0};
 		for (size_t i = 0; rt->dirs && i < rt->dirs->n; i++)
 			load_dir_headers(&sb, rt->dirs->v[i], 0);
-		rt->all = sb_detach(&sb);
+		const char *t = sb_str(&sb);
+		for (size_t i = 0; i < sb.len;) {
+			if (!ident_char(t[i])) {
+				i++;
+				continue;
+			}
+			size_t b = i;
+			while (i < sb.len && ident_char(t[i]))
+				i++;
+			if (!isdigit((unsigned char)t[b])) {
+				const char *w = intern_n(&rt->pool, t + b, i - b);
+				if (!hmap_has(&rt->words, w))
+					hmap_put(&rt->words, w, (void *)1);
+			}
+		}
+		sb_free(&sb);
 		rt->loaded = true;
 	}
-	return word_in(rt->all, name);
+	return hmap_has(&rt->words, name);
 }
 
 /* have_func(fn) succeeds: a Ruby function only when the Ruby headers have
@@ -463,7 +475,8 @@ const char *extconf_build_probe(const struct extconf_info *ei, const char *file)
 
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
 {
-	struct ruby_text rt = {ruby_dirs, NULL, false};
+	struct ruby_text rt = {0};
+	rt.dirs = ruby_dirs;
 	char *copy = xstrdup(text);
 	char *save = NULL;
 	strlist pending_words = {0}; /* %w[...] lists, for `.each { |f| have_func(f) }` */
@@ -641,7 +654,8 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 	strlist_free(&blocks);
 	sb_free(&wacc);
 	free(copy);
-	free(rt.all);
+	hmap_free(&rt.words);
+	strpool_free(&rt.pool);
 }
 
 /* ---- cache ---- */
