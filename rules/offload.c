@@ -50,10 +50,27 @@ bool gate_is_safety(int gate)
 	return gate != GATE_WORK_SIZE;
 }
 
+/* Evidence kept per gate and site (the rest is counted: "... and N more").
+ * 3,000 release sites sharing one callback chain each held every piece of
+ * every gate's evidence: 3.4 GB and a 650 MB JSON report. The state of each
+ * gate is computed from all of it before the cap. */
+#define MAX_EVIDENCE_PER_GATE 10
+
+/* Memo of the gates that depend on the callback's reach set alone (Ruby API
+ * and rb_thread_call_with_gvl: gate_check_ruby_api reads rs->fns and the
+ * functions' events, nothing of the site), keyed by the callback's targets:
+ * sites sharing a callback share that evidence instead of re-walking the
+ * chain. */
+struct cb_memo {
+	struct hmap by_key; /* "t1,t2,..." -> struct gate_result * */
+	struct strpool keys;
+};
+
 struct offload_cache {
 	uint32_t n;
 	struct offload_info *info;
 	uint8_t *done;
+	struct cb_memo memo;
 };
 
 static void cache_free(void *p)
@@ -64,7 +81,77 @@ static void cache_free(void *p)
 			gate_result_free(&c->info[i].g);
 	free(c->info);
 	free(c->done);
+	hmap_foreach(&c->memo.by_key, e)
+	{
+		gate_result_free(e->val);
+		free(e->val);
+	}
+	hmap_free(&c->memo.by_key);
+	strpool_free(&c->memo.keys);
 	free(c);
+}
+
+static void copy_evidence(struct gate_result *to, const struct gate_result *from)
+{
+	for (size_t i = 0; i < from->ev.n; i++) {
+		const struct gate_evidence *e = &from->ev.v[i];
+		struct gate_evidence *n = gate_add(to, e->gate, e->state, &e->loc, e->fn, "%s", e->msg);
+		n->rule = e->rule;
+		n->ev = e->ev;
+		for (size_t k = 0; k < e->notes.n; k++)
+			gate_note_add(n, &e->notes.v[k].loc, "%s", e->notes.v[k].msg);
+	}
+	for (int g = 0; g < GATE_COUNT; g++)
+		if (from->state[g] > to->state[g])
+			to->state[g] = from->state[g];
+}
+
+/* The Ruby API gate's evidence for this callback, computed once per target set. */
+static void ruby_api_memo(struct cb_memo *memo, const struct model *m, const struct msite *s,
+			  const struct reach_set *rs, struct gate_result *g)
+{
+	struct strbuf k = {0};
+	sb_puts(&k, "");
+	for (uint32_t i = 0; i < s->cb.ntargets; i++)
+		sb_printf(&k, "%u,", s->cb.targets[i]);
+	const char *key = intern(&memo->keys, sb_str(&k));
+	sb_free(&k);
+	struct gate_result *r = hmap_get(&memo->by_key, key);
+	if (!r) {
+		r = xcalloc(1, sizeof(*r));
+		gate_check_ruby_api(m, s, rs, r);
+		hmap_put(&memo->by_key, key, r);
+	}
+	copy_evidence(g, r);
+}
+
+/* Keeps the first MAX_EVIDENCE_PER_GATE pieces of evidence of each gate and
+ * says how many more there were. */
+static void cap_evidence(const struct msite *s, struct gate_result *g)
+{
+	unsigned kept[GATE_COUNT] = {0}, more[GATE_COUNT] = {0};
+	int more_state[GATE_COUNT] = {0};
+	size_t w = 0;
+	for (size_t i = 0; i < g->ev.n; i++) {
+		struct gate_evidence *e = &g->ev.v[i];
+		int gi = e->gate >= 0 && e->gate < GATE_COUNT ? e->gate : 0;
+		if (kept[gi] < MAX_EVIDENCE_PER_GATE) {
+			kept[gi]++;
+			g->ev.v[w++] = *e;
+			continue;
+		}
+		more[gi]++;
+		if (e->state > more_state[gi])
+			more_state[gi] = e->state;
+		free(e->msg);
+		for (size_t k = 0; k < e->notes.n; k++)
+			free(e->notes.v[k].msg);
+		vec_free(&e->notes);
+	}
+	g->ev.n = w;
+	for (int gi = 0; gi < GATE_COUNT; gi++)
+		if (more[gi])
+			gate_add(g, gi, more_state[gi], &s->loc, -1, "... and %u more", more[gi]);
 }
 
 /* A release under `if (len > THRESHOLD)` (or any size comparison). */
@@ -84,7 +171,7 @@ static bool threshold_guarded(const struct model *m, const struct msite *s)
 	return false;
 }
 
-static void evaluate(const struct model *m, const struct msite *s, struct offload_info *oi)
+static void evaluate(struct cb_memo *memo, const struct model *m, const struct msite *s, struct offload_info *oi)
 {
 	if (s->is_template) {
 		oi->verdict = OV_NOT_EVALUATED;
@@ -100,7 +187,9 @@ static void evaluate(const struct model *m, const struct msite *s, struct offloa
 	struct reach_set rs;
 	model_reach_from(m, &s->cb, (int32_t)s->id, &rs);
 	for (size_t i = 0; i < ARRAY_SIZE(registry); i++) {
-		if (registry[i].check)
+		if (registry[i].check == gate_check_ruby_api)
+			ruby_api_memo(memo, m, s, &rs, &oi->g);
+		else if (registry[i].check)
 			registry[i].check(m, s, &rs, &oi->g);
 		else
 			gate_add(&oi->g, registry[i].gate, GATE_UNKNOWN, &s->loc, -1,
@@ -112,6 +201,7 @@ static void evaluate(const struct model *m, const struct msite *s, struct offloa
 	if (s->token_only)
 		gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
 			 "the call was found by the token scan only (the parser lost it): nothing else is known");
+	cap_evidence(s, &oi->g);
 	int worst = GATE_PASS;
 	for (int gi = 0; gi < GATE_COUNT; gi++)
 		if (gate_is_safety(gi) && oi->g.state[gi] > worst)
@@ -143,7 +233,7 @@ const struct offload_info *offload_info(const struct model *m, uint32_t site)
 	if (site >= c->n)
 		return NULL;
 	if (!c->done[site]) {
-		evaluate(m, &m->sites.v[site], &c->info[site]);
+		evaluate(&c->memo, m, &m->sites.v[site], &c->info[site]);
 		c->done[site] = 1;
 	}
 	return &c->info[site];
