@@ -502,12 +502,31 @@ static bool strlist_has(const strlist *l, const char *s)
 	return false;
 }
 
+/* dir or a directory above it has .git: the work tree's root bounds discovery */
+static bool in_git_tree(const char *dir)
+{
+	char *d = xstrdup(dir);
+	bool found = false;
+	for (;;) {
+		char *g = path_join(d, ".git");
+		found = path_is_dir(g) || path_is_file(g);
+		free(g);
+		if (found || strcmp(d, "/") == 0)
+			break;
+		char *up = path_dirname(d);
+		free(d);
+		d = up;
+	}
+	free(d);
+	return found;
+}
+
 void config_set_add_stop(struct config_set *cs, const char *dir)
 {
 	char *abs = path_absolute(dir);
 	char *n = path_normalize(abs);
 	free(abs);
-	if (strlist_has(&cs->stops, n))
+	if (strlist_has(&cs->stops, n) || in_git_tree(n))
 		free(n);
 	else
 		vec_push(&cs->stops, n);

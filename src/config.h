@@ -77,7 +77,8 @@ struct config_set {
  * when the forced file is bad. */
 int config_set_init(struct config_set *cs, const char *forced_file, bool disabled);
 void config_set_free(struct config_set *cs);
-/* Discovery without a .git stops at dir too (a named root, $HOME): a
+/* Discovery stops at dir too (a named root, $HOME) unless dir is inside a
+ * git work tree (whose root bounds discovery): without a .git, a
  * configuration above the project never applies silently. */
 void config_set_add_stop(struct config_set *cs, const char *dir);
 

@@ -405,13 +405,15 @@ static void drop_included_sources(strlist *files, const unsigned char *from_dir,
 	hmap_free(&index);
 }
 
-/* A named root that is (or passes through) a symlink leading out of the
+/* A named root directory that is (or passes through) a symlink leading out of the
  * current directory: `ext -> ../victim` or `ext -> /` committed in the
  * analysed tree. Refused (a message in *err) unless --allow-outside-root; a
  * path named outside the current directory is taken as meant. */
 static int check_named_root(const struct options *o, const char *p, char **err)
 {
-	if (o->allow_outside_root)
+	/* a named file behind a symlink is analysed; --fix writes only below the
+	 * directory it was named in (write_roots) */
+	if (o->allow_outside_root || !path_is_dir(p))
 		return 0;
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof(cwd)))

@@ -285,11 +285,11 @@ struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, 
 		while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
 			;
 		w->pid = 0;
-		char *why = WIFSIGNALED(ws) && o->memory_limit_mb > 0 && !MEMORY_LIMIT_SKIPPED
-				    ? xasprintf("the parser crashed (signal %d; it may have reached the --memory-limit of "
-						"%g MiB)", WTERMSIG(ws), o->memory_limit_mb)
-			    : WIFSIGNALED(ws) ? xasprintf("the parser crashed (signal %d)", WTERMSIG(ws))
-					      : xasprintf("the parser stopped (exit status %d)", WEXITSTATUS(ws));
+		char *why = WIFSIGNALED(ws) ? xasprintf("the parser crashed (signal %d)", WTERMSIG(ws))
+					    : xasprintf("the parser stopped (exit status %d)", WEXITSTATUS(ws));
+		if (WIFSIGNALED(ws) && o->memory_limit_mb > 0 && !MEMORY_LIMIT_SKIPPED)
+			log_verbose(1, "%s: the parser process may have reached --memory-limit %g MiB", job->display,
+				    o->memory_limit_mb);
 		struct tu_facts *tu = failed_tu(job, why);
 		free(why);
 		return tu;
