@@ -16,7 +16,13 @@
 struct extconf_info {
 	char *path;          /* the extconf.rb */
 	strlist defines;     /* NAME or NAME=VALUE */
-	strlist include_dirs;/* absolute */
+	strlist include_dirs;/* absolute, in mkmf's order: $INCFLAGS (find_header,
+			      * $INCFLAGS), dir_config defaults, $CPPFLAGS, $CFLAGS */
+	strlist include_why; /* parallel: where each came from, for -v */
+	strlist quote_dirs;  /* $VPATH and $srcs directories (absolute): -iquote */
+	strlist pkg_modules; /* pkg_config("x") */
+	strlist lib_names;   /* have_library/find_library("x"): maybe pkg-config modules */
+	uint8_t rust;        /* create_rust_makefile / rb_sys: a Rust extension */
 	strlist notes;       /* what was assumed, for -v */
 	/* sources added to $srcs only inside `if have_func("NAME")`: cond_srcs[i]
 	 * (as written, relative to the extconf.rb's directory) is built only

@@ -1,6 +1,7 @@
 /* inputs.c: see inputs.h. */
 #include "inputs.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
@@ -13,6 +14,7 @@
 #include "extconf.h"
 #include "log.h"
 #include "report.h"
+#include "sysprobe.h"
 
 #define VIRTUAL_DIR "/nogvl-lint-virtual"
 
@@ -263,6 +265,8 @@ void inputs_free(struct inputs *in)
 	ruby_headers_free(&in->rh);
 	strlist_free(&in->warnings);
 	strlist_free(&in->notes);
+	strlist_free(&in->gem_roots);
+	strlist_free(&in->search_roots);
 	free(in->virtual_dir);
 }
 
@@ -400,6 +404,180 @@ static void drop_included_sources(strlist *files, const unsigned char *from_dir,
 	hmap_free(&index);
 }
 
+/* ---- the include path mkmf would give an extension (issue 14) ---- */
+
+#define PKG_CONFIG_TIMEOUT_MS 5000u
+
+static char pkg_miss;
+
+/* The gem an extconf.rb belongs to: the nearest directory at or above it
+ * holding a gemspec, Gemfile, Rakefile or .git (at most 6 levels up), else
+ * the widest project root holding it, else its own directory. The string
+ * lives in in->gem_roots. */
+static const char *gem_root_of(struct inputs *in, const char *srcdir)
+{
+	static const char *const marks[] = {"Gemfile", "Rakefile", ".git", "gems.rb"};
+	char *cur = xstrdup(srcdir);
+	for (unsigned up = 0; up <= 6; up++) {
+		bool hit = false;
+		for (size_t i = 0; i < ARRAY_SIZE(marks) && !hit; i++) {
+			char *p = path_join(cur, marks[i]);
+			hit = access(p, F_OK) == 0;
+			free(p);
+		}
+		if (!hit) {
+			char *pat = path_join(cur, "*.gemspec");
+			glob_t g;
+			if (glob(pat, 0, NULL, &g) == 0) {
+				hit = g.gl_pathc > 0;
+				globfree(&g);
+			}
+			free(pat);
+		}
+		if (hit && strcmp(cur, "/") != 0) {
+			vec_push(&in->gem_roots, cur);
+			return cur;
+		}
+		if (strcmp(cur, "/") == 0)
+			break;
+		char *upd = path_dirname(cur);
+		free(cur);
+		cur = upd;
+	}
+	free(cur);
+	const char *best = NULL;
+	for (size_t i = 0; i < in->roots.n; i++)
+		if (path_is_below(srcdir, in->roots.v[i]) && (!best || strlen(in->roots.v[i]) < strlen(best)))
+			best = in->roots.v[i];
+	vec_push(&in->gem_roots, xstrdup(best ? best : srcdir));
+	return in->gem_roots.v[in->gem_roots.n - 1];
+}
+
+/* The system's header and library trees an extension may legitimately name
+ * (pkg-config's /usr/lib/x86_64-linux-gnu/glib-2.0/include ...). */
+static const char *const system_inc_trees[] = {"/usr/include", "/usr/local/include", "/usr/lib", "/usr/local/lib",
+					       "/opt"};
+
+/* NULL when d may be searched, else why not (a constant). */
+static const char *include_dir_refusal(const char *d, const char *gem_root, bool *silent)
+{
+	*silent = false;
+	if (strcmp(d, "/usr/include") == 0 || strcmp(d, "/usr/local/include") == 0) {
+		*silent = true; /* the compiler searches it anyway (and -I would reorder it) */
+		return "searched by the compiler anyway";
+	}
+	if (!path_is_dir(d)) {
+		*silent = true;
+		return "no such directory";
+	}
+	if (path_is_below(d, gem_root))
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(system_inc_trees); i++)
+		if (path_is_below(d, system_inc_trees[i]) && strcmp(d, system_inc_trees[i]) != 0)
+			return NULL;
+	return "outside the gem and the system's include trees";
+}
+
+/* Appends one accepted -I (or -iquote) argument, or says why not. */
+static void add_ext_dir(struct inputs *in, const struct extconf_info *ei, const char *gem_root, const char *d,
+			const char *why, const char *opt, strlist *out)
+{
+	char *disp = display_path(ei->path);
+	bool silent = false;
+	const char *no = include_dir_refusal(d, gem_root, &silent);
+	if (no && !silent)
+		vec_push(&in->warnings, xasprintf("%s: include directory %s (from %s) is %s: ignored", disp, d, why, no));
+	else if (no)
+		vec_push(&in->notes, xasprintf("%s: include directory %s (from %s): %s; not added", disp, d, why, no));
+	else {
+		char *a = xasprintf("%s%s", opt, d);
+		bool dup = false;
+		for (size_t i = 0; i < out->n && !dup; i++)
+			dup = strcmp(out->v[i], a) == 0;
+		if (dup) {
+			free(a);
+		} else {
+			vec_push(out, a);
+			vec_push(&in->notes, xasprintf("%s: %s%s added (%s)", disp, opt, d, why));
+		}
+	}
+	free(disp);
+}
+
+/* pkg-config's -I directories for module, asked once per run. NULL when
+ * pkg-config has no answer (said once with -v when say). */
+static const strlist *pkg_dirs(struct inputs *in, struct hmap *cache, const char *module, bool say)
+{
+	void *hit = hmap_get(cache, module);
+	if (hit)
+		return hit == &pkg_miss ? NULL : hit;
+	strlist *dirs = xcalloc(1, sizeof(*dirs));
+	char *why = NULL;
+	int r = pkgconfig_include_dirs(module, PKG_CONFIG_TIMEOUT_MS, dirs, &why);
+	if (r != 0) {
+		if (say)
+			vec_push(&in->notes, xasprintf("pkg-config %s: %s; skipped", module, why));
+		free(why);
+		strlist_free(dirs);
+		free(dirs);
+		hmap_put(cache, xstrdup(module), &pkg_miss);
+		return NULL;
+	}
+	if (why)
+		vec_push(&in->notes, xasprintf("pkg-config %s: %s", module, why));
+	free(why);
+	hmap_put(cache, xstrdup(module), dirs);
+	return dirs;
+}
+
+/* The include arguments extconf.rb adds, in mkmf's order, checked like
+ * compile-database roots; then the $VPATH / $srcs directories as -iquote
+ * (they hold sources mkmf compiles there, not headers for <...>). */
+static void extconf_include_args(struct inputs *in, const struct extconf_info *ei, const char *srcdir,
+				 struct hmap *pkg_cache, strlist *out)
+{
+	const char *gem_root = gem_root_of(in, srcdir);
+	char *disp = display_path(ei->path);
+	vec_push(&in->notes, xasprintf("%s: -I%s for its sources (mkmf's -I. and -I$(srcdir)), then the Ruby headers",
+				       disp, srcdir));
+	free(disp);
+	for (size_t i = 0; i < ei->include_dirs.n; i++)
+		add_ext_dir(in, ei, gem_root, ei->include_dirs.v[i], ei->include_why.v[i], "-I", out);
+	for (size_t i = 0; i < ei->pkg_modules.n; i++) {
+		const strlist *d = pkg_dirs(in, pkg_cache, ei->pkg_modules.v[i], true);
+		char *why = xasprintf("pkg-config %s, for pkg_config(\"%s\")", ei->pkg_modules.v[i], ei->pkg_modules.v[i]);
+		for (size_t k = 0; d && k < d->n; k++)
+			add_ext_dir(in, ei, gem_root, d->v[k], why, "-I", out);
+		free(why);
+	}
+	for (size_t i = 0; i < ei->lib_names.n; i++) {
+		const char *lib = ei->lib_names.v[i];
+		bool word = *lib != '\0';
+		for (const char *c = lib; *c && word; c++)
+			word = isalnum((unsigned char)*c) || strchr("._+-", *c);
+		if (!word)
+			continue; /* a path or a linker spelling (":libpq.lib"), not a module name */
+		char *libx = xasprintf("lib%s", lib);
+		const char *mod = lib;
+		const strlist *d = pkg_dirs(in, pkg_cache, lib, false);
+		if (!d && !str_starts(lib, "lib")) {
+			d = pkg_dirs(in, pkg_cache, libx, false);
+			mod = libx;
+		}
+		if (!d) {
+			vec_push(&in->notes, xasprintf("have_library(\"%s\"): no pkg-config module %s; skipped", lib, lib));
+		} else {
+			char *why = xasprintf("pkg-config %s, for have_library(\"%s\")", mod, lib);
+			for (size_t k = 0; k < d->n; k++)
+				add_ext_dir(in, ei, gem_root, d->v[k], why, "-I", out);
+			free(why);
+		}
+		free(libx);
+	}
+	for (size_t i = 0; i < ei->quote_dirs.n; i++)
+		add_ext_dir(in, ei, gem_root, ei->quote_dirs.v[i], "$VPATH/$srcs", "-iquote", out);
+}
+
 static int build_buildless(const struct options *o, struct inputs *in, char **err)
 {
 	strlist files = {0};
@@ -448,6 +626,8 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 	vec_free(&from_dir);
 	struct extconf_cache ec = {0};
 	ec.ruby_dirs = &in->rh.dirs;
+	struct hmap ext_args = {0}; /* extconf.rb path -> strlist * of its include arguments */
+	struct hmap pkg_cache = {0}; /* pkg-config module -> strlist * of dirs (or the miss marker) */
 	for (size_t i = 0; i < files.n; i++) {
 		struct tu_job j = {0};
 		j.file = path_absolute(files.v[i]);
@@ -457,17 +637,33 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		j.cxx = is_cxx(j.file);
 		if (j.cxx)
 			vec_push(&j.args, xstrdup("-xc++"));
-		vec_push(&j.args, xasprintf("-I%s", j.directory));
 		/* defines from the nearest extconf.rb (read, never run) */
 		const struct extconf_info *ei = extconf_for(&ec, j.directory, in->roots.v, in->roots.n);
 		if (ei) {
+			/* mkmf: -I. (the build directory; in place, the extconf.rb's),
+			 * the Ruby directories, -I$(srcdir), then what extconf.rb adds */
+			char *srcdir = path_dirname(ei->path);
+			vec_push(&j.args, xasprintf("-I%s", srcdir));
+			for (size_t k = 0; k < in->rh.dirs.n; k++)
+				vec_push(&j.args, xasprintf("-I%s", in->rh.dirs.v[k]));
+			strlist *ea = hmap_get(&ext_args, ei->path);
+			if (!ea) {
+				ea = xcalloc(1, sizeof(*ea));
+				extconf_include_args(in, ei, srcdir, &pkg_cache, ea);
+				hmap_put(&ext_args, ei->path, ea);
+			}
+			for (size_t k = 0; k < ea->n; k++)
+				vec_push(&j.args, xstrdup(ea->v[k]));
+			add_dir(&in->search_roots, gem_root_of(in, srcdir));
+			free(srcdir);
 			for (size_t k = 0; k < ei->defines.n; k++)
 				vec_push(&j.args, xasprintf("-D%s", ei->defines.v[k]));
-			for (size_t k = 0; k < ei->include_dirs.n; k++)
-				vec_push(&j.args, xasprintf("-I%s", ei->include_dirs.v[k]));
 			const char *probe = extconf_build_probe(ei, j.file);
 			if (probe)
 				j.build_probe = xstrdup(probe);
+		} else {
+			/* not part of an extension: its own directory */
+			vec_push(&j.args, xasprintf("-I%s", j.directory));
 		}
 		for (size_t k = 0; k < buildless_ndefines; k++)
 			vec_push(&j.args, xasprintf("-D%s", buildless_defines[k]));
@@ -475,6 +671,23 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		add_common_args(o, in, &j);
 		vec_push(&in->jobs, j);
 	}
+	hmap_foreach(&ext_args, e)
+	{
+		strlist_free(e->val);
+		free(e->val);
+	}
+	hmap_free(&ext_args);
+	hmap_foreach(&pkg_cache, e)
+	{
+		if (e->val != &pkg_miss) {
+			strlist_free(e->val);
+			free(e->val);
+		}
+		free((char *)e->key);
+	}
+	hmap_free(&pkg_cache);
+	for (size_t i = 0; i < in->roots.n; i++)
+		add_dir(&in->search_roots, in->roots.v[i]);
 	extconf_cache_free(&ec);
 	strlist_free(&files);
 	return 0;

@@ -53,6 +53,8 @@ struct inputs {
 	strlist warnings;       /* one line each, printed by the driver */
 	strlist notes;          /* one line each, printed with -v */
 	char *virtual_dir;      /* directory of the virtual extconf header */
+	strlist gem_roots;      /* buildless: the gem of each extconf.rb (may repeat) */
+	strlist search_roots;   /* buildless: trees searched for missing headers */
 	bool buildless;
 };
 
