@@ -267,6 +267,7 @@ void inputs_free(struct inputs *in)
 	strlist_free(&in->notes);
 	strlist_free(&in->gem_roots);
 	strlist_free(&in->search_roots);
+	strlist_free(&in->foreign);
 	free(in->virtual_dir);
 }
 
@@ -578,9 +579,114 @@ static void extconf_include_args(struct inputs *in, const struct extconf_info *e
 		add_ext_dir(in, ei, gem_root, ei->quote_dirs.v[i], "$VPATH/$srcs", "-iquote", out);
 }
 
+/* ---- sources in languages libclang does not read (issue 14, item 5) ---- */
+
+static const char *foreign_language(const char *path)
+{
+	const char *e = path_ext(path);
+	if (strcmp(e, ".rs") == 0)
+		return "Rust";
+	if (strcmp(e, ".go") == 0)
+		return "Go";
+	if (strcmp(e, ".zig") == 0)
+		return "Zig";
+	return NULL;
+}
+
+static void walk_foreign(const char *dir, bool include_vendor, strlist *out, seen_vec *seen, unsigned depth)
+{
+	struct stat st;
+	if (depth > 32 || out->n > 100000 || stat(dir, &st) != 0)
+		return;
+	for (size_t i = 0; i < seen->n; i++)
+		if (seen->v[i].dev == st.st_dev && seen->v[i].ino == st.st_ino)
+			return;
+	struct seen_dir sd = {st.st_dev, st.st_ino};
+	vec_push(seen, sd);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	strlist names = {0};
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			vec_push(&names, xstrdup(de->d_name));
+	closedir(d);
+	xqsort(names.v, names.n, sizeof(char *), str_ptr_cmp);
+	for (size_t i = 0; i < names.n; i++) {
+		char *p = path_join(dir, names.v[i]);
+		struct stat ls;
+		if (lstat(p, &ls) == 0) {
+			if (S_ISDIR(ls.st_mode)) {
+				/* target/: cargo's build output */
+				if (!skipped_dir(names.v[i], include_vendor) && strcmp(names.v[i], "target") != 0)
+					walk_foreign(p, include_vendor, out, seen, depth + 1);
+			} else if (S_ISREG(ls.st_mode) && foreign_language(p)) {
+				vec_push(out, xstrdup(p));
+				p = NULL;
+			}
+		}
+		free(p);
+	}
+	strlist_free(&names);
+}
+
+/* Does dir (or a parent within the roots) hold a Cargo.toml? */
+static bool in_cargo_crate(const char *dir, char *const *roots, size_t nroots)
+{
+	char *cur = xstrdup(dir);
+	bool found = false;
+	for (unsigned depth = 0; depth < 32 && !found; depth++) {
+		char *p = path_join(cur, "Cargo.toml");
+		found = path_is_file(p);
+		free(p);
+		bool inside = false;
+		for (size_t i = 0; i < nroots; i++)
+			inside = inside || (path_is_below(cur, roots[i]) && strcmp(cur, roots[i]) != 0);
+		if (!inside)
+			break;
+		char *up = path_dirname(cur);
+		free(cur);
+		cur = up;
+	}
+	free(cur);
+	return found;
+}
+
+/* Sources of an extension (an extconf.rb or a Cargo.toml above them) in a
+ * language libclang does not read: listed as not analysed. */
+static void find_foreign(const struct options *o, struct inputs *in, struct extconf_cache *ec, strlist *named)
+{
+	strlist found = {0};
+	for (size_t i = 0; i < o->paths.n; i++)
+		if (path_is_dir(o->paths.v[i])) {
+			seen_vec seen = {0};
+			walk_foreign(o->paths.v[i], o->include_vendor, &found, &seen, 0);
+			vec_free(&seen);
+		}
+	for (size_t i = 0; i < found.n; i++) {
+		char *abs = path_absolute(found.v[i]);
+		char *dir = path_dirname(abs);
+		bool ext = extconf_for(ec, dir, in->roots.v, in->roots.n) != NULL ||
+			   in_cargo_crate(dir, in->roots.v, in->roots.n);
+		free(dir);
+		if (ext)
+			add_dir(&in->foreign, abs);
+		free(abs);
+	}
+	for (size_t i = 0; i < named->n; i++)
+		add_dir(&in->foreign, named->v[i]);
+	strlist_free(&found);
+}
+
+const char *inputs_foreign_language(const char *path)
+{
+	return foreign_language(path);
+}
+
 static int build_buildless(const struct options *o, struct inputs *in, char **err)
 {
-	strlist files = {0};
+	strlist files = {0}, named_foreign = {0};
 	VEC(unsigned char) from_dir = {0}; /* per file: found in a directory */
 	for (size_t i = 0; i < o->paths.n; i++) {
 		const char *p = o->paths.v[i];
@@ -588,6 +694,7 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		if (stat(p, &st) != 0) {
 			*err = xasprintf("%s: %s", p, strerror(errno));
 			strlist_free(&files);
+			strlist_free(&named_foreign);
 			vec_free(&from_dir);
 			return 2;
 		}
@@ -613,6 +720,8 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		} else if (is_source_file(p)) {
 			vec_push(&from_dir, 0);
 			vec_push(&files, xstrdup(p));
+		} else if (foreign_language(p)) {
+			vec_push(&named_foreign, path_absolute(p));
 		} else {
 			const char *e = path_ext(p);
 			bool header = strcmp(e, ".h") == 0 || strcmp(e, ".hh") == 0 || strcmp(e, ".hpp") == 0;
@@ -688,6 +797,8 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 	hmap_free(&pkg_cache);
 	for (size_t i = 0; i < in->roots.n; i++)
 		add_dir(&in->search_roots, in->roots.v[i]);
+	find_foreign(o, in, &ec, &named_foreign);
+	strlist_free(&named_foreign);
 	extconf_cache_free(&ec);
 	strlist_free(&files);
 	return 0;

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "report.h"
 #include "suppress.h"
+#include "sysprobe.h"
 
 struct run {
 	struct inputs in;
@@ -30,6 +31,8 @@ struct run {
 	struct facts_cache cache;  /* --cache */
 	bool cache_on;
 	struct CXUnsavedFile vf;
+	spelling_vec foreign_sp;   /* GVL-release spellings in sources not analysed (inputs.foreign) */
+	spelling_vec header_sp;    /* ... in the project's headers and macro bodies (the -v counter) */
 };
 
 /* Runs the analysis. Returns 0 when the run produced results (possibly

@@ -2,6 +2,8 @@
 #include "sysprobe.h"
 
 #include "compdb.h"
+#include "facts.h"
+#include "gvlapi.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -313,4 +315,132 @@ char *missing_header_name(const char *msg)
 	if (!q || q == msg + 1 || !str_starts(q, "' file not found"))
 		return NULL;
 	return xstrndup(msg + 1, (size_t)(q - msg - 1));
+}
+
+size_t tu_missing_headers(const struct tu_facts *tu, strlist *names)
+{
+	size_t n = 0;
+	strlist local = {0};
+	strlist *l = names ? names : &local;
+	size_t first = l->n;
+	for (size_t i = 0; i < tu->diags.n; i++) {
+		char *name = missing_header_name(tu->diags.v[i].msg);
+		if (!name)
+			continue;
+		bool dup = false;
+		for (size_t k = first; k < l->n && !dup; k++)
+			dup = strcmp(l->v[k], name) == 0;
+		if (dup) {
+			free(name);
+			continue;
+		}
+		vec_push(l, name);
+		n++;
+	}
+	strlist_free(&local);
+	return n;
+}
+
+static const char *const foreign_names[] = {"RB_NOGVL_OFFLOAD_SAFE", "rb_nogvl", "rb_thread_call_without_gvl",
+					    "rb_thread_call_without_gvl2"};
+
+static const char *spelled_api(const char *w, size_t n, bool rust)
+{
+	char buf[64];
+	if (n >= sizeof(buf))
+		return NULL;
+	memcpy(buf, w, n);
+	buf[n] = '\0';
+	if (rust) {
+		for (size_t i = 0; i < ARRAY_SIZE(foreign_names); i++)
+			if (strcmp(buf, foreign_names[i]) == 0)
+				return foreign_names[i];
+		return NULL;
+	}
+	const struct gvl_api *a = gvl_api_find(buf);
+	return a ? a->name : NULL;
+}
+
+void scan_spellings(const char *file, const char *text, size_t len, bool rust, spelling_vec *out)
+{
+	unsigned line = 1;
+	bool line_start = true, in_define = false;
+	for (size_t i = 0; i < len;) {
+		char c = text[i];
+		if (c == '\n') {
+			/* a #define goes on after a backslash-newline */
+			if (!(i > 0 && text[i - 1] == '\\'))
+				in_define = false;
+			line++;
+			line_start = true;
+			i++;
+			continue;
+		}
+		if (c == '/' && i + 1 < len && text[i + 1] == '/') {
+			while (i < len && text[i] != '\n')
+				i++;
+			continue;
+		}
+		if (c == '/' && i + 1 < len && text[i + 1] == '*') {
+			i += 2;
+			while (i + 1 < len && !(text[i] == '*' && text[i + 1] == '/')) {
+				if (text[i] == '\n')
+					line++;
+				i++;
+			}
+			i += 2;
+			continue;
+		}
+		if (c == '"') {
+			i++;
+			while (i < len && text[i] != '"') {
+				if (text[i] == '\\' && i + 1 < len) {
+					if (text[i + 1] == '\n')
+						line++;
+					i++;
+				} else if (text[i] == '\n') {
+					line++;
+					if (!rust)
+						break; /* C strings end at the line */
+				}
+				i++;
+			}
+			i++;
+			continue;
+		}
+		if (!rust && c == '\'') {
+			i++;
+			while (i < len && text[i] != '\'' && text[i] != '\n')
+				i += text[i] == '\\' ? 2 : 1;
+			i++;
+			continue;
+		}
+		if (!rust && line_start && c == '#') {
+			size_t k = i + 1;
+			while (k < len && (text[k] == ' ' || text[k] == '\t'))
+				k++;
+			in_define = len - k >= 6 && strncmp(text + k, "define", 6) == 0;
+		}
+		if (c != ' ' && c != '\t')
+			line_start = false;
+		if (isalpha((unsigned char)c) || c == '_') {
+			size_t b = i;
+			while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '_'))
+				i++;
+			const char *api = spelled_api(text + b, i - b, rust);
+			if (api) {
+				struct spelling sp = {xstrdup(file), api, line, in_define};
+				vec_push(out, sp);
+			}
+			continue;
+		}
+		i++;
+	}
+}
+
+void spellings_free(spelling_vec *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->v[i].file);
+	vec_free(v);
 }

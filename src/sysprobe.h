@@ -55,4 +55,25 @@ void header_candidates(const struct header_index *hi, const char *name, strlist 
 /* 'NAME' from a clang "'NAME' file not found" message, else NULL (caller frees). */
 char *missing_header_name(const char *msg);
 
+/* A GVL-release spelling found by a token scan of text (outside comments
+ * and string literals). */
+struct spelling {
+	char *file;        /* absolute */
+	const char *api;   /* static string */
+	unsigned line;
+	uint8_t in_define; /* C: in a #define body */
+};
+typedef VEC(struct spelling) spelling_vec;
+
+/* Appends the spellings in text: C (rust false): the release APIs of
+ * gvlapi.h; Rust and other languages: rb_nogvl, rb_thread_call_without_gvl,
+ * rb_thread_call_without_gvl2 and RB_NOGVL_OFFLOAD_SAFE. */
+void scan_spellings(const char *file, const char *text, size_t len, bool rust, spelling_vec *out);
+void spellings_free(spelling_vec *v);
+
+struct tu_facts;
+/* The headers a parse could not find (distinct, in diagnostic order),
+ * appended to names (may be NULL); returns how many. */
+size_t tu_missing_headers(const struct tu_facts *tu, strlist *names);
+
 #endif
