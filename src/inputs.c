@@ -268,6 +268,7 @@ void inputs_free(struct inputs *in)
 	strlist_free(&in->gem_roots);
 	strlist_free(&in->search_roots);
 	strlist_free(&in->foreign);
+	strlist_free(&in->report_only);
 	free(in->virtual_dir);
 }
 
@@ -684,9 +685,42 @@ const char *inputs_foreign_language(const char *path)
 	return foreign_language(path);
 }
 
+static bool is_header_name(const char *p)
+{
+	const char *e = path_ext(p);
+	return strcmp(e, ".h") == 0 || strcmp(e, ".hh") == 0 || strcmp(e, ".hpp") == 0;
+}
+
+/* The directory of the extconf.rb a named file belongs to (the nearest at
+ * or above its directory, at most 8 levels up, not above a .git work
+ * tree's root), or NULL. */
+static char *extension_dir_of(const char *file)
+{
+	char *abs = path_absolute(file);
+	char *cur = path_dirname(abs);
+	free(abs);
+	for (unsigned up = 0; up <= 8; up++) {
+		char *p = path_join(cur, "extconf.rb");
+		bool hit = path_is_file(p);
+		free(p);
+		if (hit)
+			return cur;
+		p = path_join(cur, ".git");
+		bool top = access(p, F_OK) == 0 || strcmp(cur, "/") == 0;
+		free(p);
+		if (top)
+			break;
+		char *u = path_dirname(cur);
+		free(cur);
+		cur = u;
+	}
+	free(cur);
+	return NULL;
+}
+
 static int build_buildless(const struct options *o, struct inputs *in, char **err)
 {
-	strlist files = {0}, named_foreign = {0};
+	strlist files = {0}, named_foreign = {0}, context_dirs = {0};
 	VEC(unsigned char) from_dir = {0}; /* per file: found in a directory */
 	for (size_t i = 0; i < o->paths.n; i++) {
 		const char *p = o->paths.v[i];
@@ -695,6 +729,7 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			*err = xasprintf("%s: %s", p, strerror(errno));
 			strlist_free(&files);
 			strlist_free(&named_foreign);
+			strlist_free(&context_dirs);
 			vec_free(&from_dir);
 			return 2;
 		}
@@ -717,9 +752,20 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			discover_sources(p, o->include_vendor, &files, &in->warnings);
 			for (size_t k = first; k < files.n; k++)
 				vec_push(&from_dir, 1);
-		} else if (is_source_file(p)) {
-			vec_push(&from_dir, 0);
-			vec_push(&files, xstrdup(p));
+		} else if (is_source_file(p) || (is_header_name(p) && extension_dir_of(p))) {
+			/* a file of an extension: the report is about it, the analysis
+			 * takes the whole extension (callbacks cross files) */
+			char *ext = extension_dir_of(p);
+			vec_push(&in->report_only, path_absolute(p));
+			if (ext) {
+				add_dir(&in->roots, ext);
+				add_dir(&context_dirs, ext);
+				free(ext);
+			}
+			if (is_source_file(p)) {
+				vec_push(&from_dir, 0);
+				vec_push(&files, xstrdup(p));
+			}
 		} else if (foreign_language(p)) {
 			vec_push(&named_foreign, path_absolute(p));
 		} else {
@@ -731,6 +777,35 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 						  : "not a C or C++ source file (.c, .cc, .cpp, .cxx)"));
 		}
 	}
+	/* the rest of each named file's extension, for context; when a
+	 * directory was named too, everything is in the report */
+	bool named_dir = false;
+	for (size_t i = 0; i < o->paths.n; i++)
+		named_dir = named_dir || path_is_dir(o->paths.v[i]);
+	if (named_dir)
+		strlist_free(&in->report_only);
+	for (size_t i = 0; i < context_dirs.n; i++) {
+		strlist more = {0};
+		discover_sources(context_dirs.v[i], o->include_vendor, &more, &in->warnings);
+		for (size_t k = 0; k < more.n; k++) {
+			char *abs = path_absolute(more.v[k]);
+			bool have = false;
+			for (size_t m = 0; m < files.n && !have; m++) {
+				char *fa = path_absolute(files.v[m]);
+				have = strcmp(fa, abs) == 0;
+				free(fa);
+			}
+			free(abs);
+			if (have) {
+				free(more.v[k]);
+			} else {
+				vec_push(&files, more.v[k]);
+				vec_push(&from_dir, 1);
+			}
+		}
+		vec_free(&more);
+	}
+	strlist_free(&context_dirs);
 	drop_included_sources(&files, from_dir.v, &in->notes);
 	vec_free(&from_dir);
 	struct extconf_cache ec = {0};
@@ -878,13 +953,8 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		struct compdb_entry *e = &db.entries.v[i];
 		if (!is_source_file(e->file))
 			continue;
-		if (only.n) {
-			bool match = false;
-			for (size_t k = 0; k < only.n; k++)
-				match = match || path_is_below(e->file, only.v[k]);
-			if (!match)
-				continue;
-		}
+		/* named paths narrow the report, not the analysis: callbacks cross
+		 * files, so every entry is analysed (issue 14) */
 		if (hmap_has(&seen, e->file)) {
 			/* the same file compiled twice: analyse it once, with the first entry */
 			char *d = display_path(e->file);
@@ -952,6 +1022,8 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 						  "lists them",
 						  o->compile_commands, nmissing, nmissing == 1 ? "y" : "ies", first_missing));
 	free(first_missing);
+	for (size_t k = 0; k < only.n; k++)
+		add_dir(&in->report_only, only.v[k]);
 	for (size_t k = 0; k < only.n; k++) {
 		bool any = false;
 		for (size_t i = 0; i < in->jobs.n && !any; i++)

@@ -55,6 +55,8 @@ struct inputs {
 	char *virtual_dir;      /* directory of the virtual extconf header */
 	strlist gem_roots;      /* buildless: the gem of each extconf.rb (may repeat) */
 	strlist search_roots;   /* buildless: trees searched for missing headers */
+	strlist report_only;    /* files (or directories) named with -p or named files of an
+				 * extension: only findings there are reported; empty: all */
 	strlist foreign;        /* buildless: sources of extensions in a language libclang
 				 * does not read (Rust ...), absolute; not analysed */
 	bool buildless;

@@ -178,6 +178,8 @@ static int apply_baseline(const struct options *o, struct run *r)
 		if (tu->status == TU_FAILED)
 			continue;
 		for (size_t i = 0; i < tu->files.n; i++) {
+			if (!run_in_report_scope(&r->in, tu->files.v[i].path))
+				continue; /* analysed for context only: its findings are not reported */
 			char *rel = fingerprint_relpath(&roots, tu->files.v[i].path);
 			if (hmap_has(&analysed, rel)) {
 				free(rel);
@@ -233,6 +235,21 @@ static uint64_t cache_salt(const struct options *o, const struct run *r)
 	uint64_t h = XXH3_64bits(sb_str(&sb), sb.len);
 	sb_free(&sb);
 	return h;
+}
+
+bool run_in_report_scope(const struct inputs *in, const char *file)
+{
+	if (!in->report_only.n)
+		return true;
+	for (size_t i = 0; file && i < in->report_only.n; i++)
+		if (path_is_below(file, in->report_only.v[i]))
+			return true;
+	return false;
+}
+
+static bool in_report_scope(const struct finding *f, void *ctx)
+{
+	return run_in_report_scope(ctx, f->loc.file);
 }
 
 static bool in_project(const struct finding *f, void *ctx)
@@ -652,6 +669,10 @@ int run_analysis(const struct options *o, struct run *r)
 	findings_filter(&r->findings, in_project, fc);
 	apply_configs(o, r);
 	apply_suppressions(o, r);
+	/* -p DIR FILE... (or named files of an extension): the report narrows,
+	 * the analysis took everything */
+	if (r->in.report_only.n)
+		findings_filter(&r->findings, in_report_scope, &r->in);
 	fingerprints_compute(&r->findings);
 	if (r->cfg.error) {
 		log_error("%s", r->cfg.error);

@@ -47,6 +47,9 @@ bool rule_enabled(const struct options *o, const struct rule_desc *rd);
 bool rule_cli_enabled(const struct options *o, const struct rule_desc *rd);
 bool rule_cli_disabled(const struct options *o, const struct rule_desc *rd);
 
+/* Is file within what the run reports on (-p DIR FILE..., named files)? */
+bool run_in_report_scope(const struct inputs *in, const char *file);
+
 /* Reported findings at or above their fail level. */
 size_t run_failing_count(const struct options *o, const struct run *r);
 
