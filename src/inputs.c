@@ -460,10 +460,15 @@ static const char *gem_root_of(struct inputs *in, const char *srcdir)
 static const char *const system_inc_trees[] = {"/usr/include", "/usr/local/include", "/usr/lib", "/usr/local/lib",
 					       "/opt"};
 
-/* NULL when d may be searched, else why not (a constant). */
-static const char *include_dir_refusal(const char *d, const char *gem_root, bool *silent)
+/* NULL when d may be searched, else why not (a constant). A directory
+ * extconf.rb names must be in the gem or the system's include trees; one
+ * pkg-config gives (from_system: the user's own configuration, through
+ * PKG_CONFIG_PATH) may be anywhere but /. */
+static const char *include_dir_refusal(const char *d, const char *gem_root, bool from_system, bool *silent)
 {
 	*silent = false;
+	if (strcmp(d, "/") == 0)
+		return "the root directory";
 	if (strcmp(d, "/usr/include") == 0 || strcmp(d, "/usr/local/include") == 0) {
 		*silent = true; /* the compiler searches it anyway (and -I would reorder it) */
 		return "searched by the compiler anyway";
@@ -472,7 +477,7 @@ static const char *include_dir_refusal(const char *d, const char *gem_root, bool
 		*silent = true;
 		return "no such directory";
 	}
-	if (path_is_below(d, gem_root))
+	if (from_system || path_is_below(d, gem_root))
 		return NULL;
 	for (size_t i = 0; i < ARRAY_SIZE(system_inc_trees); i++)
 		if (path_is_below(d, system_inc_trees[i]) && strcmp(d, system_inc_trees[i]) != 0)
@@ -486,7 +491,7 @@ static void add_ext_dir(struct inputs *in, const struct extconf_info *ei, const 
 {
 	char *disp = display_path(ei->path);
 	bool silent = false;
-	const char *no = include_dir_refusal(d, gem_root, &silent);
+	const char *no = include_dir_refusal(d, gem_root, str_starts(why, "pkg-config "), &silent);
 	if (no && !silent)
 		vec_push(&in->warnings, xasprintf("%s: include directory %s (from %s) is %s: ignored", disp, d, why, no));
 	else if (no)
