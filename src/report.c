@@ -355,8 +355,9 @@ void summary_line(FILE *out, const struct summary *s)
 		fprintf(out, "incomplete: %zu file%s could not be read completely", s->files_missing_headers,
 			s->files_missing_headers == 1 ? "" : "s");
 		if (s->files_incomplete)
-			fprintf(out, " (%zu release%s the GVL, and no release site of %s was analysed)", s->files_incomplete,
-				s->files_incomplete == 1 ? "s" : "", s->files_incomplete == 1 ? "it" : "them");
+			fprintf(out, " (%zu of them spell%s a GVL release, directly or through a project header, and no "
+				     "release site was analysed there)",
+				s->files_incomplete, s->files_incomplete == 1 ? "s" : "");
 		fprintf(out, ": missing header%s ", s->missing_headers.n == 1 ? "" : "s");
 		for (size_t i = 0; i < s->missing_headers.n && i < 5; i++) {
 			fputs(i ? ", '" : "'", out);
