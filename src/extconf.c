@@ -26,6 +26,7 @@ void extconf_info_free(struct extconf_info *ei)
 	strlist_free(&ei->quote_dirs);
 	strlist_free(&ei->pkg_modules);
 	strlist_free(&ei->lib_names);
+	strlist_free(&ei->objs);
 	strlist_free(&ei->notes);
 	strlist_free(&ei->cond_srcs);
 	strlist_free(&ei->cond_probes);
@@ -552,6 +553,90 @@ static bool is_source_name(const char *t)
 	return str_ends(t, ".c") || str_ends(t, ".cc") || str_ends(t, ".cpp") || str_ends(t, ".cxx");
 }
 
+/* `$objs = %w(a.o b.o)`, `$objs = ["a.o"]`, `$objs += [...]`, `$objs << "a.o"`
+ * on one line; anything else makes $objs unknown (no source is left out). */
+static void note_objs(const char *line, struct extconf_info *out)
+{
+	const char *s = strstr(line, "$objs");
+	const char *p = s + 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	bool assign = p[0] == '=' && p[1] != '=';
+	bool add = (p[0] == '+' && p[1] == '=') || (p[0] == '<' && p[1] == '<') || str_starts(p, ".push") ||
+		   str_starts(p, ".concat");
+	if (!assign && !add) {
+		if (p[0] == '=' || p[0] == '.' || p[0] == '[')
+			out->objs_unknown = 1; /* $objs.map!, $objs[0] = ..., == */
+		return;
+	}
+	p += assign ? 1 : 2;
+	while (*p == ' ' || *p == '\t' || *p == '(')
+		p++;
+	strlist words = {0};
+	bool ok = true;
+	if (p[0] == '%' && (p[1] == 'w' || p[1] == 'W') && p[2] && strchr("([{", p[2])) {
+		char close = p[2] == '(' ? ')' : p[2] == '[' ? ']' : '}';
+		const char *e = strchr(p + 3, close);
+		if (!e || memchr(p + 3, '#', (size_t)(e - p - 3))) {
+			ok = false;
+		} else {
+			char *body = xstrndup(p + 3, (size_t)(e - p - 3));
+			ok = shell_split(body, &words) == 0;
+			free(body);
+		}
+	} else {
+		if (*p == '[')
+			p++;
+		for (;;) {
+			while (*p == ' ' || *p == '\t' || *p == ',')
+				p++;
+			if (*p != '"' && *p != '\'')
+				break;
+			char *lit = read_literal(&p);
+			if (!lit) {
+				ok = false;
+				break;
+			}
+			vec_push(&words, lit);
+		}
+		while (*p == ' ' || *p == '\t' || *p == ']' || *p == ')')
+			p++;
+		/* something else on the line (a method call, a variable, `if ...`
+		 * after a complete list is fine) */
+		if (!words.n || (*p && !str_starts(p, "if ") && !str_starts(p, "unless ")))
+			ok = false;
+	}
+	if (!ok) {
+		out->objs_unknown = 1;
+		strlist_free(&words);
+		return;
+	}
+	if (assign) {
+		strlist_free(&out->objs);
+		out->objs_set = 1;
+	}
+	for (size_t i = 0; i < words.n; i++) {
+		vec_push(&out->objs, words.v[i]);
+		words.v[i] = NULL;
+	}
+	vec_free(&words);
+}
+
+bool extconf_objs_exclude(const struct extconf_info *ei, const char *file)
+{
+	if (!ei || !ei->objs_set || ei->objs_unknown)
+		return false;
+	const char *base = path_basename(file);
+	const char *dot = strrchr(base, '.');
+	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
+	for (size_t i = 0; i < ei->objs.n; i++) {
+		const char *o = path_basename(ei->objs.v[i]);
+		if (strncmp(o, base, stem) == 0 && o[stem] == '.')
+			return false;
+	}
+	return true;
+}
+
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
 {
 	struct ruby_text rt = {ruby_dirs, NULL, false};
@@ -824,6 +909,9 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 					break;
 			}
 		}
+		/* $objs: the objects mkmf links (and so the sources it compiles) */
+		if (strstr(line, "$objs"))
+			note_objs(line, out);
 		/* a Rust extension (rb_sys), which libclang cannot read */
 		if (find_call(line, "create_rust_makefile") || strstr(line, "rb_sys/mkmf") ||
 		    strstr(line, "RbSys::"))

@@ -723,6 +723,18 @@ static char *extension_dir_of(const char *file)
 	return NULL;
 }
 
+static bool named_on_command_line(const struct options *o, const char *abs)
+{
+	for (size_t i = 0; i < o->paths.n; i++) {
+		char *a = path_absolute(o->paths.v[i]);
+		bool same = strcmp(a, abs) == 0;
+		free(a);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
 static int build_buildless(const struct options *o, struct inputs *in, char **err)
 {
 	strlist files = {0}, named_foreign = {0}, context_dirs = {0};
@@ -828,6 +840,15 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			vec_push(&j.args, xstrdup("-xc++"));
 		/* defines from the nearest extconf.rb (read, never run) */
 		const struct extconf_info *ei = extconf_for(&ec, j.directory, in->roots.v, in->roots.n);
+		if (extconf_objs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
+			/* mkmf builds only $objs (issue 17, item 7) */
+			char *ed = display_path(ei->path);
+			vec_push(&in->notes, xasprintf("%s: not in $objs of %s (mkmf does not compile it); skipped", j.display,
+						       ed));
+			free(ed);
+			tu_job_free(&j);
+			continue;
+		}
 		if (ei) {
 			/* mkmf: -I. (the build directory; in place, the extconf.rb's),
 			 * the Ruby directories, -I$(srcdir), then what extconf.rb adds */

@@ -328,6 +328,35 @@ static void test_extconf__include_path(void **state)
 	free(dir);
 }
 
+/* $objs (issue 17 item 7): mkmf builds only those objects' sources. */
+static void test_extconf__objs(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("$objs = %w(main.o helper.o)\n$objs << 'extra.o' if have_func('f')\n", &ei);
+	assert_true(ei.objs_set);
+	assert_false(ei.objs_unknown);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/main.c"));
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/sub/helper.c"));
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/extra.c"));
+	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	/* what cannot be read leaves every source in */
+	parse("$objs = srcs.map { |s| s.sub('.c', '.o') }\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	parse("$objs = [\"a.#{$OBJEXT}\"]\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	parse("$objs = [\n  'a.o',\n]\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	/* no $objs: everything */
+	parse("create_makefile('x')\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +369,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__other_platforms),
 		cmocka_unit_test(test_extconf__nearest),
 		cmocka_unit_test(test_extconf__include_path),
+		cmocka_unit_test(test_extconf__objs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
