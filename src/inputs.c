@@ -520,7 +520,20 @@ static const strlist *pkg_dirs(struct inputs *in, struct hmap *cache, const char
 		return hit == &pkg_miss ? NULL : hit;
 	strlist *dirs = xcalloc(1, sizeof(*dirs));
 	char *why = NULL;
-	int r = pkgconfig_include_dirs(module, PKG_CONFIG_TIMEOUT_MS, dirs, &why);
+	/* the system's pkg-config, never one from the analysed trees */
+	strlist untrusted = {0};
+	for (size_t i = 0; i < in->roots.n; i++)
+		vec_push(&untrusted, xstrdup(in->roots.v[i]));
+	for (size_t i = 0; i < in->gem_roots.n; i++)
+		vec_push(&untrusted, xstrdup(in->gem_roots.v[i]));
+	char *prog = find_system_program("pkg-config", untrusted.v, untrusted.n);
+	strlist_free(&untrusted);
+	int r = -1;
+	if (prog)
+		r = pkgconfig_include_dirs(prog, module, PKG_CONFIG_TIMEOUT_MS, dirs, &why);
+	else
+		why = xstrdup("no pkg-config on PATH (outside the analysed trees)");
+	free(prog);
 	if (r != 0) {
 		if (say)
 			vec_push(&in->notes, xasprintf("pkg-config %s: %s; skipped", module, why));

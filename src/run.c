@@ -272,6 +272,14 @@ static bool in_project(const struct finding *f, void *ctx)
 static void resolve_missing_headers(struct run *r, struct parse_opts *po)
 {
 	struct header_index hi = {0};
+	/* test hook: a smaller bound, to see it hit (tests/cli/buildless_includes.sh) */
+	const char *maxf = getenv("NOGVL_LINT_HEADER_SEARCH_MAX_FILES");
+	if (maxf && *maxf) {
+		char *end = NULL;
+		unsigned long v = strtoul(maxf, &end, 10);
+		if (end && !*end && v > 0 && v < HEADER_SEARCH_MAX_FILES)
+			hi.max_files = (unsigned)v;
+	}
 	bool indexed = false;
 	struct hmap answers = {0}; /* header name -> strlist * of candidate directories */
 	strlist keys = {0};

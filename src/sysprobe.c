@@ -107,7 +107,33 @@ enum run_outcome run_bounded(char *const argv[], unsigned timeout_ms, size_t max
 	return RUN_OK;
 }
 
-int pkgconfig_include_dirs(const char *module, unsigned timeout_ms, strlist *dirs, char **why)
+char *find_system_program(const char *name, char *const *untrusted, size_t nuntrusted)
+{
+	const char *path = getenv("PATH");
+	if (!path)
+		return NULL;
+	char *copy = xstrdup(path), *save = NULL, *found = NULL;
+	for (char *d = strtok_r(copy, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		if (d[0] != '/')
+			continue; /* relative entries depend on where we run */
+		char *real = path_absolute(d);
+		bool bad = false;
+		for (size_t i = 0; i < nuntrusted && !bad; i++)
+			bad = path_is_below(real, untrusted[i]) || path_is_below(d, untrusted[i]);
+		free(real);
+		if (bad)
+			continue;
+		char *p = path_join(d, name);
+		if (path_is_file(p) && access(p, X_OK) == 0)
+			found = p;
+		else
+			free(p);
+	}
+	free(copy);
+	return found;
+}
+
+int pkgconfig_include_dirs(const char *program, const char *module, unsigned timeout_ms, strlist *dirs, char **why)
 {
 	/* a module name is one word: no option, no path, nothing a shell or
 	 * pkg-config would read as more than a name */
@@ -120,7 +146,7 @@ int pkgconfig_include_dirs(const char *module, unsigned timeout_ms, strlist *dir
 			*why = xasprintf("'%s' is not a module name", module);
 			return -1;
 		}
-	char *argv[] = {"pkg-config", "--cflags-only-I", (char *)module, NULL};
+	char *argv[] = {(char *)program, "--cflags-only-I", (char *)module, NULL};
 	char *out = NULL;
 	enum run_outcome r = run_bounded(argv, timeout_ms, 64 * 1024, &out);
 	if (r != RUN_OK) {

@@ -22,10 +22,15 @@ enum run_outcome { RUN_OK = 0, RUN_FAILED, RUN_NOT_FOUND, RUN_TIMED_OUT, RUN_TOO
 enum run_outcome run_bounded(char *const argv[], unsigned timeout_ms, size_t max, char **out);
 const char *run_outcome_text(enum run_outcome r);
 
-/* The -I directories (absolute, existing) pkg-config gives for module; 0 when
- * it answered (dirs may stay empty), else -1 with *why (caller frees). The
- * program is the `pkg-config` on PATH. */
-int pkgconfig_include_dirs(const char *module, unsigned timeout_ms, strlist *dirs, char **why);
+/* The first executable `name` in an absolute PATH entry that is not below
+ * any of the untrusted trees (the analysed gem: a gem's own bin/pkg-config
+ * never runs); NULL when there is none (caller frees). */
+char *find_system_program(const char *name, char *const *untrusted, size_t nuntrusted);
+
+/* The -I directories (absolute, existing) the pkg-config program gives for
+ * module; 0 when it answered (dirs may stay empty), else -1 with *why
+ * (caller frees). */
+int pkgconfig_include_dirs(const char *program, const char *module, unsigned timeout_ms, strlist *dirs, char **why);
 
 /* Bounds of one header search over a tree. */
 #define HEADER_SEARCH_MAX_FILES 200000u

@@ -116,6 +116,13 @@ PATH=$T/bin:$PATH run -v g3/ext
 check "a pkg-config printing garbage: exit 3" is "$rc" 3
 check "... ignored with a -v line" has err.txt 'pkg-config nogvltest: pkg-config printed text that is not a list of flags'
 
+# the gem's own bin/pkg-config never runs, even first on PATH
+mkdir -p g3/bin
+printf '#!/bin/sh\ntouch "%s/MARKER"\necho -I/tmp\n' "$T" >g3/bin/pkg-config
+chmod +x g3/bin/pkg-config
+PATH=$T/g3/bin:$PATH run -v g3/ext
+check "a pkg-config inside the gem is not run" test ! -f "$T/MARKER"
+
 # 4. a header found by the header search in the gem's tree; an ambiguous
 # one is not guessed; an unresolvable one gives exit 3 and is named
 mkdir -p g4/ext/third/include/deep g4/ext/amb1/amb g4/ext/amb2/amb
@@ -198,6 +205,27 @@ check "... the summary names it" has err.txt 'not analysed: 1 source file'
 ln -s .. g4/ext/third/loop
 run g4/ext
 check "symlink loop: the run ends (exit 3)" is "$rc" 3
+# a bound on the files searched: hit, and said
+mkdir -p g4/ext/many
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do : >"g4/ext/many/f$i.h"; done
+NOGVL_LINT_HEADER_SEARCH_MAX_FILES=5 run -v g4/ext
+check "a bounded header search: the run ends (exit 3)" is "$rc" 3
+check "... the bound is said" has err.txt 'the search for missing headers was bounded'
+
+# 6b. the cache: a header found by the search is in the key (the second
+# run reuses the re-parsed file, results identical)
+mkdir -p g8/ext/third/include/deep
+: >g8/g8.gemspec # its own gem (the test directory holds others)
+printf 'require "mkmf"\ncreate_makefile("g8")\n' >g8/ext/extconf.rb
+helper_header >g8/ext/third/include/deep/thing.h
+cb_source '#include "deep/thing.h"' >g8/ext/a.c
+run --cache cache8 g8/ext
+cp out.txt first.txt
+run -v --cache cache8 g8/ext
+check "cache: same result with the header found by the search" is "$(grep -v '^ ' out.txt)" "$(grep -v '^ ' first.txt)"
+check "... exit 1" is "$rc" 1
+check "... the re-parsed file is reused" has err.txt 'cache .*: 1 reused'
+
 
 # 7. named files narrow the report, not the analysis (the callback in b.c
 # is passed to rb_thread_call_without_gvl in a.c)

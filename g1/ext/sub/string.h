@@ -1,0 +1,1 @@
+#error "the gem's own string.h shadowed <string.h>"

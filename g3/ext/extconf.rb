@@ -1,0 +1,3 @@
+require "mkmf"
+pkg_config("nogvltest")
+create_makefile("g3")

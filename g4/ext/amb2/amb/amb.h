@@ -1,0 +1,1 @@
+#define AMB 1
