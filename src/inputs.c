@@ -557,6 +557,7 @@ static void extconf_include_args(struct inputs *in, const struct extconf_info *e
 				 struct hmap *pkg_cache, strlist *out)
 {
 	const char *gem_root = gem_root_of(in, srcdir);
+	add_dir(&in->search_roots, gem_root); /* where missing headers are searched for */
 	char *disp = display_path(ei->path);
 	vec_push(&in->notes, xasprintf("%s: -I%s for its sources (mkmf's -I. and -I$(srcdir)), then the Ruby headers",
 				       disp, srcdir));
@@ -877,7 +878,6 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			}
 			for (size_t k = 0; k < ea->n; k++)
 				vec_push(&j.args, xstrdup(ea->v[k]));
-			add_dir(&in->search_roots, gem_root_of(in, srcdir));
 			free(srcdir);
 			for (size_t k = 0; k < ei->defines.n; k++)
 				vec_push(&j.args, xasprintf("-D%s", ei->defines.v[k]));

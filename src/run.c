@@ -283,12 +283,15 @@ static void resolve_missing_headers(struct run *r, struct parse_opts *po)
 	bool indexed = false;
 	struct hmap answers = {0}; /* header name -> strlist * of candidate directories */
 	strlist keys = {0};
+	size_t *nargs_before = xcalloc(r->ntus ? r->ntus : 1, sizeof(size_t));
+	unsigned char *gave_up = xcalloc(r->ntus ? r->ntus : 1, 1);
 	for (unsigned round = 0; round < 2; round++) {
 		VEC(size_t) redo = {0};
 		for (size_t t = 0; t < r->ntus; t++) {
 			struct tu_facts *tu = r->tus[t];
-			if (tu->status == TU_FAILED)
+			if (tu->status == TU_FAILED || gave_up[t])
 				continue;
+			nargs_before[t] = r->in.jobs.v[t].args.n;
 			strlist names = {0};
 			if (!tu_missing_headers(tu, &names))
 				continue;
@@ -354,13 +357,30 @@ static void resolve_missing_headers(struct run *r, struct parse_opts *po)
 			sub[i] = r->in.jobs.v[redo.v[i]]; /* shallow: the jobs stay owned by r->in */
 		struct tu_facts **again = parse_all(sub, redo.n, po);
 		for (size_t i = 0; i < redo.n; i++) {
-			tu_facts_free(r->tus[redo.v[i]]);
-			r->tus[redo.v[i]] = again[i];
+			size_t t = redo.v[i];
+			struct tu_facts *old = r->tus[t];
+			if (again[i]->status != TU_FAILED && again[i]->nerrors < old->nerrors) {
+				tu_facts_free(old);
+				r->tus[t] = again[i];
+				continue;
+			}
+			/* a header of the same name from another library (Ruby's own
+			 * node.h is not /usr/include/node/node.h): no better, so not used */
+			struct tu_job *j = &r->in.jobs.v[t];
+			log_verbose(1, "%s: the directories found for its missing headers do not make it parse better (%u "
+				       "errors, %u before): not used",
+				    j->display, again[i]->nerrors, old->nerrors);
+			while (j->args.n > nargs_before[t])
+				free(j->args.v[--j->args.n]);
+			gave_up[t] = 1;
+			tu_facts_free(again[i]);
 		}
 		free(again);
 		free(sub);
 		vec_free(&redo);
 	}
+	free(nargs_before);
+	free(gave_up);
 	hmap_foreach(&answers, e)
 	{
 		strlist_free(e->val);

@@ -181,6 +181,18 @@ check "the site lost to the missing header: exit 3" is "$rc" 3
 check "... counted" is "$(jq '.summary.files_incomplete' g5.json)" 1
 check "... said" has err.txt 'a.c: releases the GVL (spelled here or in a project header it includes), but no release site was analysed'
 
+# a header of the same name that makes the file parse worse (another
+# library's node.h) is not used
+mkdir -p g9/ext/elsewhere
+: >g9/g9.gemspec
+printf 'require "mkmf"\ncreate_makefile("g9")\n' >g9/ext/extconf.rb
+printf '#include <nogvl_a.h>\n#include <nogvl_b.h>\nnamespace x { template <class T> int y; }\n' >g9/ext/elsewhere/cfg.h
+printf '#include <ruby.h>\n#include "cfg.h"\nint f(void) { return CFG_VALUE; }\n' >g9/ext/a.c
+run -v --format json -o g9.json g9/ext
+check "a worse header of the same name: exit 3" is "$rc" 3
+check "... not used" has err.txt 'do not make it parse better'
+check "... cfg.h still named" is "$(jq -c '.summary.missing_headers' g9.json)" '["cfg.h"]'
+
 # 5. a Rust extension: listed as not analysed, spellings counted, exit 3
 mkdir -p g6/ext/dk/src
 printf '[package]\nname = "dk"\nversion = "0.1.0"\n' >g6/ext/dk/Cargo.toml
