@@ -1,1 +1,0 @@
-#error "the gem's own string.h shadowed <string.h>"

@@ -1,3 +1,0 @@
-require "mkmf"
-pkg_config("nogvltest")
-create_makefile("g3")

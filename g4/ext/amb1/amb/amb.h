@@ -1,1 +1,0 @@
-#define AMB 1

@@ -1,2 +1,0 @@
-require "mkmf"
-create_makefile("g5")
