@@ -1,5 +1,6 @@
 /* cache.c: see cache.h. */
 #include "cache.h"
+#include "sysprobe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -158,6 +159,8 @@ void cache_store(struct facts_cache *c, uint64_t key, const struct tu_facts *tu)
 {
 	if (tu->status == TU_FAILED)
 		return; /* try again next time */
+	if (tu_missing_headers(tu, NULL))
+		return; /* a header it missed may be installed by the next run (issue 14) */
 	size_t len = 0;
 	char *buf = facts_dump(tu, &len);
 	if (!buf)

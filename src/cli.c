@@ -47,6 +47,8 @@ void print_usage(FILE *out)
 	      "      --no-offload-view     analyse against the installed headers only (no\n"
 	      "                            RB_NOGVL_OFFLOAD_SAFE when they lack it)\n"
 	      "      --no-recover          no stub recovery for files that do not parse\n"
+	      "      --allow-incomplete    exit 0, not 3, when headers are missing or sources\n"
+	      "                            are in a language libclang cannot read (a warning)\n"
 	      "\n"
 	      "Analysis and output:\n"
 	      "  -j, --jobs N              parse N files in parallel (default: cores)\n"
@@ -126,6 +128,7 @@ enum {
 	OPT_CACHE,
 	OPT_TU_TIMEOUT,
 	OPT_NO_PCH,
+	OPT_ALLOW_INCOMPLETE,
 	OPT_FIX_DRY_RUN,
 	OPT_EXPLAIN_CALLBACK,
 	OPT_BASELINE,
@@ -189,6 +192,7 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"cache", required_argument, NULL, OPT_CACHE},
 		{"tu-timeout", required_argument, NULL, OPT_TU_TIMEOUT},
 		{"no-pch", no_argument, NULL, OPT_NO_PCH},
+		{"allow-incomplete", no_argument, NULL, OPT_ALLOW_INCOMPLETE},
 		{"fix-dry-run", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"diff", no_argument, NULL, OPT_FIX_DRY_RUN},
 		{"explain-callback", required_argument, NULL, OPT_EXPLAIN_CALLBACK},
@@ -369,6 +373,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_NO_PCH:
 			o->no_pch = true;
+			break;
+		case OPT_ALLOW_INCOMPLETE:
+			o->allow_incomplete = true;
 			break;
 		case OPT_TU_TIMEOUT: {
 			char *end = NULL;

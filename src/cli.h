@@ -57,6 +57,7 @@ struct options {
 	const char *cache_dir;            /* --cache DIR */
 	double tu_timeout;                /* --tu-timeout SECONDS: worker processes' limit; 0: threads */
 	bool no_pch;                      /* --no-pch: no shared precompiled Ruby headers */
+	bool allow_incomplete;            /* --allow-incomplete: missing headers / unread sources: 0, not 3 */
 	bool roundtrip_facts;             /* --roundtrip-facts (debug): facts through facts_io */
 	bool dump_commands;               /* --dump-commands: each file's compile command, then exit */
 	double time_budget;               /* --time-budget SECONDS for all parsing; 0: none */

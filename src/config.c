@@ -171,7 +171,7 @@ static int parse_rule(struct yctx *y, const yaml_node_t *k, const yaml_node_t *v
 }
 
 static const char *const known_keys[] = {
-	"defines", "exclude", "fail_level", "include", "include_dirs", "inherit", "report_unused_suppressions",
+	"allow_incomplete", "defines", "exclude", "fail_level", "include", "include_dirs", "inherit", "report_unused_suppressions",
 	"ruby_include", "rules",
 };
 
@@ -195,7 +195,7 @@ static int parse_root(struct yctx *y, const yaml_node_t *root)
 		}
 		const char *key = scalar(k);
 		if (str_in_list(key, known_keys, ARRAY_SIZE(known_keys)) < 0) {
-			rc = fail_at(y, k, "unknown key '%s' (known: defines, exclude, fail_level, include, include_dirs, "
+			rc = fail_at(y, k, "unknown key '%s' (known: allow_incomplete, defines, exclude, fail_level, include, include_dirs, "
 					   "inherit, report_unused_suppressions, ruby_include, rules)", key);
 			break;
 		}
@@ -212,6 +212,8 @@ static int parse_root(struct yctx *y, const yaml_node_t *root)
 			rc = get_severity(y, v, key, true, &c->fail_level);
 		} else if (strcmp(key, "report_unused_suppressions") == 0) {
 			rc = get_bool(y, v, key, &c->report_unused);
+		} else if (strcmp(key, "allow_incomplete") == 0) {
+			rc = get_bool(y, v, key, &c->allow_incomplete);
 		} else if (strcmp(key, "ruby_include") == 0) {
 			c->has_ruby_include = true;
 			rc = get_strings(y, v, key, &c->ruby_include, c->dir);
@@ -330,6 +332,7 @@ int config_parse_text(const char *path, const char *text, size_t len, struct con
 	c->dir = path_dirname(c->path);
 	c->fail_level = -1;
 	c->report_unused = -1;
+	c->allow_incomplete = -1;
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	struct yctx y = {c->path, &doc, c, NULL};
@@ -619,6 +622,14 @@ int config_report_unused(const struct config *c)
 	for (const struct config *l = c; l; l = l->parent)
 		if (l->report_unused >= 0)
 			return l->report_unused;
+	return -1;
+}
+
+int config_allow_incomplete(const struct config *c)
+{
+	for (const struct config *l = c; l; l = l->parent)
+		if (l->allow_incomplete >= 0)
+			return l->allow_incomplete;
 	return -1;
 }
 

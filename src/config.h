@@ -46,6 +46,7 @@ struct config {
 	bool inherit;
 	int fail_level;      /* -1 unset */
 	int report_unused;   /* -1 unset */
+	int allow_incomplete; /* -1 unset */
 	bool has_include;
 	bool has_ruby_include;
 	VEC(struct config_rule) rules;
@@ -94,6 +95,7 @@ bool config_rule_enabled(const struct config *c, const char *slug, bool default_
 bool config_rule_named_on(const struct config *c, const char *slug);
 int config_fail_level(const struct config *c);     /* -1 unset */
 int config_report_unused(const struct config *c);  /* -1 unset */
+int config_allow_incomplete(const struct config *c); /* -1 unset; nearest layer wins */
 const strlist *config_ruby_include(const struct config *c); /* NULL unset */
 /* The file is excluded (exclude globs) or, for analysed files, not included. */
 bool config_excludes(const struct config *c, const char *abs_file);

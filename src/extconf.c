@@ -22,6 +22,11 @@ void extconf_info_free(struct extconf_info *ei)
 	free(ei->path);
 	strlist_free(&ei->defines);
 	strlist_free(&ei->include_dirs);
+	strlist_free(&ei->include_why);
+	strlist_free(&ei->quote_dirs);
+	strlist_free(&ei->pkg_modules);
+	strlist_free(&ei->lib_names);
+	strlist_free(&ei->objs);
 	strlist_free(&ei->notes);
 	strlist_free(&ei->cond_srcs);
 	strlist_free(&ei->cond_probes);
@@ -37,8 +42,18 @@ static void add_unique(strlist *l, char *s)
 	vec_push(l, s);
 }
 
-/* Reads the string literal starting at *p ('...' or "..."); advances *p. */
-static char *read_literal(const char **p)
+/* Interpolations that name the extconf.rb's directory (mkmf's $(srcdir)). */
+static const char *const srcdir_exprs[] = {
+	"$srcdir", "__dir__", "File.dirname(__FILE__)", "File.expand_path(__dir__)",
+	"File.expand_path(File.dirname(__FILE__))", "File.expand_path('..', __FILE__)",
+	"File.expand_path(\"..\", __FILE__)",
+};
+
+/* Reads the string literal starting at *p ('...' or "..."); advances *p.
+ * With srcdir_interp, an interpolation of the extconf.rb's directory
+ * (`#{__dir__}`, `#{$srcdir}` ...) reads as "$(srcdir)"; any other makes
+ * the value unknown (NULL). */
+static char *read_literal_x(const char **p, bool srcdir_interp)
 {
 	char q = **p;
 	if (q != '"' && q != '\'')
@@ -52,6 +67,16 @@ static char *read_literal(const char **p)
 			continue;
 		}
 		if (q == '"' && s[0] == '#' && s[1] == '{') {
+			const char *close = strchr(s + 2, '}');
+			bool known = false;
+			for (size_t i = 0; srcdir_interp && close && i < ARRAY_SIZE(srcdir_exprs) && !known; i++)
+				known = (size_t)(close - s - 2) == strlen(srcdir_exprs[i]) &&
+					strncmp(s + 2, srcdir_exprs[i], strlen(srcdir_exprs[i])) == 0;
+			if (known) {
+				sb_puts(&sb, "$(srcdir)");
+				s = close + 1;
+				continue;
+			}
 			/* interpolation: we cannot know the value */
 			sb_free(&sb);
 			while (*s && *s != q && *s != '\n')
@@ -65,6 +90,11 @@ static char *read_literal(const char **p)
 	if (!sb.buf)
 		return xstrdup("");
 	return sb_detach(&sb);
+}
+
+static char *read_literal(const char **p)
+{
+	return read_literal_x(p, false);
 }
 
 /* The string-literal arguments after `name(` or `name ` on this line. */
@@ -191,8 +221,57 @@ static bool ruby_has_header(const strlist *dirs, const char *h)
 	return false;
 }
 
+/* Where extconf.rb's include directories go in mkmf's compile command:
+ * $(INCFLAGS) (find_header, pkg_config, $INCFLAGS), then $(CPPFLAGS)
+ * (dir_config prepends, $CPPFLAGS / append_cppflags), then $(CFLAGS). */
+enum inc_bucket { INC_INCFLAGS, INC_DIR_CONFIG, INC_CPPFLAGS, INC_CFLAGS, INC_NBUCKETS };
+
+struct inc_lists {
+	strlist dirs[INC_NBUCKETS], why[INC_NBUCKETS];
+};
+
+static void inc_add(struct inc_lists *il, enum inc_bucket b, char *d, const char *why)
+{
+	for (unsigned k = 0; k < INC_NBUCKETS; k++)
+		for (size_t i = 0; i < il->dirs[k].n; i++)
+			if (strcmp(il->dirs[k].v[i], d) == 0) {
+				free(d);
+				return;
+			}
+	vec_push(&il->dirs[b], d);
+	vec_push(&il->why[b], xstrdup(why));
+}
+
+/* A directory as mkmf would see it: $(srcdir) (and the interpolations read
+ * as it) is the extconf.rb's directory, a relative path is taken from it
+ * (the build directory of an in-place build); anything else with a `$` is
+ * unknown (NULL). */
+static char *expand_dir(const char *w, const char *dir)
+{
+	static const char *const forms[] = {"$(srcdir)", "${srcdir}", "$srcdir"};
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++)
+		if (str_starts(w, forms[i])) {
+			const char *rest = w + strlen(forms[i]);
+			if (*rest && *rest != '/')
+				return NULL;
+			while (*rest == '/')
+				rest++;
+			char *j = *rest ? path_join(dir, rest) : xstrdup(dir);
+			char *n = path_normalize(j);
+			free(j);
+			return n;
+		}
+	if (!*w || strchr(w, '$') || strchr(w, '`'))
+		return NULL;
+	char *j = w[0] == '/' ? xstrdup(w) : path_join(dir, w);
+	char *n = path_normalize(j);
+	free(j);
+	return n;
+}
+
 /* -D and -I words inside a flags string literal. */
-static void flags_from_literal(const char *lit, const char *dir, struct extconf_info *out)
+static void flags_from_literal(const char *lit, const char *dir, struct extconf_info *out, struct inc_lists *il,
+			       enum inc_bucket b, const char *why)
 {
 	strlist words = {0};
 	if (shell_split(lit, &words) != 0) {
@@ -201,10 +280,18 @@ static void flags_from_literal(const char *lit, const char *dir, struct extconf_
 	}
 	for (size_t i = 0; i < words.n; i++) {
 		const char *w = words.v[i];
-		if (str_starts(w, "-D") && w[2])
+		if (str_starts(w, "-D") && w[2]) {
 			add_unique(&out->defines, xstrdup(w + 2));
-		else if (str_starts(w, "-I") && w[2] && !strchr(w, '$'))
-			add_unique(&out->include_dirs, w[2] == '/' ? xstrdup(w + 2) : path_join(dir, w + 2));
+		} else if (str_starts(w, "-I")) {
+			const char *d = w[2] ? w + 2 : i + 1 < words.n ? words.v[++i] : "";
+			char *e = expand_dir(d, dir);
+			if (e)
+				inc_add(il, b, e, why);
+			else if (*d)
+				vec_push(&out->notes, xasprintf("%s: -I%s: not a directory known without running extconf.rb; "
+								"not used",
+								why, d));
+		}
 	}
 	strlist_free(&words);
 }
@@ -473,10 +560,100 @@ const char *extconf_build_probe(const struct extconf_info *ei, const char *file)
 	return found;
 }
 
+static bool is_source_name(const char *t)
+{
+	return str_ends(t, ".c") || str_ends(t, ".cc") || str_ends(t, ".cpp") || str_ends(t, ".cxx");
+}
+
+/* `$objs = %w(a.o b.o)`, `$objs = ["a.o"]`, `$objs += [...]`, `$objs << "a.o"`
+ * on one line; anything else makes $objs unknown (no source is left out). */
+static void note_objs(const char *line, struct extconf_info *out)
+{
+	const char *s = strstr(line, "$objs");
+	const char *p = s + 5;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	bool assign = p[0] == '=' && p[1] != '=';
+	bool add = (p[0] == '+' && p[1] == '=') || (p[0] == '<' && p[1] == '<') || str_starts(p, ".push") ||
+		   str_starts(p, ".concat");
+	if (!assign && !add) {
+		if (p[0] == '=' || p[0] == '.' || p[0] == '[')
+			out->objs_unknown = 1; /* $objs.map!, $objs[0] = ..., == */
+		return;
+	}
+	p += assign ? 1 : 2;
+	while (*p == ' ' || *p == '\t' || *p == '(')
+		p++;
+	strlist words = {0};
+	bool ok = true;
+	if (p[0] == '%' && (p[1] == 'w' || p[1] == 'W') && p[2] && strchr("([{", p[2])) {
+		char close = p[2] == '(' ? ')' : p[2] == '[' ? ']' : '}';
+		const char *e = strchr(p + 3, close);
+		if (!e || memchr(p + 3, '#', (size_t)(e - p - 3))) {
+			ok = false;
+		} else {
+			char *body = xstrndup(p + 3, (size_t)(e - p - 3));
+			ok = shell_split(body, &words) == 0;
+			free(body);
+		}
+	} else {
+		if (*p == '[')
+			p++;
+		for (;;) {
+			while (*p == ' ' || *p == '\t' || *p == ',')
+				p++;
+			if (*p != '"' && *p != '\'')
+				break;
+			char *lit = read_literal(&p);
+			if (!lit) {
+				ok = false;
+				break;
+			}
+			vec_push(&words, lit);
+		}
+		while (*p == ' ' || *p == '\t' || *p == ']' || *p == ')')
+			p++;
+		/* something else on the line (a method call, a variable, `if ...`
+		 * after a complete list is fine) */
+		if (!words.n || (*p && !str_starts(p, "if ") && !str_starts(p, "unless ")))
+			ok = false;
+	}
+	if (!ok) {
+		out->objs_unknown = 1;
+		strlist_free(&words);
+		return;
+	}
+	if (assign) {
+		strlist_free(&out->objs);
+		out->objs_set = 1;
+	}
+	for (size_t i = 0; i < words.n; i++) {
+		vec_push(&out->objs, words.v[i]);
+		words.v[i] = NULL;
+	}
+	vec_free(&words);
+}
+
+bool extconf_objs_exclude(const struct extconf_info *ei, const char *file)
+{
+	if (!ei || !ei->objs_set || ei->objs_unknown)
+		return false;
+	const char *base = path_basename(file);
+	const char *dot = strrchr(base, '.');
+	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
+	for (size_t i = 0; i < ei->objs.n; i++) {
+		const char *o = path_basename(ei->objs.v[i]);
+		if (strncmp(o, base, stem) == 0 && o[stem] == '.')
+			return false;
+	}
+	return true;
+}
+
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
 {
 	struct ruby_text rt = {0};
 	rt.dirs = ruby_dirs;
+	struct inc_lists il = {0};
 	char *copy = xstrdup(text);
 	char *save = NULL;
 	strlist pending_words = {0}; /* %w[...] lists, for `.each { |f| have_func(f) }` */
@@ -633,11 +810,22 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		/* $defs << "-DFOO", $defs.push("-DFOO"), flags */
 		if (strstr(line, "$defs") || strstr(line, "$CFLAGS") || strstr(line, "$CPPFLAGS") ||
 		    strstr(line, "append_cflags") || strstr(line, "append_cppflags") || strstr(line, "$INCFLAGS")) {
+			enum inc_bucket b = INC_CFLAGS;
+			const char *why = strstr(line, "$defs") ? "$defs" : "$CFLAGS";
+			if (strstr(line, "$INCFLAGS")) {
+				b = INC_INCFLAGS;
+				why = "$INCFLAGS";
+			} else if (strstr(line, "$CPPFLAGS") || strstr(line, "append_cppflags")) {
+				b = INC_CPPFLAGS;
+				why = strstr(line, "append_cppflags") ? "append_cppflags" : "$CPPFLAGS";
+			} else if (strstr(line, "append_cflags")) {
+				why = "append_cflags";
+			}
 			for (const char *p = line; *p; p++) {
 				if (*p == '"' || *p == '\'') {
-					char *lit = read_literal(&p);
+					char *lit = read_literal_x(&p, true);
 					if (lit) {
-						flags_from_literal(lit, dir, out);
+						flags_from_literal(lit, dir, out, &il, b, why);
 						free(lit);
 					}
 					if (!*p)
@@ -645,9 +833,114 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 				}
 			}
 		}
+		/* find_header("h", "dir"...): the first directory holding h, unless
+		 * the compiler finds h by itself */
+		if ((a = find_call(line, "find_header")) != NULL) {
+			literal_args(a, &args);
+			if (args.n >= 2 && !system_has_header(args.v[0])) {
+				for (size_t i = 1; i < args.n; i++) {
+					char *d = expand_dir(args.v[i], dir);
+					char *h = d ? path_join(d, args.v[0]) : NULL;
+					bool there = h && path_is_file(h);
+					free(h);
+					if (there) {
+						char *why = xasprintf("find_header(\"%s\")", args.v[0]);
+						inc_add(&il, INC_INCFLAGS, d, why);
+						free(why);
+						break;
+					}
+					free(d);
+				}
+			}
+			strlist_free(&args);
+		}
+		/* dir_config("name", idefault[, ldefault]): the default include
+		 * directories (idefault, or idefault/include when it is the prefix) */
+		if ((a = find_call(line, "dir_config")) != NULL) {
+			literal_args(a, &args);
+			if (args.n >= 2 && *args.v[1]) {
+				strlist parts = {0};
+				char *save2 = NULL;
+				char *cp = xstrdup(args.v[1]);
+				for (char *t = strtok_r(cp, ":", &save2); t; t = strtok_r(NULL, ":", &save2))
+					vec_push(&parts, args.n >= 3 ? xstrdup(t) : path_join(t, "include"));
+				free(cp);
+				char *why = xasprintf("dir_config(\"%s\") default", args.v[0]);
+				for (size_t i = 0; i < parts.n; i++) {
+					char *d = expand_dir(parts.v[i], dir);
+					if (d)
+						inc_add(&il, INC_DIR_CONFIG, d, why);
+				}
+				free(why);
+				strlist_free(&parts);
+			}
+			strlist_free(&args);
+		}
+		/* pkg_config("x") adds x's -I directories to $INCFLAGS;
+		 * have_library/find_library("x") are asked of pkg-config too */
+		if ((a = find_call(line, "pkg_config")) != NULL) {
+			literal_args(a, &args);
+			if (args.n == 1 && *args.v[0]) {
+				add_unique(&out->pkg_modules, xstrdup(args.v[0]));
+			}
+			strlist_free(&args);
+		}
+		if ((a = find_call(line, "have_library")) != NULL || (a = find_call(line, "find_library")) != NULL) {
+			literal_args(a, &args);
+			if (args.n && *args.v[0])
+				add_unique(&out->lib_names, xstrdup(args.v[0]));
+			strlist_free(&args);
+		}
+		/* $VPATH and the directories of $srcs: mkmf compiles those sources
+		 * there, so their quoted includes resolve there */
+		if (strstr(line, "$VPATH") || strstr(line, "$srcs")) {
+			bool vpath = strstr(line, "$VPATH") != NULL;
+			for (const char *p = line; *p; p++) {
+				if (*p != '"' && *p != '\'')
+					continue;
+				char *lit = read_literal_x(&p, true);
+				if (lit && *lit) {
+					char *save2 = NULL;
+					for (char *t = strtok_r(lit, vpath ? ":" : " ", &save2); t;
+					     t = strtok_r(NULL, vpath ? ":" : " ", &save2)) {
+						char *d = NULL;
+						if (vpath) {
+							d = expand_dir(t, dir);
+						} else if (strchr(t, '/') && is_source_name(t)) {
+							char *e = expand_dir(t, dir);
+							d = e ? path_dirname(e) : NULL;
+							free(e);
+						}
+						if (d && strcmp(d, dir) != 0)
+							add_unique(&out->quote_dirs, d);
+						else
+							free(d);
+					}
+				}
+				free(lit);
+				if (!*p)
+					break;
+			}
+		}
+		/* $objs: the objects mkmf links (and so the sources it compiles) */
+		if (strstr(line, "$objs"))
+			note_objs(line, out);
+		/* a Rust extension (rb_sys), which libclang cannot read */
+		if (find_call(line, "create_rust_makefile") || strstr(line, "rb_sys/mkmf") ||
+		    strstr(line, "RbSys::"))
+			out->rust = 1;
 		pending_age++;
 	}
 	strlist_free(&pending_words);
+	/* mkmf's order: $(INCFLAGS) $(CPPFLAGS) $(CFLAGS) */
+	for (unsigned k = 0; k < INC_NBUCKETS; k++) {
+		for (size_t i = 0; i < il.dirs[k].n; i++) {
+			vec_push(&out->include_dirs, il.dirs[k].v[i]);
+			vec_push(&out->include_why, il.why[k].v[i]);
+		}
+		vec_free(&il.dirs[k]);
+		vec_free(&il.why[k]);
+	}
 	for (size_t i = 0; i < blocks.n; i++)
 		if (blocks.v[i] == false_block)
 			blocks.v[i] = NULL;

@@ -16,7 +16,17 @@
 struct extconf_info {
 	char *path;          /* the extconf.rb */
 	strlist defines;     /* NAME or NAME=VALUE */
-	strlist include_dirs;/* absolute */
+	strlist include_dirs;/* absolute, in mkmf's order: $INCFLAGS (find_header,
+			      * $INCFLAGS), dir_config defaults, $CPPFLAGS, $CFLAGS */
+	strlist include_why; /* parallel: where each came from, for -v */
+	strlist quote_dirs;  /* $VPATH and $srcs directories (absolute): -iquote */
+	strlist pkg_modules; /* pkg_config("x") */
+	strlist lib_names;   /* have_library/find_library("x"): maybe pkg-config modules */
+	uint8_t rust;        /* create_rust_makefile / rb_sys: a Rust extension */
+	/* $objs = %w[a.o b.o] (issue 17 item 7): mkmf builds only these objects;
+	 * objs_unknown when a $objs line could not be read */
+	strlist objs;
+	uint8_t objs_set, objs_unknown;
 	strlist notes;       /* what was assumed, for -v */
 	/* sources added to $srcs only inside `if have_func("NAME")`: cond_srcs[i]
 	 * (as written, relative to the extconf.rb's directory) is built only
@@ -32,6 +42,10 @@ void extconf_info_free(struct extconf_info *ei);
  * source file `file` (absolute) at all, or NULL when it is built
  * unconditionally or the condition is not a have_func. */
 const char *extconf_build_probe(const struct extconf_info *ei, const char *file);
+
+/* Does extconf.rb's $objs leave out the source file (absolute)? Only when
+ * $objs was read completely. */
+bool extconf_objs_exclude(const struct extconf_info *ei, const char *file);
 
 /* mkmf's tr_cpp: "foo/bar.h" -> "FOO_BAR_H". */
 char *mkmf_cpp_name(const char *s);

@@ -53,11 +53,19 @@ struct inputs {
 	strlist warnings;       /* one line each, printed by the driver */
 	strlist notes;          /* one line each, printed with -v */
 	char *virtual_dir;      /* directory of the virtual extconf header */
+	strlist gem_roots;      /* buildless: the gem of each extconf.rb (may repeat) */
+	strlist search_roots;   /* buildless: trees searched for missing headers */
+	strlist report_only;    /* files (or directories) named with -p or named files of an
+				 * extension: only findings there are reported; empty: all */
+	strlist foreign;        /* buildless: sources of extensions in a language libclang
+				 * does not read (Rust ...), absolute; not analysed */
 	bool buildless;
 };
 
 /* Builds the jobs. Returns 0, or 2 (usage/config error) with *err set. */
 int inputs_build(const struct options *o, struct inputs *in, char **err);
 void inputs_free(struct inputs *in);
+/* "Rust", "Go", "Zig" for a source libclang does not read, else NULL. */
+const char *inputs_foreign_language(const char *path);
 
 #endif

@@ -13,6 +13,7 @@
  * never produce findings by themselves (their origin is ORIGIN_STUB).
  */
 #include "parse.h"
+#include "sysprobe.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -204,7 +205,16 @@ static unsigned count_errors(CXTranslationUnit ctu, struct tu_facts *tu, bool ke
 			errors++;
 		else if (sev == CXDiagnostic_Warning)
 			warnings++;
-		if (keep && sev >= CXDiagnostic_Error && tu->diags.n < 20) {
+		bool want = keep && sev >= CXDiagnostic_Error && tu->diags.n < 20;
+		if (keep && sev >= CXDiagnostic_Error && !want && tu->diags.n < 120) {
+			/* every missing header is kept (issue 14: they are named) */
+			CXString s0 = clang_getDiagnosticSpelling(d);
+			char *name = missing_header_name(clang_getCString(s0));
+			want = name != NULL;
+			free(name);
+			clang_disposeString(s0);
+		}
+		if (want) {
 			struct diag dg = {0};
 			dg.severity = (uint8_t)sev;
 			CXFile f;

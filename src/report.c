@@ -336,6 +336,8 @@ void summary_line(FILE *out, const struct summary *s)
 	size_t analysed = s->files - s->files_failed;
 	fprintf(out, "%zu file%s analysed (%zu with parse errors", analysed, analysed == 1 ? "" : "s",
 		s->files_with_errors);
+	if (s->files_missing_headers)
+		fprintf(out, ", %zu with missing headers", s->files_missing_headers);
 	if (s->files_degraded)
 		fprintf(out, ", %zu recovered with stubs", s->files_degraded);
 	fputc(')', out);
@@ -349,4 +351,31 @@ void summary_line(FILE *out, const struct summary *s)
 	if (s->baselined)
 		fprintf(out, ", %zu in the baseline", s->baselined);
 	fputc('\n', out);
+	if (s->files_missing_headers) {
+		fprintf(out, "incomplete: %zu file%s could not be read completely", s->files_missing_headers,
+			s->files_missing_headers == 1 ? "" : "s");
+		if (s->files_incomplete)
+			fprintf(out, " (%zu of them spell%s a GVL release, directly or through a project header, and no "
+				     "release site was analysed there)",
+				s->files_incomplete, s->files_incomplete == 1 ? "s" : "");
+		fprintf(out, ": missing header%s ", s->missing_headers.n == 1 ? "" : "s");
+		for (size_t i = 0; i < s->missing_headers.n && i < 5; i++) {
+			fputs(i ? ", '" : "'", out);
+			put_safe(out, s->missing_headers.v[i]);
+			fputc('\'', out);
+		}
+		if (s->missing_headers.n > 5)
+			fprintf(out, " and %zu more", s->missing_headers.n - 5);
+		fputc('\n', out);
+		fputs("hint: install the library's -dev package, add -I DIR, or use -p with a compile database\n", out);
+	}
+	if (s->foreign_files)
+		fprintf(out,
+			"not analysed: %zu source file%s in a language libclang does not read (Rust, Go, Zig), "
+			"with %zu GVL-release spelling%s (-v lists them)\n",
+			s->foreign_files, s->foreign_files == 1 ? "" : "s", s->foreign_spellings,
+			s->foreign_spellings == 1 ? "" : "s");
+	if (s->incomplete && s->incomplete_allowed)
+		fputs("the analysis is incomplete; --allow-incomplete (or allow_incomplete: true) makes that a warning\n",
+		      out);
 }

@@ -90,6 +90,16 @@ struct summary {
 	size_t errors, warnings, notes;
 	size_t sites, callbacks, unresolved;
 	size_t suppressed, baselined; /* findings hidden by comments / by --baseline */
+	/* issue 14: what could not be read. files_missing_headers: analysed with
+	 * #includes that stayed unresolved (missing_headers names them, sorted);
+	 * files_incomplete: of those, files that spell a release API (or include
+	 * a project header that does) and got no analysed release site;
+	 * foreign_files: sources in languages libclang does not read, with
+	 * foreign_spellings GVL-release spellings; incomplete: the run is not
+	 * clean (exit 3 unless allowed, incomplete_allowed) */
+	size_t files_missing_headers, files_incomplete, foreign_files, foreign_spellings;
+	strlist missing_headers;
+	bool incomplete, incomplete_allowed;
 };
 
 void report_text(FILE *out, const struct findings *fs, bool color);

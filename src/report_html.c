@@ -32,6 +32,7 @@
 #include "offload.h"
 #include "output.h"
 #include "rules.h"
+#include "sysprobe.h"
 
 #define SNIPPET_BEFORE 2
 #define SNIPPET_AFTER 2
@@ -384,6 +385,9 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 	count_row(sb, "sum-parse-failures", "Files not analysed (parse failed)", s->files_failed);
 	count_row(sb, "sum-parse-errors", "Files with parse errors (analysed)", s->files_with_errors);
 	count_row(sb, "sum-degraded", "&hellip; of them with recovery stubs", s->files_degraded);
+	count_row(sb, "sum-missing-headers", "Files with missing headers (incomplete)", s->files_missing_headers);
+	count_row(sb, "sum-incomplete", "&hellip; releasing the GVL, no release site analysed", s->files_incomplete);
+	count_row(sb, "sum-not-analysed", "Sources in other languages (not analysed)", s->foreign_files);
 	count_row(sb, "sum-sites", "GVL release sites", s->sites);
 	count_row(sb, "sum-callbacks", "Callbacks resolved", s->callbacks);
 	count_row(sb, "sum-unresolved", "Sites with an unresolved callback", s->unresolved);
@@ -488,6 +492,14 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 			} else {
 				sb_printf(sb, "%u parse error%s%s", tu->nerrors, tu->nerrors == 1 ? "" : "s",
 					  tu->degraded ? ", analysed with recovery stubs" : ", analysed");
+				strlist mh = {0};
+				tu_missing_headers(tu, &mh);
+				for (size_t k = 0; k < mh.n; k++) {
+					sb_puts(sb, k ? ", '" : "; missing headers: '");
+					html_esc(sb, mh.v[k]);
+					sb_puts(sb, "'");
+				}
+				strlist_free(&mh);
 				if (tu->diags.n) {
 					sb_puts(sb, "; first: ");
 					esc_loc(sb, &tu->diags.v[0].loc);
@@ -496,6 +508,33 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 				}
 			}
 			sb_puts(sb, "</li>\n");
+		}
+		sb_puts(sb, "</ul>\n</section>\n");
+	}
+
+	/* what could not be read (issue 14) */
+	if (s->missing_headers.n || r->in.foreign.n) {
+		sb_puts(sb, "<section id=\"incomplete\">\n<h2>Incomplete</h2>\n<ul>\n");
+		if (s->missing_headers.n) {
+			sb_puts(sb, "<li>Missing headers: ");
+			for (size_t k = 0; k < s->missing_headers.n; k++) {
+				sb_puts(sb, k ? ", <code>" : "<code>");
+				html_esc(sb, s->missing_headers.v[k]);
+				sb_puts(sb, "</code>");
+			}
+			sb_puts(sb, ". Install the library's -dev package, add -I DIR, or use -p with a compile "
+				    "database.</li>\n");
+		}
+		for (size_t i = 0; i < r->in.foreign.n; i++) {
+			size_t nsp = 0;
+			for (size_t k = 0; k < r->foreign_sp.n; k++)
+				nsp += strcmp(r->foreign_sp.v[k].file, r->in.foreign.v[i]) == 0;
+			char *d = display_path(r->in.foreign.v[i]);
+			sb_puts(sb, "<li><span class=\"loc\">");
+			html_esc(sb, d);
+			free(d);
+			sb_printf(sb, "</span>: not analysed (%s), %zu GVL-release spelling%s</li>\n",
+				  inputs_foreign_language(r->in.foreign.v[i]), nsp, nsp == 1 ? "" : "s");
 		}
 		sb_puts(sb, "</ul>\n</section>\n");
 	}

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "offload.h"
+#include "sysprobe.h"
 #include "output.h"
 #include "rules.h"
 
@@ -99,6 +100,13 @@ static json_t *jtu(const struct tu_facts *tu)
 		json_array_append_new(d, x);
 	}
 	json_object_set_new(o, "diagnostics", d);
+	strlist mh = {0};
+	tu_missing_headers(tu, &mh);
+	json_t *mj = json_array();
+	for (size_t i = 0; i < mh.n; i++)
+		json_array_append_new(mj, json_text(mh.v[i]));
+	strlist_free(&mh);
+	json_object_set_new(o, "missing_headers", mj);
 	json_t *fl = json_array();
 	for (size_t i = 0; i < tu->dropped_flags.n; i++)
 		json_array_append_new(fl, json_text(tu->dropped_flags.v[i]));
@@ -343,6 +351,28 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 			json_array_append_new(wrappers, x);
 		}
 	}
+	/* sources of extensions in languages libclang does not read */
+	json_t *na = json_array();
+	for (size_t i = 0; i < r->in.foreign.n; i++) {
+		const char *f = r->in.foreign.v[i];
+		json_t *x = json_object();
+		char *d = display_path(f);
+		json_object_set_new(x, "file", json_text(d));
+		free(d);
+		json_object_set_new(x, "language", json_string(inputs_foreign_language(f)));
+		json_t *sp = json_array();
+		for (size_t k = 0; k < r->foreign_sp.n; k++) {
+			if (strcmp(r->foreign_sp.v[k].file, f) != 0)
+				continue;
+			json_t *y = json_object();
+			json_object_set_new(y, "api", json_string(r->foreign_sp.v[k].api));
+			json_object_set_new(y, "line", json_integer(r->foreign_sp.v[k].line));
+			json_array_append_new(sp, y);
+		}
+		json_object_set_new(x, "spellings", sp);
+		json_array_append_new(na, x);
+	}
+	json_object_set_new(root, "not_analysed", na);
 	json_object_set_new(root, "sites", sites);
 	json_object_set_new(root, "wrappers", wrappers);
 	json_object_set_new(root, "baseline", jbaseline(o, r));
@@ -363,6 +393,17 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 	json_object_set_new(sum, "sites", json_integer((json_int_t)s->sites));
 	json_object_set_new(sum, "callbacks_resolved", json_integer((json_int_t)s->callbacks));
 	json_object_set_new(sum, "callbacks_unresolved", json_integer((json_int_t)s->unresolved));
+	/* what could not be read (issue 14) */
+	json_object_set_new(sum, "files_missing_headers", json_integer((json_int_t)s->files_missing_headers));
+	json_object_set_new(sum, "files_incomplete", json_integer((json_int_t)s->files_incomplete));
+	json_t *mh = json_array();
+	for (size_t i = 0; i < s->missing_headers.n; i++)
+		json_array_append_new(mh, json_text(s->missing_headers.v[i]));
+	json_object_set_new(sum, "missing_headers", mh);
+	json_object_set_new(sum, "incomplete", json_boolean(s->incomplete));
+	json_object_set_new(sum, "incomplete_allowed", json_boolean(s->incomplete_allowed));
+	json_object_set_new(sum, "not_analysed_sources", json_integer((json_int_t)s->foreign_files));
+	json_object_set_new(sum, "not_analysed_spellings", json_integer((json_int_t)s->foreign_spellings));
 	/* wall-clock seconds of each phase (they vary from run to run) */
 	json_t *tm = json_object();
 	json_object_set_new(tm, "parse_seconds", json_real(r->t_parse));

@@ -21,6 +21,7 @@
 #include "output.h"
 #include "ruledoc.h"
 #include "rules.h"
+#include "sysprobe.h"
 
 static const char *level_of(int sev)
 {
@@ -308,14 +309,43 @@ int report_sarif(FILE *out, const struct options *o, const struct run *r)
 			continue;
 		json_t *nt = json_object();
 		json_object_set_new(nt, "level", json_string(tu->status == TU_FAILED ? "error" : "warning"));
+		strlist mh = {0};
+		tu_missing_headers(tu, &mh);
+		struct strbuf hs = {0};
+		for (size_t k = 0; k < mh.n; k++)
+			sb_printf(&hs, "%s'%s'", k ? ", " : "", mh.v[k]);
 		char *msg = tu->status == TU_FAILED
 				    ? xasprintf("%s could not be analysed: %s", tu->display,
 						tu->fail_reason ? tu->fail_reason : "parse failure")
+			    : mh.n ? xasprintf("%s could not be read completely: missing header%s %s (install the library's "
+					       "-dev package, add -I DIR, or use -p with a compile database)",
+					       tu->display, mh.n == 1 ? "" : "s", sb_str(&hs))
 				    : xasprintf("%s has %u parse error%s%s", tu->display, tu->nerrors, tu->nerrors == 1 ? "" : "s",
 						tu->degraded ? "; analysed degraded, with recovery stubs" : "");
+		sb_free(&hs);
+		strlist_free(&mh);
 		json_object_set_new(nt, "message", message(msg));
 		free(msg);
 		struct loc l = {tu->path, 1, 0, 0};
+		json_t *locs = json_array();
+		json_array_append_new(locs, location(&c, &l, NULL, NULL));
+		json_object_set_new(nt, "locations", locs);
+		json_array_append_new(notes, nt);
+	}
+	for (size_t i = 0; i < r->in.foreign.n; i++) {
+		const char *f = r->in.foreign.v[i];
+		size_t nsp = 0;
+		for (size_t k = 0; k < r->foreign_sp.n; k++)
+			nsp += strcmp(r->foreign_sp.v[k].file, f) == 0;
+		json_t *nt = json_object();
+		json_object_set_new(nt, "level", json_string("warning"));
+		char *d = display_path(f);
+		char *msg = xasprintf("%s not analysed (%s; libclang reads only C and C++): %zu GVL-release spelling%s", d,
+				      inputs_foreign_language(f), nsp, nsp == 1 ? "" : "s");
+		free(d);
+		json_object_set_new(nt, "message", message(msg));
+		free(msg);
+		struct loc l = {f, 1, 0, 0};
 		json_t *locs = json_array();
 		json_array_append_new(locs, location(&c, &l, NULL, NULL));
 		json_object_set_new(nt, "locations", locs);

@@ -10,6 +10,7 @@
 #include "model.h"
 #include "report.h"
 #include "suppress.h"
+#include "sysprobe.h"
 
 struct run {
 	struct inputs in;
@@ -30,6 +31,8 @@ struct run {
 	struct facts_cache cache;  /* --cache */
 	bool cache_on;
 	struct CXUnsavedFile vf;
+	spelling_vec foreign_sp;   /* GVL-release spellings in sources not analysed (inputs.foreign) */
+	spelling_vec header_sp;    /* ... in the project's headers and macro bodies (the -v counter) */
 };
 
 /* Runs the analysis. Returns 0 when the run produced results (possibly
@@ -43,6 +46,9 @@ bool rule_enabled(const struct options *o, const struct rule_desc *rd);
 /* Named by --enable / --disable (or --disable all). */
 bool rule_cli_enabled(const struct options *o, const struct rule_desc *rd);
 bool rule_cli_disabled(const struct options *o, const struct rule_desc *rd);
+
+/* Is file within what the run reports on (-p DIR FILE..., named files)? */
+bool run_in_report_scope(const struct inputs *in, const char *file);
 
 /* Reported findings at or above their fail level. */
 size_t run_failing_count(const struct options *o, const struct run *r);

@@ -18,7 +18,7 @@ expect_rc 1 "the good file's finding decides"
 expect_out '^a_good.c:6:2: error: .*\[ruby-api-without-gvl\]$' "the good file's finding"
 expect_err '^nogvl-lint: warning: x.c: not analysed: not a C source file (binary content)$' "binary file said"
 [ "$(grep -c 'x.c' "$ERR")" -eq 1 ] || fail "the binary file is mentioned more than once"
-expect_out '^2 files analysed (1 with parse errors), 1 could not be analysed, 1 finding (1 error, 0 warnings, 0 notes)$' \
+expect_out '^2 files analysed (1 with parse errors, 1 with missing headers), 1 could not be analysed, 1 finding (1 error, 0 warnings, 0 notes)$' \
 	"summary counts the failure and the parse errors"
 run -v .
 expect_err "fatal.c: [0-9]* parse errors\{0,1\}" "-v says which file has parse errors"

@@ -130,9 +130,14 @@ static void test_extconf__defs_and_flags(void **state)
 	assert_true(HAS(&ei, "CFLAG_DEF"));
 	assert_true(HAS(&ei, "CPP_DEF"));
 	assert_int_equal(ei.defines.n, 6);
-	assert_int_equal(ei.include_dirs.n, 2);
-	assert_string_equal(ei.include_dirs.v[0], "/gem/ext/foo/vendor/inc");
-	assert_string_equal(ei.include_dirs.v[1], "/opt/lib/include");
+	/* mkmf's order: $INCFLAGS, then $CPPFLAGS, then $CFLAGS ($(srcdir) is
+	 * the extconf.rb's directory) */
+	assert_int_equal(ei.include_dirs.n, 3);
+	assert_string_equal(ei.include_dirs.v[0], "/gem/ext/foo/x");
+	assert_string_equal(ei.include_dirs.v[1], "/gem/ext/foo/vendor/inc");
+	assert_string_equal(ei.include_dirs.v[2], "/opt/lib/include");
+	assert_string_equal(ei.include_why.v[0], "$INCFLAGS");
+	assert_string_equal(ei.include_why.v[1], "append_cflags");
 	extconf_info_free(&ei);
 }
 
@@ -263,6 +268,95 @@ static void test_extconf__nearest(void **state)
 	free(dir);
 }
 
+/* Issue 14: what extconf.rb adds to the include path, read statically. */
+static void test_extconf__include_path(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	char *ext = path_join(dir, "ext");
+	char *inc = path_join(dir, "opt/inc");
+	th_mkdir(dir, "ext");
+	char *h = th_write(dir, "opt/inc/nogvl_only_here.h", "/* header */\n");
+	char *text = xasprintf("require 'mkmf'\n"
+			       "$INCFLAGS << \" -I#{__dir__}/interp\"\n"
+			       "$INCFLAGS << \" -I#{some_var}/unknown\"\n"
+			       "find_header('nogvl_only_here.h', '/nonexistent/x', '%s')\n"
+			       "find_header('stdio.h', '/should/not/be/added')\n"
+			       "dir_config('foo', '/usr/local/foo')\n"
+			       "dir_config('bar', '/opt/bar/include', '/opt/bar/lib')\n"
+			       "dir_config('baz')\n"
+			       "$CPPFLAGS << ' -I$(srcdir)/cpp'\n"
+			       "pkg_config('libfoo')\n"
+			       "pkg_config('libfoo', 'modversion')\n"
+			       "have_library('z')\n"
+			       "$VPATH << '$(srcdir)/sub:$(srcdir)/sub/deeper'\n"
+			       "$srcs = ['main.c', 'src/one.c']\n"
+			       "create_rust_makefile('x/x')\n",
+			       inc);
+	struct extconf_info ei;
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse(text, ext, &rh.dirs, &ei);
+	char *interp = path_join(ext, "interp"), *cpp = path_join(ext, "cpp");
+	/* $INCFLAGS (with find_header) first, then dir_config defaults, then $CPPFLAGS */
+	assert_int_equal(ei.include_dirs.n, 5);
+	assert_string_equal(ei.include_dirs.v[0], interp);
+	assert_string_equal(ei.include_dirs.v[1], inc);
+	assert_string_equal(ei.include_why.v[1], "find_header(\"nogvl_only_here.h\")");
+	assert_string_equal(ei.include_dirs.v[2], "/usr/local/foo/include");
+	assert_string_equal(ei.include_dirs.v[3], "/opt/bar/include");
+	assert_string_equal(ei.include_dirs.v[4], cpp);
+	assert_int_equal(ei.pkg_modules.n, 1);
+	assert_string_equal(ei.pkg_modules.v[0], "libfoo");
+	assert_true(th_has(ei.lib_names.v, ei.lib_names.n, "z"));
+	char *sub = path_join(ext, "sub"), *deeper = path_join(ext, "sub/deeper"), *src = path_join(ext, "src");
+	assert_int_equal(ei.quote_dirs.n, 3);
+	assert_true(th_has(ei.quote_dirs.v, ei.quote_dirs.n, sub));
+	assert_true(th_has(ei.quote_dirs.v, ei.quote_dirs.n, deeper));
+	assert_true(th_has(ei.quote_dirs.v, ei.quote_dirs.n, src));
+	assert_true(ei.rust);
+	extconf_info_free(&ei);
+	free(sub);
+	free(deeper);
+	free(src);
+	free(interp);
+	free(cpp);
+	free(text);
+	free(h);
+	th_rm_rf(dir);
+	free(inc);
+	free(ext);
+	free(dir);
+}
+
+/* $objs (issue 17 item 7): mkmf builds only those objects' sources. */
+static void test_extconf__objs(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("$objs = %w(main.o helper.o)\n$objs << 'extra.o' if have_func('f')\n", &ei);
+	assert_true(ei.objs_set);
+	assert_false(ei.objs_unknown);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/main.c"));
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/sub/helper.c"));
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/extra.c"));
+	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	/* what cannot be read leaves every source in */
+	parse("$objs = srcs.map { |s| s.sub('.c', '.o') }\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	parse("$objs = [\"a.#{$OBJEXT}\"]\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	parse("$objs = [\n  'a.o',\n]\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	/* no $objs: everything */
+	parse("create_makefile('x')\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +368,8 @@ int main(void)
 		cmocka_unit_test(test_extconf__conditional_sources),
 		cmocka_unit_test(test_extconf__other_platforms),
 		cmocka_unit_test(test_extconf__nearest),
+		cmocka_unit_test(test_extconf__include_path),
+		cmocka_unit_test(test_extconf__objs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
