@@ -3,6 +3,7 @@
 #define NOGVL_RUN_H
 
 #include "baseline.h"
+#include "changed.h"
 #include "cache.h"
 #include "cli.h"
 #include "config.h"
@@ -30,6 +31,9 @@ struct run {
 	struct facts_cache cache;  /* --cache */
 	bool cache_on;
 	struct CXUnsavedFile vf;
+	struct changed_lines changed; /* --changed-lines */
+	bool changed_on;
+	size_t changed_hidden;     /* findings outside the changed lines */
 };
 
 /* Runs the analysis. Returns 0 when the run produced results (possibly
