@@ -23,5 +23,4 @@ Gem::Specification.new do |s|
   s.bindir = "gem/exe"
   s.executables = ["nogvl-lint"]
   s.extensions = ["gem/ext/nogvl_lint/extconf.rb"]
-  s.add_runtime_dependency "rake", ">= 12"
 end

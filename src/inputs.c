@@ -552,8 +552,14 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 	char *first_missing = NULL;
 	for (size_t i = 0; i < db.entries.n; i++) {
 		struct compdb_entry *e = &db.entries.v[i];
-		if (!is_source_file(e->file))
+		if (!is_source_file(e->file)) {
+			/* assembler (.S), Objective-C, ...: not analysed; -v says so */
+			char *d = display_path(e->file);
+			vec_push(&in->notes, xasprintf("%s: not a C or C++ source (%s); skipped", d,
+						       *path_ext(e->file) ? path_ext(e->file) : "no extension"));
+			free(d);
 			continue;
+		}
 		if (only.n) {
 			bool match = false;
 			for (size_t k = 0; k < only.n; k++)

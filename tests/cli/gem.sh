@@ -23,7 +23,8 @@ GEM_HOME=$T/noclang NOGVL_LINT_LLVM_PREFIXES=$T/none gem install --local --no-do
 [ "$rc" != 0 ] || fail "installed without libclang's headers"
 cat "$OUT" "$ERR" | grep -q "libclang's headers (clang-c/Index.h, LLVM 14 or newer) not found; install libclang-dev" || fail "no libclang-dev: message"
 
-export GEM_HOME="$T/gems" GEM_PATH="$T/gems"
+unset GEM_PATH
+export GEM_HOME="$T/gems"   # the default GEM_PATH adds the system's gems (Debian's rake)
 gem install --local --no-document "$T/nogvl-lint.gem" >"$T/install.log" 2>&1 || { tail -n 40 "$T/install.log"; fail "gem install"; }
 "$GEM_HOME/bin/nogvl-lint" --version >"$OUT" 2>"$ERR" || fail "gem bin: --version"
 expect_out "^nogvl-lint $ver (libclang: " "gem bin: version"
