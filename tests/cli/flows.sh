@@ -83,4 +83,15 @@ run --format sarif -o r.sarif ext
 jq -e '.runs[0].tool.driver.informationUri | startswith("https://")' r.sarif >/dev/null || fail "no informationUri"
 jq -e '[.runs[0].tool.driver.rules[] | .helpUri | startswith("https://")] | all' r.sarif >/dev/null || fail "a rule without helpUri"
 jq -e '.runs[0].tool.driver.rules[] | select(.id == "unfrozen-input") | .helpUri | endswith("/rules/unfrozen-input.md")' r.sarif >/dev/null || fail "helpUri names the rule's page"
+
+# a compile database entry for assembler: skipped, and -v says so
+printf '.globl f\nf: ret\n' >ext/asm.S
+cat >cc.json <<JEOF
+[{"directory": "$T/gem/ext", "file": "asm.S", "arguments": ["cc", "-c", "asm.S"]},
+ {"directory": "$T/gem/ext", "file": "digest_ext.c", "arguments": ["cc", "-c", "digest_ext.c"]}]
+JEOF
+run -v --compile-commands cc.json
+expect_rc 1 ".S entry"
+expect_err "ext/asm.S: not a C or C++ source (.S); skipped" "-v names the skipped .S entry"
+expect_out "^1 file analysed" ".S entry not analysed"
 echo ok
