@@ -230,6 +230,10 @@ bool clang_api_check(char *buf, size_t size)
 	}
 	if (atomic_load_explicit(&nogvl_clang_loaded, memory_order_acquire))
 		return true;
+	/* the library the build was made against, still in place: loaded by
+	 * every run's parser processes already, not worth a child per run */
+	if (origin && strcmp(origin, "the build's") == 0)
+		return true;
 	int fds[2];
 	if (pipe(fds) != 0) {
 		snprintf(buf, size, "cannot check libclang: pipe: %s", strerror(errno));

@@ -124,8 +124,9 @@ const char *clang_api_origin(void);
 /* --libclang PATH: before the first clang_api_path/clang_api_load. */
 void clang_api_set_path(const char *path);
 /* Loads the library in a child process and reports whether that worked (the
- * calling process stays free of LLVM's memory). Returns false with a
- * one-line reason in buf. */
+ * calling process stays free of LLVM's memory): a library named by the user
+ * or found by search; the build's own (found readable) is taken as it is.
+ * Returns false with a one-line reason in buf. */
 bool clang_api_check(char *buf, size_t size);
 
 /* The newest libclang-N.so* (14 <= N <= 19) in the directories of the
