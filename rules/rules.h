@@ -38,6 +38,9 @@ struct rule_ctx {
 extern const struct rule_desc *const rule_list[];
 extern const unsigned rule_count;
 const struct rule_desc *rule_find(const char *slug);
+/* The rule a misspelt name most likely meant (edit distance at most a
+ * third of its length, at least 2; "all" counts as a name), or NULL. */
+const char *rule_suggest(const char *name);
 
 /* Starts a finding of rc's rule at loc. */
 struct finding *rule_report(struct rule_ctx *rc, const struct loc *loc, const char *function, const char *fmt, ...)

@@ -4,8 +4,11 @@
  * 57 MB of memory (LLVM's relocations and static initialisers), and the main
  * process, which by default only collects the facts its parser processes send
  * (isolate.h), never calls it. Every clang_* function the sources use is a
- * macro here that loads the library built against (NOGVL_LIBCLANG_PATH) on
- * first use and calls through a table. Include this instead of
+ * macro here that loads the library on first use and calls through a table.
+ * Which library: --libclang PATH (clang_api_set_path), else the environment's
+ * NOGVL_LINT_LIBCLANG, else the one the build found (NOGVL_LIBCLANG_PATH)
+ * when it is still there, else the newest libclang-N.so* with N from 14 to 19
+ * in the standard library directories (clang_api_path). Include this instead of
  * <clang-c/Index.h>; a new libclang function goes in NOGVL_CLANG_FUNCS and
  * gets its #define below (a call that bypasses them fails to link).
  */
@@ -111,8 +114,24 @@ extern atomic_bool nogvl_clang_loaded;
  * when it cannot; callers that can report it check this first. */
 bool clang_api_load(const char **err);
 
-/* The path of the library, for messages and the cache key. */
+/* The path of the library that is (or would be) loaded, for messages and the
+ * cache key; NULL when none was found (clang_api_load then says so). Resolved
+ * once, without loading it. */
 const char *clang_api_path(void);
+/* How it was chosen: "--libclang", "NOGVL_LINT_LIBCLANG", "the build's", "found
+ * by search", or NULL. */
+const char *clang_api_origin(void);
+/* --libclang PATH: before the first clang_api_path/clang_api_load. */
+void clang_api_set_path(const char *path);
+/* Loads the library in a child process and reports whether that worked (the
+ * calling process stays free of LLVM's memory): a library named by the user
+ * or found by search; the build's own (found readable) is taken as it is.
+ * Returns false with a one-line reason in buf. */
+bool clang_api_check(char *buf, size_t size);
+
+/* The newest libclang-N.so* (14 <= N <= 19) in the directories of the
+ * NULL-terminated list dirs, or NULL (malloc'd). Exposed for the tests. */
+char *clang_api_search(const char *const *dirs);
 
 /* Loads on first use; a library that cannot be loaded there ends the
  * process with a message (main checks clang_api_load before any parse). */

@@ -49,6 +49,9 @@ void print_usage(FILE *out)
 	      "      --no-recover          no stub recovery for files that do not parse\n"
 	      "      --allow-incomplete    exit 0, not 3, when headers are missing or sources\n"
 	      "                            are in a language libclang cannot read (a warning)\n"
+	      "      --libclang PATH       the libclang to load (default: $NOGVL_LINT_LIBCLANG,\n"
+	      "                            else the build's, else the newest libclang-N.so of\n"
+	      "                            LLVM 14 to 19 in the standard library directories)\n"
 	      "\n"
 	      "Analysis and output:\n"
 	      "  -j, --jobs N              parse N files in parallel (default: cores)\n"
@@ -71,10 +74,16 @@ void print_usage(FILE *out)
 	      "      --enable SLUG[,SLUG]  enable rules (also the debug-* rules)\n"
 	      "      --disable SLUG[,SLUG] disable rules\n"
 	      "      --fail-level LEVEL    exit 1 on findings at or above note|warning|error|none\n"
-	      "                            (default: warning)\n"
+	      "                            (default: warning; info is the same as note)\n"
+	      "      --changed-lines REF   report only findings whose line or call chain touches\n"
+	      "                            a line changed since git revision REF (git diff -U0\n"
+	      "                            REF); '-' reads a unified diff from stdin\n"
 	      "      --fix                 apply the fixes findings carry (RB_NOGVL_OFFLOAD_SAFE\n"
-	      "                            patches): each file replaced atomically, then re-parsed\n"
-	      "      --fix-dry-run, --diff print those fixes as a unified diff instead\n"
+	      "                            patches): each file replaced atomically, then re-parsed;\n"
+	      "                            then print the findings that remain (exit 1 at or above\n"
+	      "                            the fail level)\n"
+	      "      --fix-dry-run, --diff print those fixes as a unified diff instead (the\n"
+	      "                            findings go to stderr)\n"
 	      "      --explain-callback NAME  print the offload gate checklist of callback NAME\n"
 	      "      --format FORMAT       text (default), json, sarif, github or html (one\n"
 	      "                            self-contained page); repeat it to write several\n"
@@ -142,6 +151,8 @@ enum {
 	OPT_TIME_BUDGET,
 	OPT_MEMORY_LIMIT,
 	OPT_ALLOW_OUTSIDE_ROOT,
+	OPT_LIBCLANG,
+	OPT_CHANGED_LINES,
 };
 
 int output_format_parse(const char *s)
@@ -206,6 +217,8 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
 		{"memory-limit", required_argument, NULL, OPT_MEMORY_LIMIT},
 		{"allow-outside-root", no_argument, NULL, OPT_ALLOW_OUTSIDE_ROOT},
+		{"libclang", required_argument, NULL, OPT_LIBCLANG},
+		{"changed-lines", required_argument, NULL, OPT_CHANGED_LINES},
 		{NULL, 0, NULL, 0},
 	};
 	const char *pending_out = NULL;
@@ -393,6 +406,19 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_EXPLAIN_CALLBACK:
 			o->explain_callback = optarg;
+			break;
+		case OPT_LIBCLANG:
+			o->libclang = optarg;
+			break;
+		case OPT_CHANGED_LINES:
+			/* a revision, never an option for git */
+			if (!*optarg || (optarg[0] == '-' && optarg[1])) {
+				fprintf(err, "nogvl-lint: error: --changed-lines takes a git revision or '-' (a diff on "
+					     "stdin), not '%s'\n",
+					optarg);
+				return 2;
+			}
+			o->changed_lines = optarg;
 			break;
 		case OPT_COLOR:
 			if (!optarg || strcmp(optarg, "always") == 0)

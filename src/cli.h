@@ -68,6 +68,8 @@ struct options {
 	const char *explain_callback;     /* --explain-callback NAME */
 	bool color;                       /* colour text output */
 	int color_mode;                   /* -1 auto, 0 never, 1 always */
+	const char *libclang;             /* --libclang PATH */
+	const char *changed_lines;        /* --changed-lines REF, or "-": a diff on stdin */
 	struct config_set *configs;       /* set by the driver: per-file .nogvl-lint.yml */
 	struct arena arena;               /* strings made while parsing */
 };

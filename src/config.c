@@ -128,8 +128,13 @@ static int get_strings(struct yctx *y, const yaml_node_t *n, const char *key, st
 static int parse_rule(struct yctx *y, const yaml_node_t *k, const yaml_node_t *v)
 {
 	const char *slug = scalar(k);
-	if (strcmp(slug, "all") != 0 && !rule_find(slug))
+	if (strcmp(slug, "all") != 0 && !rule_find(slug)) {
+		const char *hint = rule_suggest(slug);
+		if (hint)
+			return fail_at(y, k, "unknown rule '%s'; did you mean '%s'? (see nogvl-lint --list-rules)", slug,
+				       hint);
 		return fail_at(y, k, "unknown rule '%s' (see nogvl-lint --list-rules)", slug);
+	}
 	for (size_t i = 0; i < y->c->rules.n; i++)
 		if (strcmp(y->c->rules.v[i].slug, slug) == 0)
 			return fail_at(y, k, "rule '%s' is configured twice", slug);

@@ -1034,8 +1034,14 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 	char *first_missing = NULL;
 	for (size_t i = 0; i < db.entries.n; i++) {
 		struct compdb_entry *e = &db.entries.v[i];
-		if (!is_source_file(e->file))
+		if (!is_source_file(e->file)) {
+			/* assembler (.S), Objective-C, ...: not analysed; -v says so */
+			char *d = display_path(e->file);
+			vec_push(&in->notes, xasprintf("%s: not a C or C++ source (%s); skipped", d,
+						       *path_ext(e->file) ? path_ext(e->file) : "no extension"));
+			free(d);
 			continue;
+		}
 		/* named paths narrow the report, not the analysis: callbacks cross
 		 * files, so every entry is analysed (issue 14) */
 		if (hmap_has(&seen, e->file)) {

@@ -4,6 +4,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clang_api.h"
@@ -31,11 +32,28 @@ static void list_rules(FILE *out)
 	}
 }
 
+/* "no rule 'X'" with a suggestion when one is close; the name is shown
+ * escaped (it may come from a script). */
+static void no_rule(const char *what, const char *slug, bool all_ok)
+{
+	const char *hint = rule_suggest(slug);
+	if (hint && !all_ok && strcmp(hint, "all") == 0)
+		hint = NULL;
+	struct strbuf sb = {0};
+	sb_put_visible(&sb, slug);
+	if (hint)
+		fprintf(stderr, "nogvl-lint: error: %sno rule '%s'; did you mean '%s'? (see --list-rules)\n", what,
+			sb_str(&sb), hint);
+	else
+		fprintf(stderr, "nogvl-lint: error: %sno rule '%s' (see --list-rules)\n", what, sb_str(&sb));
+	sb_free(&sb);
+}
+
 static int explain(FILE *out, const char *slug)
 {
 	const struct rule_desc *r = rule_find(slug);
 	if (!r) {
-		fprintf(stderr, "nogvl-lint: error: no rule '%s' (see --list-rules)\n", slug);
+		no_rule("", slug, false);
 		return 2;
 	}
 	const char *page = rule_doc_find(slug);
@@ -77,6 +95,85 @@ static void report_fixed(FILE *out, const struct run *r, const char *baseline)
 	}
 }
 
+/* An output file that cannot be written fails before the analysis: its
+ * directory must exist and be writable (the file may be replaced), and it
+ * must not be a directory. */
+static int check_output_file(const char *what, const char *path)
+{
+	struct stat st;
+	const char *why = NULL;
+	char *dir = path_dirname(path);
+	struct stat dst;
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		why = "is a directory";
+	else if (stat(dir && *dir ? dir : ".", &dst) != 0 || !S_ISDIR(dst.st_mode))
+		why = "its directory does not exist";
+	else if (access(dir && *dir ? dir : ".", W_OK) != 0 && (stat(path, &st) != 0 || access(path, W_OK) != 0))
+		why = "cannot be written (permissions)";
+	free(dir);
+	if (!why)
+		return 0;
+	struct strbuf sb = {0};
+	sb_put_visible(&sb, path);
+	fprintf(stderr, "nogvl-lint: error: %s %s: %s\n", what, sb_str(&sb), why);
+	sb_free(&sb);
+	return 2;
+}
+
+static int check_outputs(const struct options *o)
+{
+	for (size_t i = 0; i < o->outputs.n; i++)
+		if (o->outputs.v[i].file && check_output_file("-o", o->outputs.v[i].file) != 0)
+			return 2;
+	if (o->write_baseline && check_output_file("--write-baseline", o->write_baseline) != 0)
+		return 2;
+	return 0;
+}
+
+/* --fix / --fix-dry-run: the patch (or the files rewritten), then the
+ * findings the fixes do not remove, with the summary; exit 1 when one of
+ * them is at or above the fail level. With --fix-dry-run they go to stderr,
+ * after the diff on stdout. */
+static int fix_flow(const struct options *o, struct run *r)
+{
+	int n = fix_run(r, o->fix_dry_run, stdout);
+	if (o->fix && n >= 0)
+		log_info("%d file%s fixed", n, n == 1 ? "" : "s");
+	fflush(stdout);
+	FILE *out = o->fix_dry_run ? stderr : stdout;
+	size_t w = 0;
+	struct findings gone = {0};
+	for (size_t i = 0; i < r->findings.v.n; i++) {
+		struct finding *f = r->findings.v.v[i];
+		if (n >= 0 && finding_reported(f) && f->fixes.n)
+			vec_push(&gone.v, f);
+		else
+			r->findings.v.v[w++] = f;
+	}
+	r->findings.v.n = w;
+	findings_free(&gone);
+	r->sum.errors = r->sum.warnings = r->sum.notes = 0;
+	struct findings shown = {0};
+	for (size_t i = 0; i < r->findings.v.n; i++) {
+		const struct finding *f = r->findings.v.v[i];
+		if (!finding_reported(f))
+			continue;
+		vec_push(&shown.v, (struct finding *)f);
+		if (f->severity == SEV_ERROR)
+			r->sum.errors++;
+		else if (f->severity == SEV_WARNING)
+			r->sum.warnings++;
+		else
+			r->sum.notes++;
+	}
+	report_text(out, &shown, false);
+	vec_free(&shown.v);
+	summary_line(out, &r->sum);
+	if (n < 0)
+		return 2;
+	return run_exit_status(o, r);
+}
+
 int main(int argc, char **argv)
 {
 	facts_io_init();
@@ -92,6 +189,8 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	log_verbosity = o.verbose;
+	if (o.libclang)
+		clang_api_set_path(o.libclang);
 #ifdef __GLIBC__
 	/* Files are parsed in worker processes: this process's threads only
 	 * decode their facts, and one malloc arena keeps the facts of a whole
@@ -108,12 +207,14 @@ int main(int argc, char **argv)
 	if (o.version) {
 		const char *lerr = NULL;
 		if (!clang_api_load(&lerr)) {
-			printf("nogvl-lint %s (%s)\n", NOGVL_VERSION, lerr);
+			printf("nogvl-lint %s\n", NOGVL_VERSION);
+			fprintf(stderr, "nogvl-lint: error: %s\n", lerr);
 			options_free(&o);
 			return 2;
 		}
 		CXString v = clang_getClangVersion();
-		printf("nogvl-lint %s (libclang: %s)\n", NOGVL_VERSION, clang_getCString(v) ? clang_getCString(v) : "?");
+		printf("nogvl-lint %s (libclang: %s, %s)\n", NOGVL_VERSION, clang_api_path(),
+		       clang_getCString(v) ? clang_getCString(v) : "?");
 		clang_disposeString(v);
 		options_free(&o);
 		return 0;
@@ -130,13 +231,13 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < o.enable.n; i++)
 		if (!rule_find(o.enable.v[i])) {
-			fprintf(stderr, "nogvl-lint: error: --enable: no rule '%s' (see --list-rules)\n", o.enable.v[i]);
+			no_rule("--enable: ", o.enable.v[i], false);
 			options_free(&o);
 			return 2;
 		}
 	for (size_t i = 0; i < o.disable.n; i++)
 		if (strcmp(o.disable.v[i], "all") != 0 && !rule_find(o.disable.v[i])) {
-			fprintf(stderr, "nogvl-lint: error: --disable: no rule '%s' (see --list-rules)\n", o.disable.v[i]);
+			no_rule("--disable: ", o.disable.v[i], true);
 			options_free(&o);
 			return 2;
 		}
@@ -146,13 +247,20 @@ int main(int argc, char **argv)
 	 * load it, and here it is only checked for */
 	if (!o.dump_commands) {
 		const char *lerr = NULL;
+		char cerr[1024];
 		bool here = o.tu_timeout <= 0 || o.fix || o.fix_dry_run; /* (isolate_enable() above) */
-		if (here ? !clang_api_load(&lerr) : access(clang_api_path(), R_OK) != 0) {
-			fprintf(stderr, "nogvl-lint: error: %s%s\n", lerr ? lerr : "cannot read libclang: ",
-				lerr ? "" : clang_api_path());
+		if (here ? !clang_api_load(&lerr) : !clang_api_check(cerr, sizeof(cerr))) {
+			fprintf(stderr, "nogvl-lint: error: %s\n", here ? lerr : cerr);
 			options_free(&o);
 			return 2;
 		}
+		/* the parser processes load the very same file */
+		setenv("NOGVL_LINT_LIBCLANG", clang_api_path(), 1);
+	}
+
+	if (check_outputs(&o) != 0) {
+		options_free(&o);
+		return 2;
 	}
 
 	struct run r;
@@ -184,13 +292,18 @@ int main(int argc, char **argv)
 		dump_facts(stdout, &r);
 	if (o.explain_callback || o.fix_dry_run || o.fix) {
 		/* these replace the findings report: the checklist or the patch */
-		if (o.explain_callback)
-			rc = offload_explain(stdout, r.model, o.explain_callback) ? 0 : 1;
-		else {
-			int n = fix_run(&r, o.fix_dry_run, stdout);
-			rc = n < 0 ? 2 : 0;
-			if (o.fix && n >= 0)
-				log_info("%d file%s fixed", n, n == 1 ? "" : "s");
+		if (o.explain_callback) {
+			rc = offload_explain(stdout, r.model, o.explain_callback) ? 0 : 2;
+			if (rc) {
+				struct strbuf sb = {0};
+				sb_put_visible(&sb, o.explain_callback);
+				fprintf(stderr, "nogvl-lint: error: --explain-callback: no release site has a callback named "
+						"'%s'\n",
+					sb_str(&sb));
+				sb_free(&sb);
+			}
+		} else {
+			rc = fix_flow(&o, &r);
 		}
 		run_free(&r);
 		options_free(&o);

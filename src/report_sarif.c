@@ -142,6 +142,11 @@ static json_t *rule_json(const struct rule_desc *rd)
 	if (page)
 		json_object_set_new(help, "markdown", json_text(page));
 	json_object_set_new(o, "help", help);
+	/* the rule's page in the repository, at this version's tag */
+	char *uri = page ? xasprintf("%s/blob/v%s/rules/%s.md", NOGVL_HOMEPAGE, NOGVL_VERSION, rd->slug)
+			 : xasprintf("%s#rule-documentation", NOGVL_HOMEPAGE);
+	json_object_set_new(o, "helpUri", json_string(uri));
+	free(uri);
 	json_t *dc = json_object();
 	json_object_set_new(dc, "level", json_string(level_of(rd->severity)));
 	json_object_set_new(o, "defaultConfiguration", dc);
@@ -283,6 +288,7 @@ int report_sarif(FILE *out, const struct options *o, const struct run *r)
 	json_object_set_new(driver, "fullName", json_string("nogvl-lint: GVL-release safety for Ruby C extensions"));
 	json_object_set_new(driver, "version", json_string(NOGVL_VERSION));
 	json_object_set_new(driver, "semanticVersion", json_string(NOGVL_VERSION));
+	json_object_set_new(driver, "informationUri", json_string(NOGVL_HOMEPAGE));
 	json_object_set_new(driver, "rules", rules);
 	json_t *tool = json_object();
 	json_object_set_new(tool, "driver", driver);

@@ -158,7 +158,8 @@ static void apply_suppressions(const struct options *o, struct run *r)
 	findings_sort(&r->findings);
 }
 
-static int apply_baseline(const struct options *o, struct run *r)
+/* Read before the analysis, so that a bad file costs no time. */
+static int read_baseline(const struct options *o, struct run *r)
 {
 	if (!o->baseline)
 		return 0;
@@ -169,6 +170,13 @@ static int apply_baseline(const struct options *o, struct run *r)
 		free(err);
 		return 2;
 	}
+	return 0;
+}
+
+static int apply_baseline(const struct options *o, struct run *r)
+{
+	if (!o->baseline || !r->baseline)
+		return 0;
 	if (strcmp(r->baseline->tool_version, NOGVL_VERSION) != 0)
 		log_verbose(1, "%s was written by nogvl-lint %s (this is %s)", o->baseline, r->baseline->tool_version,
 			    NOGVL_VERSION);
@@ -220,8 +228,9 @@ static uint64_t cache_salt(const struct options *o, const struct run *r)
 	/* libclang by its file (size and time: a package upgrade changes
 	 * them), so this process need not load it (clang_api.h) */
 	struct stat lst;
-	bool have = stat(clang_api_path(), &lst) == 0;
-	sb_printf(&sb, "%s\n%d\n%s %lld %lld\n%d%d\n", NOGVL_VERSION, FACTS_FORMAT_VERSION, clang_api_path(),
+	const char *lib = clang_api_path() ? clang_api_path() : "";
+	bool have = stat(lib, &lst) == 0;
+	sb_printf(&sb, "%s\n%d\n%s %lld %lld\n%d%d\n", NOGVL_VERSION, FACTS_FORMAT_VERSION, lib,
 		  have ? (long long)lst.st_size : -1LL, have ? (long long)lst.st_mtime : -1LL, !o->no_recover,
 		  o->ruby34_view);
 	for (size_t i = 0; i < r->in.rh.dirs.n; i++) {
@@ -518,6 +527,37 @@ static void assess_incomplete(const struct options *o, struct run *r)
 			    sum->foreign_spellings, sum->foreign_spellings == 1 ? "" : "s");
 }
 
+/* --changed-lines: git runs where the analysed tree is (the first path, or
+ * the compile database's directory). */
+static int load_changed(const struct options *o, struct run *r)
+{
+	if (!o->changed_lines)
+		return 0;
+	const char *first = o->paths.n ? o->paths.v[0] : o->compile_commands ? o->compile_commands : ".";
+	char *dir = path_is_dir(first) ? xstrdup(first) : path_dirname(first);
+	char *err = NULL;
+	int rc = changed_load(o->changed_lines, dir && *dir ? dir : ".", &r->changed, &err);
+	free(dir);
+	if (rc != 0) {
+		log_error("%s", err);
+		free(err);
+		return 2;
+	}
+	r->changed_on = true;
+	log_verbose(1, "--changed-lines %s: %zu changed line%s in %zu file%s", o->changed_lines, r->changed.nlines,
+		    r->changed.nlines == 1 ? "" : "s", r->changed.files.n, r->changed.files.n == 1 ? "" : "s");
+	return 0;
+}
+
+static bool touches_changed(const struct finding *f, void *ctx)
+{
+	struct run *r = ctx;
+	if (changed_finding(&r->changed, f))
+		return true;
+	r->changed_hidden++;
+	return false;
+}
+
 int run_analysis(const struct options *o, struct run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -551,6 +591,8 @@ int run_analysis(const struct options *o, struct run *r)
 	const char *home = getenv("HOME");
 	if (home && home[0] == '/')
 		config_set_add_stop(&r->cfg, home);
+	if (read_baseline(o, r) != 0 || load_changed(o, r) != 0)
+		return 2;
 	/* a copy of the options that carries the configuration into inputs_build */
 	struct options oc = *o;
 	oc.configs = &r->cfg;
@@ -737,6 +779,11 @@ int run_analysis(const struct options *o, struct run *r)
 	}
 	if (apply_baseline(o, r) != 0)
 		return 2;
+	if (r->changed_on) {
+		findings_filter(&r->findings, touches_changed, r);
+		log_verbose(1, "--changed-lines: %zu finding%s outside the changed lines not shown", r->changed_hidden,
+			    r->changed_hidden == 1 ? "" : "s");
+	}
 	r->t_rules = now_seconds() - t2;
 
 	for (size_t i = 0; i < r->findings.v.n; i++) {
@@ -898,6 +945,7 @@ void run_free(struct run *r)
 		tu_facts_free(r->tus[i]);
 	free(r->tus);
 	inputs_free(&r->in);
+	changed_free(&r->changed);
 	memset(r, 0, sizeof(*r));
 }
 

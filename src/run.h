@@ -3,6 +3,7 @@
 #define NOGVL_RUN_H
 
 #include "baseline.h"
+#include "changed.h"
 #include "cache.h"
 #include "cli.h"
 #include "config.h"
@@ -33,6 +34,9 @@ struct run {
 	struct CXUnsavedFile vf;
 	spelling_vec foreign_sp;   /* GVL-release spellings in sources not analysed (inputs.foreign) */
 	spelling_vec header_sp;    /* ... in the project's headers and macro bodies (the -v counter) */
+	struct changed_lines changed; /* --changed-lines */
+	bool changed_on;
+	size_t changed_hidden;     /* findings outside the changed lines */
 };
 
 /* Runs the analysis. Returns 0 when the run produced results (possibly

@@ -164,7 +164,10 @@ static bool parse_list(struct suppress_file *sf, const struct comment *cm, const
 	for (char *tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		char *slug = trimmed(tok, tok + strlen(tok));
 		const struct rule_desc *rd = *slug ? rule_find(slug) : NULL;
-		if (!rd)
+		const char *hint = rd || !*slug ? NULL : rule_suggest(slug);
+		if (!rd && hint && strcmp(hint, "all") != 0)
+			warn(sf, cm->line, cm->col, "unknown rule '%s' in a suppression; did you mean '%s'?", slug, hint);
+		else if (!rd)
 			warn(sf, cm->line, cm->col, "unknown rule '%s' in a suppression (see nogvl-lint --list-rules)", slug);
 		else if (s->nslugs < SUPPRESS_MAX_SLUGS)
 			s->slugs[s->nslugs++] = rd->slug;

@@ -29,11 +29,20 @@ expect_out "^  verdict: not offload-safe$" "unsafe callback's verdict"
 expect_out "^  \[fail         \] inputs$" "the failed gate"
 expect_out "a pointer into string 'copy'" "the evidence"
 run --explain-callback no_such_callback ext
-expect_rc 1 "unknown callback"
+expect_rc 2 "unknown callback: a usage error"
+expect_err "no release site has a callback named 'no_such_callback'" "unknown callback named"
+[ "$(wc -l <"$ERR")" -eq 1 ] || fail "unknown callback: not one line"
 
 # the patch, as a diff
 run --fix-dry-run ext
-expect_rc 0 "--fix-dry-run"
+expect_rc 1 "--fix-dry-run: errors and warnings remain"
+expect_err "\[value-access-without-gvl\]$" "--fix-dry-run: remaining findings on stderr"
+expect_err "^2 files analysed .*, 5 findings (2 errors, 3 warnings, 0 notes)$" "--fix-dry-run: summary of what remains"
+grep -q "offload-candidate" "$ERR" && fail "--fix-dry-run: the finding the patch fixes is listed as remaining"
+grep -q "value-access-without-gvl" "$OUT" && fail "--fix-dry-run: findings mixed into the diff"
+run --fix-dry-run --fail-level none ext
+expect_rc 0 "--fix-dry-run --fail-level none"
+run --fix-dry-run ext
 expect_out '^--- a/ext/digest_ext.c$' "diff header"
 expect_out '^-	rb_nogvl(stretch_nogvl, &a, NULL, NULL, 0);' "old call"
 expect_out '^+	rb_nogvl(stretch_nogvl, &a, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE);' "new call"
@@ -45,8 +54,11 @@ cp "$OUT" "$T/dry.diff"
 cp -r ext "$T/patched"
 (cd "$T/patched" && patch -s -p2 <"$T/dry.diff") || fail "the dry-run diff does not apply"
 run --fix ext
-expect_rc 0 "--fix"
+expect_rc 1 "--fix: errors and warnings remain"
 expect_err "fixed ext/digest_ext.c" "fix reported"
+expect_out "^ext/digest_ext.c:48:17: error: .*\[value-access-without-gvl\]$" "--fix: remaining findings on stdout"
+expect_out "^2 files analysed .*, 5 findings (2 errors, 3 warnings, 0 notes)$" "--fix: summary of what remains"
+grep -q "offload-candidate" "$OUT" && fail "--fix: the fixed finding is listed as remaining"
 cmp -s ext/digest_ext.c "$T/patched/digest_ext.c" || { diff "$T/patched/digest_ext.c" ext/digest_ext.c; fail "--fix differs from the diff"; }
 [ "$(stat -c %a ext/digest_ext.c)" = 640 ] || fail "--fix lost the file mode"
 ls -a ext | grep -q 'nogvl-lint' && fail "a temporary file was left behind"
