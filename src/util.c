@@ -709,8 +709,36 @@ double now_seconds(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A name that is not a file to replace: a character device, FIFO or socket
+ * named directly (`-o /dev/null`, a pipe), or any name in /dev or /proc
+ * (`/dev/stdout`, `/proc/self/fd/1`: symlinks the system made, not the
+ * analysed tree, whatever they lead to). Renaming a file over such a name would replace the device
+ * itself. */
+static bool write_in_place(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return true;
+	char *dir = path_dirname(path);
+	char *real = realpath(dir[0] ? dir : ".", NULL);
+	free(dir);
+	bool sys = real && (strcmp(real, "/dev") == 0 || str_starts(real, "/dev/") || strcmp(real, "/proc") == 0 ||
+			    str_starts(real, "/proc/"));
+	free(real);
+	return sys && stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
+}
+
 FILE *file_replace_open(const char *path, char **tmp)
 {
+	if (write_in_place(path)) {
+		*tmp = NULL;
+		/* /dev/stderr may lead to a file the caller is appending to */
+		int fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+		FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+		if (fd >= 0 && !f)
+			close(fd);
+		return f;
+	}
 	char *dir = path_dirname(path);
 	*tmp = xasprintf("%s/.%s.nogvl-lint.XXXXXX", dir, path_basename(path));
 	free(dir);
@@ -742,6 +770,8 @@ int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok)
 	if (fclose(f) != 0)
 		ok = false;
 	int e = errno;
+	if (!tmp) /* written in place (write_in_place) */
+		return ok ? 0 : (errno = e ? e : EIO, -1);
 	if (ok) {
 		/* rename replaces a symlink at the name, never its target */
 		if (rename(tmp, path) == 0) {

@@ -148,7 +148,10 @@ char *read_file(const char *path, size_t *len, size_t max_bytes);
 /* Writing a file the user named without following a symlink at its name or
  * leaving a half-written file: a temporary file in the same directory
  * (mode 0666 & ~umask), renamed over the name by file_replace_commit (which
- * closes f; on failure removes the temporary and returns -1 with errno). */
+ * closes f; on failure removes the temporary and returns -1 with errno).
+ * A device, FIFO or socket named directly (`-o /dev/null`), or a name in
+ * /dev or /proc that leads to one (`/dev/stdout`), is written in place
+ * (*tmp is NULL): renaming over it would replace the device itself. */
 FILE *file_replace_open(const char *path, char **tmp);
 int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok);
 

@@ -118,6 +118,19 @@ check 2 "holding the SARIF report" isjson nogvl-lint.sarif
 ln -s "$T/c2-victim" base.json
 run --write-baseline base.json ext.c
 check 2 "--write-baseline does not follow a symlink either" is "$(cat "$T/c2-victim")" victim
+# a FIFO (or a device such as /dev/null) named with -o is written in place:
+# a file renamed over it would replace the device itself
+mkfifo fifo.json
+cat fifo.json >"$T/c2-fifo-read" &
+reader=$!
+run --format json -o fifo.json ext.c
+wait "$reader"
+check 2 "-o FIFO: still a FIFO" test -p fifo.json
+check 2 "-o FIFO: the report went through it" isjson "$T/c2-fifo-read"
+check 2 "-o FIFO: no temporary left" is "$(ls -a | grep -c '^\.fifo\.json\.nogvl-lint')" 0
+run --format json -o /dev/stderr ext.c
+check 2 "-o /dev/stderr: the report on stderr, /dev/stderr still a link" has "$ERR" '"findings"'
+check 2 "-o /dev/stderr: /dev/stderr is still a symlink" test -L /dev/stderr
 
 # ---- 3. --fix and discovery through symlinks out of the tree
 mkdir -p "$T/c3/proj/.git" "$T/c3/victim" && cd "$T/c3/proj" || exit 1
