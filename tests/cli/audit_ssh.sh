@@ -129,7 +129,7 @@ ppid_=$!
 
 # the ssh host goes down once its shard has finished a gem: stop sshd and
 # everything under it (so nothing of it writes on), then kill them
-python3 - "$sshd_pid" >killed.txt <<'PYEOF'
+python3 - "$sshd_pid" "$ppid_" >killed.txt <<'PYEOF'
 import os, re, signal, sys, time
 root = int(sys.argv[1])
 
@@ -153,9 +153,9 @@ def tree():
         todo += kids.get(p, [])
     return out
 
-deadline = time.monotonic() + 240
+deadline = time.monotonic() + 150
 shard_dir = None
-while time.monotonic() < deadline and shard_dir is None:
+while time.monotonic() < deadline and shard_dir is None and os.path.exists("/proc/%s" % sys.argv[2]):
     for p in tree():
         try:
             with open("/proc/%d/cmdline" % p, "rb") as f:
