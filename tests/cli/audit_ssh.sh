@@ -155,7 +155,15 @@ def tree():
 
 deadline = time.monotonic() + 150
 shard_dir = None
-while time.monotonic() < deadline and shard_dir is None and os.path.exists("/proc/%s" % sys.argv[2]):
+def running(pid):  # not gone, not a zombie
+    try:
+        with open("/proc/%s/stat" % pid) as f:
+            st = f.read()
+        return st[st.rindex(")") + 2] != "Z"
+    except (OSError, ValueError):
+        return False
+
+while time.monotonic() < deadline and shard_dir is None and running(sys.argv[2]):
     for p in tree():
         try:
             with open("/proc/%d/cmdline" % p, "rb") as f:
