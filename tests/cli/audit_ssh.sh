@@ -122,9 +122,9 @@ mkdir -p "$PARALLEL_HOME" out
 # the README's one-liner (N=3: a shard for each host at the start), with this test's paths, in the background
 N=3
 parallel --will-cite --sshloginfile hosts --retries 3 --timeout 600 --joblog joblog \
-	--return "$T/out/shard-{}-of-$N" \
-	python3 "$AUDIT" --nogvl-lint "$BIN" --cache "$T/cache" --list "$T/gems.list" --shard "{}/$N" \
-	--out "$T/out/shard-{}-of-$N" ::: $(seq $N) >parallel.out 2>parallel.err &
+	--return "out/shard-{}-of-$N" --workdir "$T" \
+	python3 "$AUDIT" --nogvl-lint "$BIN" --cache "$T/cache" --list gems.list --shard "{}/$N" \
+	--out "out/shard-{}-of-$N" ::: $(seq $N) >parallel.out 2>parallel.err &
 ppid_=$!
 
 # the ssh host goes down once its shard has finished a gem: stop sshd and
