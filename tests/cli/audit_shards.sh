@@ -130,7 +130,15 @@ check "merge of another gem list: exit 2" is "$rc" 2
 check "merge of another gem list: the reason" has err.txt 'different gem lists'
 audit --merge "$T" --out m6
 check "merge of a directory that is no audit: exit 2" is "$rc" 2
-check "refused merges write nothing" sh -c '! ls m1 m2 m3 m4 m5 m6 2>/dev/null | grep -q .'
+cp -r s2 s2cut
+rm s2cut/gems/*.json
+audit --merge s1 s2cut s3 --out m7
+check "merge of a shard without its gems' reports: exit 2" is "$rc" 2
+check "merge of a shard without its gems' reports: the reason" has err.txt 's2cut: not a complete audit-gems output (.*/gems/.*json: No such file'
+jq '.entries[0].record.slug = "../../x"' s2/shard.json >s2cut/shard.json
+audit --merge s1 s2cut s3 --out m8
+check "merge of a shard naming a file outside: exit 2" is "$rc" 2
+check "refused merges write nothing" sh -c '! ls m1 m2 m3 m4 m5 m6 m7 m8 2>/dev/null | grep -q .'
 
 # resume: a re-run keeps every finished gem
 audit --list gems.list --out full
