@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 /* Release functions. Source: C (free), Ruby 3.1 ruby/internal/memory.h
  * (xfree -> ruby_xfree), intern/string.h (rb_str_unlocktmp); a library's

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
 		   const struct io_input *in)

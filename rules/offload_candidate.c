@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "offload.h"
-#include "rules.h"
+#include "rule.h"
 
 #define FLAG "RB_NOGVL_OFFLOAD_SAFE"
 

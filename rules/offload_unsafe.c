@@ -1,6 +1,6 @@
 /* offload-unsafe: the call passes RB_NOGVL_OFFLOAD_SAFE but a gate fails. */
 #include "offload.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {

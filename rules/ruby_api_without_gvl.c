@@ -1,6 +1,6 @@
 /* ruby-api-without-gvl: Ruby C API reached from a GVL-release callback. */
 #include "knowledge.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {

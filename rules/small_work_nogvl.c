@@ -1,6 +1,6 @@
 /* small-work-nogvl: the GVL is released around bounded-small work. */
 #include "offload.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {

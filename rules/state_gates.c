@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "gates.h"
-#include "rules.h"
+#include "rule.h"
 #include "state_knowledge.h"
 #include "state_rules.h"
 

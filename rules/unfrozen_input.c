@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 static const char *owner_phrase(struct strbuf *sb, const struct io_input *in)
 {

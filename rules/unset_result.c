@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 typedef VEC(struct ref) refvec;
 

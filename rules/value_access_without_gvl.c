@@ -1,6 +1,6 @@
 /* value-access-without-gvl: a Ruby object's internals read or written in a callback. */
 #include "knowledge.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {

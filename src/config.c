@@ -9,7 +9,7 @@
 #include <yaml.h>
 
 #include "report.h"
-#include "rules.h"
+#include "rule.h"
 
 /* The cache value for a directory with no configuration. */
 static struct config config_none;

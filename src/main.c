@@ -18,7 +18,7 @@
 #include "output.h"
 #include "report.h"
 #include "ruledoc.h"
-#include "rules.h"
+#include "rule.h"
 #include "run.h"
 
 static void list_rules(FILE *out)

@@ -31,7 +31,7 @@
 
 #include "offload.h"
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 
 #define SNIPPET_BEFORE 2
 #define SNIPPET_AFTER 2

@@ -20,7 +20,7 @@
 
 #include "offload.h"
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 
 static json_t *jnote_list(const struct finding *f)
 {

@@ -14,7 +14,7 @@
 #include "log.h"
 #include "offload.h"
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 
 #define STUB_HEADER_NAME "nogvl-lint-stubs.h"
 

@@ -31,7 +31,7 @@
 #include "compdb.h"
 #include "log.h"
 #include "report.h"
-#include "rules.h"
+#include "rule.h"
 #include "run.h"
 #include "util.h"
 
