@@ -8,63 +8,41 @@
 #include "knowledge.h"
 #include "ubf.h"
 
-/* Every gate with its checker. A gate whose checker is NULL has no checker in
- * this build: it is "cannot verify", so no site becomes a candidate on the
- * strength of an unchecked gate. */
-struct gate_reg {
-	int gate;
-	gate_checker check;
+/* Every gate's checker, in GATE_LIST order (src/verdict.h). */
+static const gate_checker checkers[GATE_COUNT] = {
+#define GATE_CHECKER(id, name, safety, check) check,
+	GATE_LIST(GATE_CHECKER)
+#undef GATE_CHECKER
 };
 
-static const struct gate_reg registry[] = {
-	{GATE_RUBY_API, gate_check_ruby_api}, /* also records GATE_WITH_GVL */
-	{GATE_THREAD_STATE, gate_check_thread_state},
-	{GATE_ERROR_CHANNEL, gate_check_error_channel},
-	{GATE_LOCK, gate_check_locks},
-	{GATE_INPUTS, gate_check_inputs},
-	{GATE_OUTPUTS, gate_check_outputs},
-	{GATE_SHARED_STATE, gate_check_shared_state},
-	{GATE_FD, gate_check_fd},
-	{GATE_UBF, gate_check_ubf},
-	{GATE_UBF, gate_check_unbounded_wait},
-	{GATE_OPAQUE, gate_check_opaque},
-	{GATE_WORK_SIZE, gate_check_work_size},
-};
-
-const char *offload_verdict_name(int v)
+/* GATE_WITH_GVL: gate_check_ruby_api records it in the same walk. */
+void gate_check_none(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
-	switch (v) {
-	case OV_CANDIDATE: return "candidate";
-	case OV_NOT_SAFE: return "not offload-safe";
-	case OV_CANNOT_VERIFY: return "cannot verify";
-	case OV_FLAGGED_SAFE: return "already flagged";
-	case OV_FLAGGED_UNSAFE: return "unsafe";
-	case OV_FLAGGED_CANNOT_VERIFY: return "already flagged, cannot verify";
-	case OV_NOT_APPLICABLE: return "not applicable";
-	default: return "not evaluated";
+	(void)m, (void)s, (void)rs, (void)g;
+}
+
+void gate_check_ubf_all(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			struct gate_result *g)
+{
+	gate_check_ubf(m, s, rs, g);
+	gate_check_unbounded_wait(m, s, rs, g);
+}
+
+/* The fact a file with parse errors misses: the header clang did not find
+ * ("'zlib.h' file not found"), else a clean parse of the file. */
+static void parse_fact(const struct tu_facts *tu, struct gate_evidence *e)
+{
+	for (size_t i = 0; i < tu->diags.n; i++) {
+		const char *msg = tu->diags.v[i].msg;
+		const char *nf = msg && msg[0] == '\'' ? strstr(msg, "' file not found") : NULL;
+		if (nf && nf > msg + 1) {
+			char *h = xstrndup(msg + 1, (size_t)(nf - msg - 1));
+			gate_fact(e, FACT_HEADER, h);
+			free(h);
+			return;
+		}
 	}
-}
-
-bool gate_is_safety(int gate)
-{
-	return gate != GATE_WORK_SIZE;
-}
-
-struct offload_cache {
-	uint32_t n;
-	struct offload_info *info;
-	uint8_t *done;
-};
-
-static void cache_free(void *p)
-{
-	struct offload_cache *c = p;
-	for (uint32_t i = 0; i < c->n; i++)
-		if (c->done[i])
-			gate_result_free(&c->info[i].g);
-	free(c->info);
-	free(c->done);
-	free(c);
+	gate_fact(e, FACT_PARSE, tu->display ? tu->display : tu->path);
 }
 
 /* A release under `if (len > THRESHOLD)` (or any size comparison). */
@@ -84,7 +62,7 @@ static bool threshold_guarded(const struct model *m, const struct msite *s)
 	return false;
 }
 
-static void evaluate(const struct model *m, const struct msite *s, struct offload_info *oi)
+static void evaluate(const struct model *m, const struct msite *s, struct site_verdict *oi)
 {
 	if (s->is_template) {
 		oi->verdict = OV_NOT_EVALUATED;
@@ -99,19 +77,19 @@ static void evaluate(const struct model *m, const struct msite *s, struct offloa
 	oi->threshold_guard = threshold_guarded(m, s);
 	struct reach_set rs;
 	model_reach_from(m, &s->cb, (int32_t)s->id, &rs);
-	for (size_t i = 0; i < ARRAY_SIZE(registry); i++) {
-		if (registry[i].check)
-			registry[i].check(m, s, &rs, &oi->g);
-		else
-			gate_add(&oi->g, registry[i].gate, GATE_UNKNOWN, &s->loc, -1,
-				 "the %s gate is not checked by this version of nogvl-lint", gate_name(registry[i].gate));
-	}
+	for (int gi = 0; gi < GATE_COUNT; gi++)
+		checkers[gi](m, s, &rs, &oi->g);
 	reach_set_free(&rs);
 	if (!s->flags_known)
-		gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1, "the flags of this call are not a constant");
-	if (s->token_only)
-		gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-			 "the call was found by the token scan only (the parser lost it): nothing else is known");
+		gate_fact(gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the flags of this call are not a constant"),
+			  FACT_FLAGS, NULL);
+	if (s->token_only) {
+		struct gate_evidence *e =
+			gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				 "the call was found by the token scan only (the parser lost it): nothing else is known");
+		parse_fact(m->fns.v[s->fn].tu, e);
+	}
 	int worst = GATE_PASS;
 	for (int gi = 0; gi < GATE_COUNT; gi++)
 		if (gate_is_safety(gi) && oi->g.state[gi] > worst)
@@ -126,27 +104,17 @@ static void evaluate(const struct model *m, const struct msite *s, struct offloa
 		oi->verdict = OV_CANNOT_VERIFY;
 	else
 		oi->verdict = OV_CANDIDATE;
+	if (oi->verdict == OV_CANNOT_VERIFY || oi->verdict == OV_FLAGGED_CANNOT_VERIFY)
+		missing_fact_choose(&oi->g, &oi->missing);
 }
 
-const struct offload_info *offload_info(const struct model *m, uint32_t site)
+void offload_compute(struct model *m)
 {
-	struct model *mm = (struct model *)m; /* the cache slot is mutable by design */
-	struct offload_cache *c = mm->ext;
-	if (!c) {
-		c = xcalloc(1, sizeof(*c));
-		c->n = (uint32_t)m->sites.n;
-		c->info = xcalloc(c->n + 1, sizeof(*c->info));
-		c->done = xcalloc(c->n + 1, 1);
-		mm->ext = c;
-		mm->ext_free = cache_free;
-	}
-	if (site >= c->n)
-		return NULL;
-	if (!c->done[site]) {
-		evaluate(m, &m->sites.v[site], &c->info[site]);
-		c->done[site] = 1;
-	}
-	return &c->info[site];
+	site_verdicts_free(m->verdicts, m->nverdicts);
+	m->nverdicts = m->sites.n;
+	m->verdicts = xcalloc(m->nverdicts + 1, sizeof(*m->verdicts));
+	for (uint32_t i = 0; i < m->sites.n; i++)
+		evaluate(m, &m->sites.v[i], &m->verdicts[i]);
 }
 
 /* ---- opaque callees ---- */
@@ -156,11 +124,14 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 {
 	if (!s->cb.ntargets) {
 		if (s->cb.nexternal)
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-				 "the callback '%s' has no body in the project (a library function)", s->cb.external[0]);
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+					   "the callback '%s' has no body in the project (a library function)",
+					   s->cb.external[0]),
+				  FACT_MODEL, s->cb.external[0]);
 		else
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1, "the callback '%s' could not be resolved",
-				 s->cb.text ? s->cb.text : "?");
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+					   "the callback '%s' could not be resolved", s->cb.text ? s->cb.text : "?"),
+				  FACT_FNPTR, s->cb.text);
 		return;
 	}
 	/* a file with parse errors may have lost the very call that matters */
@@ -177,10 +148,10 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 		if (dup || nbad == ARRAY_SIZE(seen_bad))
 			continue;
 		seen_bad[nbad++] = tu;
-		gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
-			 "'%s' is in a file that did not parse cleanly (%u error%s): a call may be missing from what "
-			 "the engine sees",
-			 mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s");
+		parse_fact(tu, gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
+					"'%s' is in a file that did not parse cleanly (%u error%s): a call may be "
+					"missing from what the engine sees",
+					mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s"));
 	}
 	/* a function nested too deep to walk whole (extract.h: EXTRACT_MAX_DEPTH) */
 	for (uint32_t i = 0; i <= rs->n; i++) {
@@ -191,9 +162,10 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 				 mf->f->name);
 	}
 	if (s->cb.partial)
-		gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-			 "the callback variable '%s' is also assigned values the engine cannot follow",
-			 s->cb.text ? s->cb.text : "?");
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the callback variable '%s' is also assigned values the engine cannot follow",
+				   s->cb.text ? s->cb.text : "?"),
+			  FACT_FNPTR, s->cb.text);
 	for (uint32_t i = 0; i < rs->n; i++) {
 		uint32_t fi = rs->fns[i];
 		const struct mfunc *mf = &m->fns.v[fi];
@@ -202,9 +174,10 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			if (e->to >= 0 || mf->f->events[e->ev].gvl_guard)
 				continue;
 			const struct event *ev = &mf->f->events[e->ev];
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &ev->loc, (int32_t)fi,
-				 "'%s' calls through a function pointer ('%s') the engine cannot resolve", mf->f->name,
-				 ev->u.call->callee.text ? ev->u.call->callee.text : "?");
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &ev->loc, (int32_t)fi,
+					   "'%s' calls through a function pointer ('%s') the engine cannot resolve",
+					   mf->f->name, ev->u.call->callee.text ? ev->u.call->callee.text : "?"),
+				  FACT_FNPTR, ev->u.call->callee.text);
 		}
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
@@ -215,9 +188,11 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 				continue;
 			if (known_safe_call(c->name))
 				continue;
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-				 "'%s' calls '%s', which has no body here and is not a known thread-safe library call",
-				 mf->f->name, c->name);
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					   "'%s' calls '%s', which has no body here and is not a known thread-safe "
+					   "library call",
+					   mf->f->name, c->name),
+				  FACT_MODEL, c->name);
 		}
 	}
 }

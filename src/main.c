@@ -14,7 +14,7 @@
 #include "isolate.h"
 #include "facts_io.h"
 #include "log.h"
-#include "offload.h"
+#include "explain_callback.h"
 #include "output.h"
 #include "report.h"
 #include "ruledoc.h"

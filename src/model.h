@@ -14,6 +14,7 @@
 
 #include "facts.h"
 #include "gvlapi.h"
+#include "verdict.h"
 
 struct mfunc {
 	const struct func *f;
@@ -146,9 +147,11 @@ struct model {
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;
 	struct strpool pool;
-	/* a cache the rule layer attaches (the offload verdicts), freed with the model */
-	void *ext;
-	void (*ext_free)(void *);
+	/* the offload verdict of each site (verdict.h), filled once by the
+	 * offload phase after linking (rules/offload.h: offload_compute); NULL
+	 * before it ran */
+	struct site_verdict *verdicts;
+	size_t nverdicts;
 	/* statistics */
 	uint32_t nsites_unresolved;
 	uint32_t ncallbacks;
