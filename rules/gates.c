@@ -7,47 +7,44 @@ void gate_check_ruby_api(const struct model *m, const struct msite *s, const str
 			 struct gate_result *g)
 {
 	(void)s;
-	for (uint32_t i = 0; i < rs->n; i++) {
-		uint32_t fi = rs->fns[i];
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard)
-				continue;
-			if (e->kind == EV_CALL && str_eq(e->u.call->name, WITH_GVL_API)) {
-				gate_add(g, GATE_WITH_GVL, GATE_FAIL, &e->loc, (int32_t)fi,
-					 "'%s' calls rb_thread_call_with_gvl: the worker may not be the caller's thread, "
-					 "or a Ruby thread at all",
-					 mf->f->name);
-				continue;
-			}
-			if (e->kind == EV_CALL && (e->u.call->indirect || model_func_by_usr(m, e->u.call->usr)))
-				continue;
-			struct ruby_use u = ruby_use_of(mf, ei);
-			if (!u.representative)
-				continue;
-			switch (u.cls) {
-			case RC_CALL:
-			case RC_MAY_RAISE:
-			case RC_RAISES:
-				gate_add(g, GATE_RUBY_API, GATE_FAIL, &e->loc, (int32_t)fi, "'%s' calls Ruby API '%s'",
-					 mf->f->name, u.name);
-				break;
-			case RC_ACCESSOR:
-				gate_add(g, GATE_RUBY_API, GATE_FAIL, &e->loc, (int32_t)fi,
-					 "'%s' reads a Ruby object's internals ('%s')", mf->f->name, u.name);
-				break;
-			case RC_ALLOC:
-				/* gvl-semantics rule 9: may raise NoMemoryError through
-				 * rb_thread_call_with_gvl; fatal on a non-Ruby thread */
-				gate_add(g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					 "'%s' allocates with '%s', which needs a Ruby thread and may raise "
-					 "NoMemoryError",
-					 mf->f->name, u.name);
-				break;
-			default:
-				break;
-			}
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
+		uint32_t fi = w.fi, ei = w.ei;
+		const struct mfunc *mf = w.mf;
+		const struct event *e = w.e;
+		if (e->kind == EV_CALL && str_eq(e->u.call->name, WITH_GVL_API)) {
+			gate_add(g, GATE_WITH_GVL, GATE_FAIL, &e->loc, (int32_t)fi,
+				 "'%s' calls rb_thread_call_with_gvl: the worker may not be the caller's thread, "
+				 "or a Ruby thread at all",
+				 mf->f->name);
+			continue;
+		}
+		if (e->kind == EV_CALL && (e->u.call->indirect || model_func_by_usr(m, e->u.call->usr)))
+			continue;
+		struct ruby_use u = ruby_use_of(mf, ei);
+		if (!u.representative)
+			continue;
+		switch (u.cls) {
+		case RC_CALL:
+		case RC_MAY_RAISE:
+		case RC_RAISES:
+			gate_add(g, GATE_RUBY_API, GATE_FAIL, &e->loc, (int32_t)fi, "'%s' calls Ruby API '%s'",
+				 mf->f->name, u.name);
+			break;
+		case RC_ACCESSOR:
+			gate_add(g, GATE_RUBY_API, GATE_FAIL, &e->loc, (int32_t)fi,
+				 "'%s' reads a Ruby object's internals ('%s')", mf->f->name, u.name);
+			break;
+		case RC_ALLOC:
+			/* gvl-semantics rule 9: may raise NoMemoryError through
+			 * rb_thread_call_with_gvl; fatal on a non-Ruby thread */
+			gate_add(g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				 "'%s' allocates with '%s', which needs a Ruby thread and may raise "
+				 "NoMemoryError",
+				 mf->f->name, u.name);
+			break;
+		default:
+			break;
 		}
 	}
 }
