@@ -3,7 +3,8 @@
 # missing fact (verdict.h): the JSON's offload.missing_fact and the
 # --explain-callback "next step" line name the library function to model,
 # the function pointer to resolve, the header to install.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 
 cp -r "$SRC/tests/data/missing_fact" ext
 run --no-progress --format json ext
