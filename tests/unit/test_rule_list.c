@@ -62,7 +62,11 @@ static bool text_expects(const char *text, const char *slug)
 			size_t len = strcspn(t, ", \t\n");
 			if (t + len > end)
 				len = (size_t)(end - t);
-			if (len == n && strncmp(t, slug, n) == 0)
+			/* the slug, then maybe @column and :severity */
+			size_t sl = strcspn(t, "@:");
+			if (sl > len)
+				sl = len;
+			if (sl == n && strncmp(t, slug, n) == 0)
 				return true;
 			if (!len)
 				break;
@@ -208,6 +212,9 @@ static void the_expectation_reader_is_exact(void **state)
 	assert_false(text_expects("x(); /* expect: a-b-c */\n", "a-b"));
 	assert_false(text_expects("x(); /* expect: a-b */ c-d\n", "c-d"));
 	assert_false(text_expects("c-d\n", "c-d"));
+	assert_true(text_expects("x(); /* expect: a-b@17:note */\n", "a-b"));
+	assert_true(text_expects("x(); /* expect: c-d:error, a-b@3 */\n", "a-b"));
+	assert_false(text_expects("x(); /* expect: a-bc@3 */\n", "a-b"));
 }
 
 int main(void)
