@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 /* Release functions. Source: C (free), Ruby 3.1 ruby/internal/memory.h
  * (xfree -> ruby_xfree), intern/string.h (rb_str_unlocktmp); a library's
@@ -44,16 +44,6 @@ static bool can_raise(const struct msite *s)
 	if (!s->flags_known)
 		return false;
 	return (s->flags & NOGVL_OFFLOAD_SAFE) || !(s->flags & NOGVL_INTR_FAIL);
-}
-
-static bool path_prefix(const char *p, const char *q)
-{
-	p = p ? p : "";
-	q = q ? q : "";
-	size_t n = strlen(p);
-	if (!n)
-		return true;
-	return strncmp(p, q, n) == 0 && (q[n] == '\0' || q[n] == '.' || q[n] == '[');
 }
 
 /* The thing released: the argument's variable or member. */
@@ -114,7 +104,7 @@ static void run(struct rule_ctx *rc)
 			for (uint32_t j = s->ev + 1; j < i && !fresh; j++) {
 				const struct event *a = &f->events[j];
 				if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var &&
-				    path_prefix(a->u.assign->lhs.path, r.path) &&
+				    ref_path_prefix(a->u.assign->lhs.path, r.path) &&
 				    !(a->u.assign->rhs.kind == EX_CALL && a->u.assign->rhs.call == (int32_t)s->ev))
 					fresh = true;
 				if (a->kind == EV_CALL && str_eq(e->u.call->name, "rb_str_unlocktmp") &&

@@ -3,7 +3,7 @@
  * how it is kept alive; and the inputs/outputs offload gates. Off by default. */
 #include "gates.h"
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 static const char *state_name(int s)
 {

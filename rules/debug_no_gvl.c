@@ -1,7 +1,7 @@
 /* debug-no-gvl: reports every function the engine finds running without the
  * GVL (or as an unblocking function), with the chain back to the release
  * site. For engine tests; off by default. */
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {

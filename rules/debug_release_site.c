@@ -1,6 +1,6 @@
 /* debug-release-site: reports every GVL-release site the engine found, with
  * how its callback was resolved. For engine tests and audits; off by default. */
-#include "rules.h"
+#include "rule.h"
 
 static void append_targets(struct strbuf *sb, const struct model *m, const struct cbres *r)
 {

@@ -3,7 +3,7 @@
  * site's flags, with the evidence as notes. For corpus tests and audits; off
  * by default. */
 #include "gates.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {

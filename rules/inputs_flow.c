@@ -297,21 +297,6 @@ const char *io_kind_noun(int kind)
 
 typedef VEC(struct ref) refvec;
 
-static bool path_prefix(const char *p, const char *q)
-{
-	p = p ? p : "";
-	q = q ? q : "";
-	size_t n = strlen(p);
-	if (!n)
-		return true;
-	return strncmp(p, q, n) == 0 && (q[n] == '\0' || q[n] == '.' || q[n] == '[');
-}
-
-static bool refs_related(const struct ref *a, const struct ref *b)
-{
-	return a->var >= 0 && a->var == b->var && (path_prefix(a->path, b->path) || path_prefix(b->path, a->path));
-}
-
 static bool ref_is_var(const struct ref *r)
 {
 	return r->var >= 0 && (!r->path || !*r->path);
@@ -409,7 +394,7 @@ static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at)
 static bool carried(const struct flow *fl, const struct ref *r)
 {
 	for (size_t i = 0; i < fl->carriers.n; i++)
-		if (refs_related(&fl->carriers.v[i], r))
+		if (ref_related(&fl->carriers.v[i], r))
 			return true;
 	return false;
 }
@@ -424,9 +409,9 @@ static bool assigns_carrier(const struct flow *fl, const struct ref *lhs)
 		const struct ref *c = &fl->carriers.v[i];
 		if (c->var < 0 || c->var != lhs->var)
 			continue;
-		if (path_prefix(c->path, lhs->path))
+		if (ref_path_prefix(c->path, lhs->path))
 			return true;
-		if (path_prefix(lhs->path, c->path) && !c->deref)
+		if (ref_path_prefix(lhs->path, c->path) && !c->deref)
 			return true;
 	}
 	return false;

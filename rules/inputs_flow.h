@@ -112,6 +112,29 @@ void io_free(struct io_analysis *a);
  * event (wrapper call sites share their template's data). */
 bool io_first_for_data(const struct model *m, const struct msite *s);
 
+/* The inputs of every release site, once per data (a wrapper's call sites
+ * share their template's data): the one walk the input rules use
+ * (inputs_sites.c).
+ *
+ *   struct io_sites it;
+ *   for (io_sites_init(&it, m, true); io_sites_next(&it);)
+ *           ... it.s (the site), it.a (its analysis) ...
+ *
+ * With analyse false only the sites are walked (it.a stays empty). Each step
+ * frees the previous analysis, the last one frees everything: leaving the
+ * loop early needs io_sites_end. */
+struct io_sites {
+	const struct model *m;
+	bool analyse;
+	size_t next;
+	const struct msite *s;
+	struct io_analysis a;
+	bool have;             /* a holds an analysis */
+};
+void io_sites_init(struct io_sites *it, const struct model *m, bool analyse);
+bool io_sites_next(struct io_sites *it);
+void io_sites_end(struct io_sites *it);
+
 /* Unfrozen: the owner may be modified by other code during the call. */
 static inline bool io_unfrozen(const struct io_input *in)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
 		   const struct io_input *in)
@@ -53,26 +53,23 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
-	for (size_t i = 0; i < m->sites.n; i++) {
-		const struct msite *s = &m->sites.v[i];
-		if (!io_first_for_data(m, s))
-			continue;
-		struct io_analysis a;
-		io_analyse(m, s, &a);
-		for (size_t k = 0; k < a.in.n; k++) {
-			const struct io_input *in = &a.in.v[k];
+	struct io_sites it;
+	for (io_sites_init(&it, m, true); io_sites_next(&it);) {
+		const struct msite *s = it.s;
+		const struct io_analysis *a = &it.a;
+		for (size_t k = 0; k < a->in.n; k++) {
+			const struct io_input *in = &a->in.v[k];
 			if (!io_not_alive(in))
 				continue;
 			/* one finding per owner */
 			bool dup = false;
 			for (size_t j = 0; j < k; j++)
-				if (io_not_alive(&a.in.v[j]) && str_eq(a.in.v[j].owner, in->owner) &&
-				    a.in.v[j].temporary == in->temporary && !in->temporary)
+				if (io_not_alive(&a->in.v[j]) && str_eq(a->in.v[j].owner, in->owner) &&
+				    a->in.v[j].temporary == in->temporary && !in->temporary)
 					dup = true;
 			if (!dup)
-				report(rc, s, &a, in);
+				report(rc, s, a, in);
 		}
-		io_free(&a);
 	}
 }
 

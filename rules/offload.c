@@ -8,46 +8,41 @@
 #include "knowledge.h"
 #include "ubf.h"
 
-/* Every gate with its checker. A gate whose checker is NULL has no checker in
- * this build: it is "cannot verify", so no site becomes a candidate on the
- * strength of an unchecked gate. */
-struct gate_reg {
-	int gate;
-	gate_checker check;
+/* Every gate's checker, in GATE_LIST order (src/verdict.h). */
+static const gate_checker checkers[GATE_COUNT] = {
+#define GATE_CHECKER(id, name, safety, check) check,
+	GATE_LIST(GATE_CHECKER)
+#undef GATE_CHECKER
 };
 
-static const struct gate_reg registry[] = {
-	{GATE_RUBY_API, gate_check_ruby_api}, /* also records GATE_WITH_GVL */
-	{GATE_THREAD_STATE, gate_check_thread_state},
-	{GATE_ERROR_CHANNEL, gate_check_error_channel},
-	{GATE_LOCK, gate_check_locks},
-	{GATE_INPUTS, gate_check_inputs},
-	{GATE_OUTPUTS, gate_check_outputs},
-	{GATE_SHARED_STATE, gate_check_shared_state},
-	{GATE_FD, gate_check_fd},
-	{GATE_UBF, gate_check_ubf},
-	{GATE_UBF, gate_check_unbounded_wait},
-	{GATE_OPAQUE, gate_check_opaque},
-	{GATE_WORK_SIZE, gate_check_work_size},
-};
-
-const char *offload_verdict_name(int v)
+/* GATE_WITH_GVL: gate_check_ruby_api records it in the same walk. */
+void gate_check_none(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
-	switch (v) {
-	case OV_CANDIDATE: return "candidate";
-	case OV_NOT_SAFE: return "not offload-safe";
-	case OV_CANNOT_VERIFY: return "cannot verify";
-	case OV_FLAGGED_SAFE: return "already flagged";
-	case OV_FLAGGED_UNSAFE: return "unsafe";
-	case OV_FLAGGED_CANNOT_VERIFY: return "already flagged, cannot verify";
-	case OV_NOT_APPLICABLE: return "not applicable";
-	default: return "not evaluated";
-	}
+	(void)m, (void)s, (void)rs, (void)g;
 }
 
-bool gate_is_safety(int gate)
+void gate_check_ubf_all(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			struct gate_result *g)
 {
-	return gate != GATE_WORK_SIZE;
+	gate_check_ubf(m, s, rs, g);
+	gate_check_unbounded_wait(m, s, rs, g);
+}
+
+/* The fact a file with parse errors misses: the header clang did not find
+ * ("'zlib.h' file not found"), else a clean parse of the file. */
+static void parse_fact(const struct tu_facts *tu, struct gate_evidence *e)
+{
+	for (size_t i = 0; i < tu->diags.n; i++) {
+		const char *msg = tu->diags.v[i].msg;
+		const char *nf = msg && msg[0] == '\'' ? strstr(msg, "' file not found") : NULL;
+		if (nf && nf > msg + 1) {
+			char *h = xstrndup(msg + 1, (size_t)(nf - msg - 1));
+			gate_fact(e, FACT_HEADER, h);
+			free(h);
+			return;
+		}
+	}
+	gate_fact(e, FACT_PARSE, tu->display ? tu->display : tu->path);
 }
 
 /* Evidence kept per gate and site (the rest is counted: "... and N more").
@@ -60,35 +55,21 @@ bool gate_is_safety(int gate)
  * and rb_thread_call_with_gvl: gate_check_ruby_api reads rs->fns and the
  * functions' events, nothing of the site), keyed by the callback's targets:
  * sites sharing a callback share that evidence instead of re-walking the
- * chain. */
+ * chain. Lives for one offload_compute. */
 struct cb_memo {
 	struct hmap by_key; /* "t1,t2,..." -> struct gate_result * */
 	struct strpool keys;
 };
 
-struct offload_cache {
-	uint32_t n;
-	struct offload_info *info;
-	uint8_t *done;
-	struct cb_memo memo;
-};
-
-static void cache_free(void *p)
+static void cb_memo_free(struct cb_memo *memo)
 {
-	struct offload_cache *c = p;
-	for (uint32_t i = 0; i < c->n; i++)
-		if (c->done[i])
-			gate_result_free(&c->info[i].g);
-	free(c->info);
-	free(c->done);
-	hmap_foreach(&c->memo.by_key, e)
+	hmap_foreach(&memo->by_key, e)
 	{
 		gate_result_free(e->val);
 		free(e->val);
 	}
-	hmap_free(&c->memo.by_key);
-	strpool_free(&c->memo.keys);
-	free(c);
+	hmap_free(&memo->by_key);
+	strpool_free(&memo->keys);
 }
 
 static void copy_evidence(struct gate_result *to, const struct gate_result *from)
@@ -98,6 +79,8 @@ static void copy_evidence(struct gate_result *to, const struct gate_result *from
 		struct gate_evidence *n = gate_add(to, e->gate, e->state, &e->loc, e->fn, "%s", e->msg);
 		n->rule = e->rule;
 		n->ev = e->ev;
+		if (e->fact)
+			gate_fact(n, e->fact, e->fact_name);
 		for (size_t k = 0; k < e->notes.n; k++)
 			gate_note_add(n, &e->notes.v[k].loc, "%s", e->notes.v[k].msg);
 	}
@@ -125,9 +108,10 @@ static void ruby_api_memo(struct cb_memo *memo, const struct model *m, const str
 	copy_evidence(g, r);
 }
 
-/* Keeps the first MAX_EVIDENCE_PER_GATE pieces of evidence of each gate and
- * says how many more there were. */
-static void cap_evidence(const struct msite *s, struct gate_result *g)
+/* Keeps the first MAX_EVIDENCE_PER_GATE pieces of evidence of each gate (and
+ * the one at index keep, the missing fact's, wherever it is) and says how
+ * many more there were. */
+static void cap_evidence(const struct msite *s, struct gate_result *g, size_t keep)
 {
 	unsigned kept[GATE_COUNT] = {0}, more[GATE_COUNT] = {0};
 	int more_state[GATE_COUNT] = {0};
@@ -135,7 +119,7 @@ static void cap_evidence(const struct msite *s, struct gate_result *g)
 	for (size_t i = 0; i < g->ev.n; i++) {
 		struct gate_evidence *e = &g->ev.v[i];
 		int gi = e->gate >= 0 && e->gate < GATE_COUNT ? e->gate : 0;
-		if (kept[gi] < MAX_EVIDENCE_PER_GATE) {
+		if (kept[gi] < MAX_EVIDENCE_PER_GATE || i == keep) {
 			kept[gi]++;
 			g->ev.v[w++] = *e;
 			continue;
@@ -144,6 +128,7 @@ static void cap_evidence(const struct msite *s, struct gate_result *g)
 		if (e->state > more_state[gi])
 			more_state[gi] = e->state;
 		free(e->msg);
+		free(e->fact_name);
 		for (size_t k = 0; k < e->notes.n; k++)
 			free(e->notes.v[k].msg);
 		vec_free(&e->notes);
@@ -171,7 +156,7 @@ static bool threshold_guarded(const struct model *m, const struct msite *s)
 	return false;
 }
 
-static void evaluate(struct cb_memo *memo, const struct model *m, const struct msite *s, struct offload_info *oi)
+static void evaluate(struct cb_memo *memo, const struct model *m, const struct msite *s, struct site_verdict *oi)
 {
 	if (s->is_template) {
 		oi->verdict = OV_NOT_EVALUATED;
@@ -186,22 +171,23 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 	oi->threshold_guard = threshold_guarded(m, s);
 	struct reach_set rs;
 	model_reach_from(m, &s->cb, (int32_t)s->id, &rs);
-	for (size_t i = 0; i < ARRAY_SIZE(registry); i++) {
-		if (registry[i].check == gate_check_ruby_api)
+	for (int gi = 0; gi < GATE_COUNT; gi++) {
+		if (checkers[gi] == gate_check_ruby_api)
 			ruby_api_memo(memo, m, s, &rs, &oi->g);
-		else if (registry[i].check)
-			registry[i].check(m, s, &rs, &oi->g);
 		else
-			gate_add(&oi->g, registry[i].gate, GATE_UNKNOWN, &s->loc, -1,
-				 "the %s gate is not checked by this version of nogvl-lint", gate_name(registry[i].gate));
+			checkers[gi](m, s, &rs, &oi->g);
 	}
 	reach_set_free(&rs);
 	if (!s->flags_known)
-		gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1, "the flags of this call are not a constant");
-	if (s->token_only)
-		gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-			 "the call was found by the token scan only (the parser lost it): nothing else is known");
-	cap_evidence(s, &oi->g);
+		gate_fact(gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the flags of this call are not a constant"),
+			  FACT_FLAGS, NULL);
+	if (s->token_only) {
+		struct gate_evidence *e =
+			gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				 "the call was found by the token scan only (the parser lost it): nothing else is known");
+		parse_fact(m->fns.v[s->fn].tu, e);
+	}
 	int worst = GATE_PASS;
 	for (int gi = 0; gi < GATE_COUNT; gi++)
 		if (gate_is_safety(gi) && oi->g.state[gi] > worst)
@@ -216,27 +202,32 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 		oi->verdict = OV_CANNOT_VERIFY;
 	else
 		oi->verdict = OV_CANDIDATE;
+	/* the missing fact is chosen from all the evidence, and kept by the cap */
+	bool cannot = oi->verdict == OV_CANNOT_VERIFY || oi->verdict == OV_FLAGGED_CANNOT_VERIFY;
+	size_t keep = (size_t)-1;
+	unsigned others = 0;
+	if (cannot) {
+		missing_fact_choose(&oi->g, &oi->missing);
+		if (oi->missing.ev)
+			keep = (size_t)(oi->missing.ev - oi->g.ev.v);
+		others = oi->missing.others;
+	}
+	cap_evidence(s, &oi->g, keep);
+	if (cannot) {
+		missing_fact_choose(&oi->g, &oi->missing);
+		oi->missing.others = others;
+	}
 }
 
-const struct offload_info *offload_info(const struct model *m, uint32_t site)
+void offload_compute(struct model *m)
 {
-	struct model *mm = (struct model *)m; /* the cache slot is mutable by design */
-	struct offload_cache *c = mm->ext;
-	if (!c) {
-		c = xcalloc(1, sizeof(*c));
-		c->n = (uint32_t)m->sites.n;
-		c->info = xcalloc(c->n + 1, sizeof(*c->info));
-		c->done = xcalloc(c->n + 1, 1);
-		mm->ext = c;
-		mm->ext_free = cache_free;
-	}
-	if (site >= c->n)
-		return NULL;
-	if (!c->done[site]) {
-		evaluate(&c->memo, m, &m->sites.v[site], &c->info[site]);
-		c->done[site] = 1;
-	}
-	return &c->info[site];
+	site_verdicts_free(m->verdicts, m->nverdicts);
+	m->nverdicts = m->sites.n;
+	m->verdicts = xcalloc(m->nverdicts + 1, sizeof(*m->verdicts));
+	struct cb_memo memo = {0};
+	for (uint32_t i = 0; i < m->sites.n; i++)
+		evaluate(&memo, m, &m->sites.v[i], &m->verdicts[i]);
+	cb_memo_free(&memo);
 }
 
 /* ---- opaque callees ---- */
@@ -246,11 +237,14 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 {
 	if (!s->cb.ntargets) {
 		if (s->cb.nexternal)
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-				 "the callback '%s' has no body in the project (a library function)", s->cb.external[0]);
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+					   "the callback '%s' has no body in the project (a library function)",
+					   s->cb.external[0]),
+				  FACT_MODEL, s->cb.external[0]);
 		else
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1, "the callback '%s' could not be resolved",
-				 s->cb.text ? s->cb.text : "?");
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+					   "the callback '%s' could not be resolved", s->cb.text ? s->cb.text : "?"),
+				  FACT_FNPTR, s->cb.text);
 		return;
 	}
 	/* a file with parse errors may have lost the very call that matters */
@@ -267,10 +261,10 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 		if (dup || nbad == ARRAY_SIZE(seen_bad))
 			continue;
 		seen_bad[nbad++] = tu;
-		gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
-			 "'%s' is in a file that did not parse cleanly (%u error%s): a call may be missing from what "
-			 "the engine sees",
-			 mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s");
+		parse_fact(tu, gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
+					"'%s' is in a file that did not parse cleanly (%u error%s): a call may be "
+					"missing from what the engine sees",
+					mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s"));
 	}
 	/* a function nested too deep to walk whole (extract.h: EXTRACT_MAX_DEPTH) */
 	for (uint32_t i = 0; i <= rs->n; i++) {
@@ -281,9 +275,10 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 				 mf->f->name);
 	}
 	if (s->cb.partial)
-		gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-			 "the callback variable '%s' is also assigned values the engine cannot follow",
-			 s->cb.text ? s->cb.text : "?");
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the callback variable '%s' is also assigned values the engine cannot follow",
+				   s->cb.text ? s->cb.text : "?"),
+			  FACT_FNPTR, s->cb.text);
 	for (uint32_t i = 0; i < rs->n; i++) {
 		uint32_t fi = rs->fns[i];
 		const struct mfunc *mf = &m->fns.v[fi];
@@ -292,9 +287,10 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			if (e->to >= 0 || mf->f->events[e->ev].gvl_guard)
 				continue;
 			const struct event *ev = &mf->f->events[e->ev];
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &ev->loc, (int32_t)fi,
-				 "'%s' calls through a function pointer ('%s') the engine cannot resolve", mf->f->name,
-				 ev->u.call->callee.text ? ev->u.call->callee.text : "?");
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &ev->loc, (int32_t)fi,
+					   "'%s' calls through a function pointer ('%s') the engine cannot resolve",
+					   mf->f->name, ev->u.call->callee.text ? ev->u.call->callee.text : "?"),
+				  FACT_FNPTR, ev->u.call->callee.text);
 		}
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
@@ -305,9 +301,11 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 				continue;
 			if (known_safe_call(c->name))
 				continue;
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-				 "'%s' calls '%s', which has no body here and is not a known thread-safe library call",
-				 mf->f->name, c->name);
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					   "'%s' calls '%s', which has no body here and is not a known thread-safe "
+					   "library call",
+					   mf->f->name, c->name),
+				  FACT_MODEL, c->name);
 		}
 	}
 }

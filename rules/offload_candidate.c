@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "offload.h"
-#include "rules.h"
+#include "rule.h"
 
 #define FLAG "RB_NOGVL_OFFLOAD_SAFE"
 
@@ -130,7 +130,7 @@ static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	for (uint32_t i = 0; i < m->sites.n; i++) {
-		const struct offload_info *oi = offload_info(m, i);
+		const struct site_verdict *oi = site_verdict_of(m, i);
 		if (!oi || oi->verdict != OV_CANDIDATE)
 			continue;
 		const struct msite *s = &m->sites.v[i];

@@ -2,7 +2,7 @@
  * RB_NOGVL_PENDING_INTR_FAIL (newer) used without #ifdef or a fallback. */
 #include <string.h>
 
-#include "rules.h"
+#include "rule.h"
 
 static const char *const new_flags[] = {"RB_NOGVL_OFFLOAD_SAFE", "RB_NOGVL_PENDING_INTR_FAIL"};
 

@@ -1,12 +1,12 @@
 /* offload-unsafe: the call passes RB_NOGVL_OFFLOAD_SAFE but a gate fails. */
 #include "offload.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	for (uint32_t i = 0; i < m->sites.n; i++) {
-		const struct offload_info *oi = offload_info(m, i);
+		const struct site_verdict *oi = site_verdict_of(m, i);
 		if (!oi || oi->verdict != OV_FLAGGED_UNSAFE)
 			continue;
 		const struct msite *s = &m->sites.v[i];

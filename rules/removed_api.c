@@ -1,7 +1,7 @@
 /* removed-api: GVL APIs removed in Ruby 2.2 (Feature #9502). */
 #include <string.h>
 
-#include "rules.h"
+#include "rule.h"
 
 static const char *const removed_names[] = {
 	"TRAP_BEG",

@@ -1,55 +1,49 @@
 /* ruby-api-without-gvl: Ruby C API reached from a GVL-release callback. */
 #include "knowledge.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	struct use_groups groups = {0};
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		if (!model_reached(m, CTX_NOGVL, fi))
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, NULL, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);) {
+		uint32_t fi = w.fi, ei = w.ei;
+		const struct mfunc *mf = w.mf;
+		const struct event *e = w.e;
+		struct ruby_use u = ruby_use_of(mf, ei);
+		if (!u.representative)
 			continue;
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard)
-				continue;
-			if (e->kind == EV_CALL && (e->u.call->indirect || model_func_by_usr(m, e->u.call->usr)))
-				continue; /* the gem's own function: an edge, checked where it is defined */
-			struct ruby_use u = ruby_use_of(mf, ei);
-			if (!u.representative)
-				continue;
-			if (u.cls != RC_RAISES && u.cls != RC_MAY_RAISE && u.cls != RC_CALL)
-				continue;
-			if (use_group_find(&groups, mf, e, u.name))
-				continue;
-			struct finding *f;
-			const char *fn = mf->f->name;
-			switch (u.cls) {
-			case RC_RAISES:
-				f = rule_report(rc, &e->loc, fn,
-						"'%s' raises a Ruby exception without the GVL ('%s' runs with the GVL "
-						"released); return an error from the callback and raise after the call",
-						u.name, fn);
-				break;
-			case RC_MAY_RAISE:
-				f = rule_report(rc, &e->loc, fn,
-						"'%s' may raise a Ruby exception, but '%s' runs without the GVL; convert or "
-						"check the value before releasing the GVL",
-						u.name, fn);
-				break;
-			case RC_CALL:
-				f = rule_report(rc, &e->loc, fn,
-						"Ruby C API '%s' called without the GVL ('%s' runs with the GVL released)",
-						u.name, fn);
-				break;
-			default:
-				continue;
-			}
-			finding_macro_note(f, e);
-			finding_chain(f, m, CTX_NOGVL, fi);
-			use_group_add(&groups, mf, e, u.name, f);
+		if (u.cls != RC_RAISES && u.cls != RC_MAY_RAISE && u.cls != RC_CALL)
+			continue;
+		if (use_group_find(&groups, mf, e, u.name))
+			continue;
+		struct finding *f;
+		const char *fn = mf->f->name;
+		switch (u.cls) {
+		case RC_RAISES:
+			f = rule_report(rc, &e->loc, fn,
+					"'%s' raises a Ruby exception without the GVL ('%s' runs with the GVL "
+					"released); return an error from the callback and raise after the call",
+					u.name, fn);
+			break;
+		case RC_MAY_RAISE:
+			f = rule_report(rc, &e->loc, fn,
+					"'%s' may raise a Ruby exception, but '%s' runs without the GVL; convert or "
+					"check the value before releasing the GVL",
+					u.name, fn);
+			break;
+		case RC_CALL:
+			f = rule_report(rc, &e->loc, fn,
+					"Ruby C API '%s' called without the GVL ('%s' runs with the GVL released)",
+					u.name, fn);
+			break;
+		default:
+			continue;
 		}
+		finding_macro_note(f, e);
+		finding_chain(f, m, CTX_NOGVL, fi);
+		use_group_add(&groups, mf, e, u.name, f);
 	}
 	use_groups_finish(&groups);
 }

@@ -1,12 +1,12 @@
 /* small-work-nogvl: the GVL is released around bounded-small work. */
 #include "offload.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	for (uint32_t i = 0; i < m->sites.n; i++) {
-		const struct offload_info *oi = offload_info(m, i);
+		const struct site_verdict *oi = site_verdict_of(m, i);
 		if (!oi || !oi->small_work)
 			continue;
 		const struct msite *s = &m->sites.v[i];

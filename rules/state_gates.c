@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "gates.h"
-#include "rules.h"
+#include "rule.h"
 #include "state_knowledge.h"
 #include "state_rules.h"
 
@@ -683,21 +683,17 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 	struct state_ctx c;
 	ctx_init(&c, m);
 	uint8_t *prot = protected_fns(&c, s, rs);
-	for (uint32_t i = 0; i < rs->n; i++) {
-		uint32_t fi = rs->fns[i];
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard)
-				continue;
-			bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
-			if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
-				shared_write(&c, g, fi, ei, locked);
-			else if (library_call(m, e)) {
-				if (!locked)
-					library_writes(&c, g, fi, ei);
-				mt_unsafe(&c, g, fi, ei);
-			}
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
+		uint32_t fi = w.fi, ei = w.ei;
+		const struct event *e = w.e;
+		bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
+		if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
+			shared_write(&c, g, fi, ei, locked);
+		else if (library_call(m, e)) {
+			if (!locked)
+				library_writes(&c, g, fi, ei);
+			mt_unsafe(&c, g, fi, ei);
 		}
 	}
 	free(prot);
@@ -855,66 +851,63 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 	ctx_init(&c, m);
 	struct hmap seen = {0}; /* "fn:key" of TLS variables already recorded */
 	struct hmap confined = {0}; /* key -> 1 confined, 2 not */
-	for (uint32_t i = 0; i < rs->n; i++) {
-		uint32_t fi = rs->fns[i];
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard)
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
+		uint32_t fi = w.fi, ei = w.ei;
+		const struct mfunc *mf = w.mf;
+		const struct event *e = w.e;
+		bool set;
+		const char *key = tls_event_key(&c, mf, e, &set);
+		if (key) {
+			uintptr_t cf = (uintptr_t)hmap_get(&confined, key);
+			if (!cf) {
+				cf = tls_confined(&c, rs, key) ? 1 : 2;
+				hmap_put(&confined, key, (void *)cf);
+			}
+			if (cf == 1)
 				continue;
-			bool set;
-			const char *key = tls_event_key(&c, mf, e, &set);
-			if (key) {
-				uintptr_t cf = (uintptr_t)hmap_get(&confined, key);
-				if (!cf) {
-					cf = tls_confined(&c, rs, key) ? 1 : 2;
-					hmap_put(&confined, key, (void *)cf);
-				}
-				if (cf == 1)
+			if (e->kind == EV_ACCESS) {
+				char *sk = xasprintf("%u:%s", fi, key);
+				const char *ik = intern(&c.pool, sk);
+				free(sk);
+				if (hmap_has(&seen, ik))
 					continue;
-				if (e->kind == EV_ACCESS) {
-					char *sk = xasprintf("%u:%s", fi, key);
-					const char *ik = intern(&c.pool, sk);
-					free(sk);
-					if (hmap_has(&seen, ik))
-						continue;
-					hmap_put(&seen, ik, (void *)1);
-					const struct var *v = mf_var(mf, e->u.access.ref.var);
-					struct gate_evidence *ev =
-						thread_ev(g, e, fi, ei, mf->f->name, "uses thread-local variable", v->name);
-					gate_note_add(ev, &v->loc, "'%s' is declared thread-local here", v->name);
-				} else if (str_eq(key, "locale")) {
-					thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's locale through",
-						  call_display(e));
-				} else if (str_eq(key, "sigmask")) {
-					thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
-						  call_display(e));
-				} else {
-					thread_ev(g, e, fi, ei, mf->f->name, "uses thread-specific data with",
-						  call_display(e));
-				}
-				continue;
-			}
-			if (e->kind != EV_CALL || !library_call(m, e))
-				continue;
-			const struct thread_state_fn *ts = thread_state_find(e->u.call->name);
-			if (syscall_gettid(e))
-				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
-					  "syscall(SYS_gettid)");
-			else if (ts && ts->kind == TS_IDENTITY)
-				thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
+				hmap_put(&seen, ik, (void *)1);
+				const struct var *v = mf_var(mf, e->u.access.ref.var);
+				struct gate_evidence *ev =
+					thread_ev(g, e, fi, ei, mf->f->name, "uses thread-local variable", v->name);
+				gate_note_add(ev, &v->loc, "'%s' is declared thread-local here", v->name);
+			} else if (str_eq(key, "locale")) {
+				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's locale through",
 					  call_display(e));
-			else if (ts && ts->kind == TS_LOCALE) {
-				struct gate_evidence *ev = thread_ev(g, e, fi, ei, mf->f->name,
-								     "depends on the thread's locale through",
-								     call_display(e));
-				if (mt_unsafe_find(e->u.call->name))
-					ev->rule = NULL; /* setlocale: reported once, by mt-unsafe-call */
-			}
-			else if (ts && ts->kind == TS_SIGMASK)
+			} else if (str_eq(key, "sigmask")) {
 				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
 					  call_display(e));
+			} else {
+				thread_ev(g, e, fi, ei, mf->f->name, "uses thread-specific data with",
+					  call_display(e));
+			}
+			continue;
 		}
+		if (e->kind != EV_CALL || !library_call(m, e))
+			continue;
+		const struct thread_state_fn *ts = thread_state_find(e->u.call->name);
+		if (syscall_gettid(e))
+			thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
+				  "syscall(SYS_gettid)");
+		else if (ts && ts->kind == TS_IDENTITY)
+			thread_ev(g, e, fi, ei, mf->f->name, "asks for the running thread's identity with",
+				  call_display(e));
+		else if (ts && ts->kind == TS_LOCALE) {
+			struct gate_evidence *ev = thread_ev(g, e, fi, ei, mf->f->name,
+							     "depends on the thread's locale through",
+							     call_display(e));
+			if (mt_unsafe_find(e->u.call->name))
+				ev->rule = NULL; /* setlocale: reported once, by mt-unsafe-call */
+		}
+		else if (ts && ts->kind == TS_SIGMASK)
+			thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
+				  call_display(e));
 	}
 	hmap_free(&seen);
 	hmap_free(&confined);
@@ -1037,17 +1030,15 @@ static int chan_effect(const struct model *m, uint32_t fn, int channel, uint8_t 
 static bool chan_producer(const struct model *m, const struct msite *s, const struct reach_set *rs, int channel,
 			  uint32_t *pfn, uint32_t *pev)
 {
-	for (uint32_t i = 0; i < rs->n; i++) {
-		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard || !library_call(m, e) || err_channel_find(e->u.call->name))
-				continue;
-			if (err_channel_producer(channel, e->u.call->name, e->u.call->decl_file)) {
-				*pfn = rs->fns[i];
-				*pev = ei;
-				return true;
-			}
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
+		const struct event *e = w.e;
+		if (!library_call(m, e) || err_channel_find(e->u.call->name))
+			continue;
+		if (err_channel_producer(channel, e->u.call->name, e->u.call->decl_file)) {
+			*pfn = w.fi;
+			*pev = w.ei;
+			return true;
 		}
 	}
 	for (uint32_t i = 0; i < s->cb.nexternal; i++)

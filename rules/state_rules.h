@@ -7,7 +7,7 @@
 #define NOGVL_STATE_RULES_H
 
 #include "gates.h"
-#include "rules.h"
+#include "rule.h"
 
 /* offload_only: only sites whose flags are known to include
  * RB_NOGVL_OFFLOAD_SAFE (without it the callback runs on the calling thread). */

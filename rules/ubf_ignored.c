@@ -10,7 +10,7 @@
  * callback reaches waits on a descriptor or calls into a library that could. */
 #include <string.h>
 
-#include "rules.h"
+#include "rule.h"
 #include "ubf.h"
 
 /* The flag (record+field, or a global's USR) is read, or its address taken,

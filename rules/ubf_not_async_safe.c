@@ -13,7 +13,7 @@
  * strict when any of them passes the flag. */
 #include <stdlib.h>
 
-#include "rules.h"
+#include "rule.h"
 #include "ubf.h"
 
 static const char *key_of(struct strpool *p, uint32_t fn, uint32_t ev)

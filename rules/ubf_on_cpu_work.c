@@ -1,6 +1,6 @@
 /* ubf-on-cpu-work: RUBY_UBF_IO/RUBY_UBF_PROCESS around a callback that makes no
  * blocking system call. Reported at the release call. */
-#include "rules.h"
+#include "rule.h"
 #include "ubf.h"
 
 static void run(struct rule_ctx *rc)

@@ -433,43 +433,40 @@ void ubf_scan_ubf(const struct model *m, const struct msite *s, struct ubf_scan 
 		return;
 	model_reach_from(m, &s->ubf, (int32_t)s->id, &us->rs);
 	us->resolved = s->ubf.ntargets > 0 && !s->ubf.nexternal && !s->ubf.partial;
-	for (uint32_t i = 0; i < us->rs.n; i++) {
-		uint32_t fi = us->rs.fns[i];
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard)
-				continue;
-			if (e->kind == EV_CALL) {
-				if (e->u.call->indirect || has_body(m, e->u.call))
-					continue; /* followed through edges; unresolved pointers count in rs.nopaque */
-				scan_ubf_call(m, us, fi, ei);
-				continue;
-			}
-			if (e->kind != EV_ACCESS)
-				continue;
-			const struct ref *r = &e->u.access.ref;
-			const struct var *v = mf_var(mf, r->var);
-			if (v && (v->flags & VF_TLS)) {
-				ui_push(us, fi, ei, UI_THREAD_ID, true, v->name);
-				continue;
-			}
-			if (!(e->u.access.mode & (ACC_WRITE | ACC_ADDR)))
-				continue;
-			const char *rec = NULL, *field = NULL;
-			if (!flag_identity(m, s, mf, r, &rec, &field))
-				continue;
-			struct ubf_item it = {0};
-			it.fn = fi;
-			it.ev = ei;
-			it.kind = UI_FLAG;
-			it.async_safe = 1;
-			it.name = r->field ? r->field : v ? v->name : "?";
-			it.ref = *r;
-			it.record = rec;
-			it.field = field;
-			vec_push(&us->items, it);
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, &us->rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
+		uint32_t fi = w.fi, ei = w.ei;
+		const struct mfunc *mf = w.mf;
+		const struct event *e = w.e;
+		if (e->kind == EV_CALL) {
+			if (e->u.call->indirect || has_body(m, e->u.call))
+				continue; /* followed through edges; unresolved pointers count in rs.nopaque */
+			scan_ubf_call(m, us, fi, ei);
+			continue;
 		}
+		if (e->kind != EV_ACCESS)
+			continue;
+		const struct ref *r = &e->u.access.ref;
+		const struct var *v = mf_var(mf, r->var);
+		if (v && (v->flags & VF_TLS)) {
+			ui_push(us, fi, ei, UI_THREAD_ID, true, v->name);
+			continue;
+		}
+		if (!(e->u.access.mode & (ACC_WRITE | ACC_ADDR)))
+			continue;
+		const char *rec = NULL, *field = NULL;
+		if (!flag_identity(m, s, mf, r, &rec, &field))
+			continue;
+		struct ubf_item it = {0};
+		it.fn = fi;
+		it.ev = ei;
+		it.kind = UI_FLAG;
+		it.async_safe = 1;
+		it.name = r->field ? r->field : v ? v->name : "?";
+		it.ref = *r;
+		it.record = rec;
+		it.field = field;
+		vec_push(&us->items, it);
 	}
 }
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 static const char *owner_phrase(struct strbuf *sb, const struct io_input *in)
 {
@@ -101,14 +101,11 @@ static void run(struct rule_ctx *rc)
 	const struct model *m = rc->m;
 	/* one finding per pointer, however many release calls use the same data */
 	VEC(uint64_t) done = {0};
-	for (size_t i = 0; i < m->sites.n; i++) {
-		const struct msite *s = &m->sites.v[i];
-		if (!io_first_for_data(m, s))
-			continue;
-		struct io_analysis a;
-		io_analyse(m, s, &a);
-		for (size_t k = 0; k < a.in.n; k++) {
-			const struct io_input *in = &a.in.v[k];
+	struct io_sites it;
+	for (io_sites_init(&it, m, true); io_sites_next(&it);) {
+		const struct msite *s = it.s;
+		for (size_t k = 0; k < it.a.in.n; k++) {
+			const struct io_input *in = &it.a.in.v[k];
 			if (!io_unfrozen(in))
 				continue;
 			uint64_t key = ((uint64_t)in->fn << 32) | in->ev;
@@ -120,7 +117,6 @@ static void run(struct rule_ctx *rc)
 			vec_push(&done, key);
 			report(rc, s, in);
 		}
-		io_free(&a);
 	}
 	vec_free(&done);
 }

@@ -2,7 +2,7 @@
  * bound. Reported at the blocking call inside the callback. */
 #include <stdlib.h>
 
-#include "rules.h"
+#include "rule.h"
 #include "ubf.h"
 
 static const char *fix_for(const struct blocking_call *bc)

@@ -14,24 +14,9 @@
 #include <string.h>
 
 #include "inputs_flow.h"
-#include "rules.h"
+#include "rule.h"
 
 typedef VEC(struct ref) refvec;
-
-static bool path_prefix(const char *p, const char *q)
-{
-	p = p ? p : "";
-	q = q ? q : "";
-	size_t n = strlen(p);
-	if (!n)
-		return true;
-	return strncmp(p, q, n) == 0 && (q[n] == '\0' || q[n] == '.' || q[n] == '[');
-}
-
-static bool related(const struct ref *a, const struct ref *b)
-{
-	return a->var >= 0 && a->var == b->var && (path_prefix(a->path, b->path) || path_prefix(b->path, a->path));
-}
 
 static bool encloses(const struct func *f, int32_t outer, int32_t inner)
 {
@@ -103,7 +88,7 @@ static void push_unique(refvec *v, const struct ref *r)
 
 static bool tracked(const struct ctx *c, const struct ref *r)
 {
-	if (related(&c->data, r))
+	if (ref_related(&c->data, r))
 		return true;
 	for (size_t i = 0; i < c->captured.n; i++)
 		if (c->captured.v[i].var == r->var)
@@ -116,7 +101,7 @@ static void collect(struct ctx *c)
 	const struct func *f = c->mf->f;
 	for (uint32_t i = 0; i < c->rel; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind != EV_ASSIGN || !related(&c->data, &e->u.assign->lhs))
+		if (e->kind != EV_ASSIGN || !ref_related(&c->data, &e->u.assign->lhs))
 			continue;
 		/* a.buf = buf, a.res = &res: the callback writes through them */
 		const struct expr *x = &e->u.assign->rhs;
@@ -151,7 +136,7 @@ static bool initialised(const struct ctx *c, const struct ref *r)
 {
 	for (size_t i = 0; i < c->init.n; i++) {
 		const struct ref *in = &c->init.v[i];
-		if (in->var == r->var && (path_prefix(in->path, r->path) || path_prefix(r->path, in->path)))
+		if (in->var == r->var && (ref_path_prefix(in->path, r->path) || ref_path_prefix(r->path, in->path)))
 			return true;
 	}
 	return false;
@@ -167,13 +152,13 @@ static bool checks(const struct ctx *c, const struct expr *cond)
 		const struct ref *r = &cond->reads[k];
 		if (c->result_var >= 0 && r->var == c->result_var)
 			return true;
-		if (related(&c->data, r) && r->path && *r->path && initialised(c, r))
+		if (ref_related(&c->data, r) && r->path && *r->path && initialised(c, r))
 			return true;
 	}
 	if (cond->kind == EX_REF) {
 		if (c->result_var >= 0 && cond->ref.var == c->result_var)
 			return true;
-		if (related(&c->data, &cond->ref) && initialised(c, &cond->ref))
+		if (ref_related(&c->data, &cond->ref) && initialised(c, &cond->ref))
 			return true;
 	}
 	return false;
@@ -296,7 +281,7 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 		}
 		if (!have_data || !tracked(&c, r))
 			continue;
-		bool is_data = related(&c.data, r);
+		bool is_data = ref_related(&c.data, r);
 		if (is_data && (!r->path || !*r->path || strlen(r->path) <= strlen(c.data.path ? c.data.path : "")))
 			continue; /* the struct as a whole (passed on), not a result field */
 		if (initialised(&c, r) || checked_at(&c, i))
@@ -335,11 +320,9 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
-	for (size_t i = 0; i < m->sites.n; i++) {
-		const struct msite *s = &m->sites.v[i];
-		if (io_first_for_data(m, s))
-			check_site(rc, s);
-	}
+	struct io_sites it;
+	for (io_sites_init(&it, m, false); io_sites_next(&it);)
+		check_site(rc, it.s);
 }
 
 const struct rule_desc rule_unset_result = {

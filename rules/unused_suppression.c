@@ -2,7 +2,7 @@
  * The driver reports it (src/suppress.c) with --report-unused-suppressions
  * or `report_unused_suppressions: true` in .nogvl-lint.yml; run() has nothing
  * to look at in the model. */
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {

@@ -1,41 +1,35 @@
 /* value-access-without-gvl: a Ruby object's internals read or written in a callback. */
 #include "knowledge.h"
-#include "rules.h"
+#include "rule.h"
 
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	struct use_groups groups = {0};
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		if (!model_reached(m, CTX_NOGVL, fi))
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, NULL, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);) {
+		uint32_t fi = w.fi, ei = w.ei;
+		const struct mfunc *mf = w.mf;
+		const struct event *e = w.e;
+		struct ruby_use u = ruby_use_of(mf, ei);
+		if (!u.representative || u.cls != RC_ACCESSOR)
 			continue;
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard)
-				continue;
-			if (e->kind == EV_CALL && (e->u.call->indirect || model_func_by_usr(m, e->u.call->usr)))
-				continue;
-			struct ruby_use u = ruby_use_of(mf, ei);
-			if (!u.representative || u.cls != RC_ACCESSOR)
-				continue;
-			if (use_group_find(&groups, mf, e, u.name))
-				continue;
-			struct finding *f;
-			if (u.member && !e->macro)
-				f = rule_report(rc, &e->loc, mf->f->name,
-						"'%s' accesses a Ruby object's internals (%s) without the GVL; read what "
-						"the callback needs before releasing the GVL",
-						e->u.access.ref.field ? e->u.access.ref.field : "?", u.callee);
-			else
-				f = rule_report(rc, &e->loc, mf->f->name,
-						"'%s' reads a Ruby object's internals without the GVL; take the pointer or "
-						"length before releasing the GVL",
-						u.name);
-			finding_macro_note(f, e);
-			finding_chain(f, m, CTX_NOGVL, fi);
-			use_group_add(&groups, mf, e, u.name, f);
-		}
+		if (use_group_find(&groups, mf, e, u.name))
+			continue;
+		struct finding *f;
+		if (u.member && !e->macro)
+			f = rule_report(rc, &e->loc, mf->f->name,
+					"'%s' accesses a Ruby object's internals (%s) without the GVL; read what "
+					"the callback needs before releasing the GVL",
+					e->u.access.ref.field ? e->u.access.ref.field : "?", u.callee);
+		else
+			f = rule_report(rc, &e->loc, mf->f->name,
+					"'%s' reads a Ruby object's internals without the GVL; take the pointer or "
+					"length before releasing the GVL",
+					u.name);
+		finding_macro_note(f, e);
+		finding_chain(f, m, CTX_NOGVL, fi);
+		use_group_add(&groups, mf, e, u.name, f);
 	}
 	use_groups_finish(&groups);
 }

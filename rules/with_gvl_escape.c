@@ -5,7 +5,7 @@
 #include "knowledge.h"
 #include <stdlib.h>
 
-#include "rules.h"
+#include "rule.h"
 
 /* Ruby API that runs arbitrary Ruby code and so can raise anything. Source:
  * ruby/internal/eval.h, ruby/internal/iterator.h (Ruby 3.1 headers). */

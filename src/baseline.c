@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fingerprint.h"
-#include "rules.h"
+#include "rule.h"
 
 static char *get_str(json_t *o, const char *key)
 {

@@ -10,7 +10,7 @@
 
 #include "log.h"
 #include "report.h"
-#include "rules.h"
+#include "rule.h"
 
 /* The cache value for a directory with no configuration. */
 static struct config config_none;

@@ -42,15 +42,24 @@ bool ref_same(const struct ref *a, const struct ref *b)
 	return a->var >= 0 && a->var == b->var && str_eq(a->path ? a->path : "", b->path ? b->path : "");
 }
 
+bool ref_path_prefix(const char *p, const char *q)
+{
+	p = p ? p : "";
+	q = q ? q : "";
+	size_t n = strlen(p);
+	if (!n)
+		return true;
+	return strncmp(p, q, n) == 0 && (q[n] == '\0' || q[n] == '.' || q[n] == '[');
+}
+
 bool ref_within(const struct ref *a, const struct ref *b)
 {
-	if (a->var < 0 || a->var != b->var)
-		return false;
-	const char *pa = a->path ? a->path : "", *pb = b->path ? b->path : "";
-	size_t nb = strlen(pb);
-	if (!nb)
-		return true;
-	return strncmp(pa, pb, nb) == 0 && (pa[nb] == '\0' || pa[nb] == '.' || pa[nb] == '[');
+	return a->var >= 0 && a->var == b->var && ref_path_prefix(b->path, a->path);
+}
+
+bool ref_related(const struct ref *a, const struct ref *b)
+{
+	return a->var >= 0 && a->var == b->var && (ref_path_prefix(a->path, b->path) || ref_path_prefix(b->path, a->path));
 }
 
 const char *ref_text(struct tu_facts *tu, const struct ref *r)

@@ -367,6 +367,11 @@ const struct var *ref_var(const struct tu_facts *tu, const struct ref *r);
 bool ref_same(const struct ref *a, const struct ref *b);
 /* a is b or a member path below b (a.f below a). */
 bool ref_within(const struct ref *a, const struct ref *b);
+/* One is within the other (same variable, one path a prefix of the other). */
+bool ref_related(const struct ref *a, const struct ref *b);
+/* Member path p is q or above it ("f" above "f.g" and "f[i]"; "" above all;
+ * NULL is ""). */
+bool ref_path_prefix(const char *p, const char *q);
 /* Renders "a.f" / "p->f" for messages (into an arena of the TU). */
 const char *ref_text(struct tu_facts *tu, const struct ref *r);
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "rules.h"
+#include "rule.h"
 
 char *fingerprint_normalise_code(const char *line)
 {

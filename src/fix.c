@@ -17,7 +17,7 @@
 #include "outguard.h"
 #include "parse.h"
 #include "sigclean.h"
-#include "rules.h"
+#include "rule.h"
 
 char *apply_edits(const char *text, size_t len, const struct edit *edits, size_t n, size_t *out_len)
 {

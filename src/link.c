@@ -995,8 +995,7 @@ void model_free(struct model *m)
 {
 	if (!m)
 		return;
-	if (m->ext && m->ext_free)
-		m->ext_free(m->ext);
+	site_verdicts_free(m->verdicts, m->nverdicts);
 	vec_free(&m->fns);
 	hmap_free(&m->fn_by_usr);
 	hmap_foreach(&m->fn_defs, e)

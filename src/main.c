@@ -15,11 +15,11 @@
 #include "isolate.h"
 #include "facts_io.h"
 #include "log.h"
-#include "offload.h"
+#include "explain_callback.h"
 #include "output.h"
 #include "report.h"
 #include "ruledoc.h"
-#include "rules.h"
+#include "rule.h"
 #include "run.h"
 #include "sigclean.h"
 

@@ -14,6 +14,7 @@
 
 #include "facts.h"
 #include "gvlapi.h"
+#include "verdict.h"
 
 struct mfunc {
 	const struct func *f;
@@ -146,9 +147,11 @@ struct model {
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;
 	struct strpool pool;
-	/* a cache the rule layer attaches (the offload verdicts), freed with the model */
-	void *ext;
-	void (*ext_free)(void *);
+	/* the offload verdict of each site (verdict.h), filled once by the
+	 * offload phase after linking (rules/offload.h: offload_compute); NULL
+	 * before it ran */
+	struct site_verdict *verdicts;
+	size_t nverdicts;
 	/* statistics */
 	uint32_t nsites_unresolved;
 	uint32_t ncallbacks;
@@ -184,6 +187,40 @@ struct reach_set {
 };
 void model_reach_from(const struct model *m, const struct cbres *roots, int32_t site, struct reach_set *out);
 void reach_set_free(struct reach_set *rs);
+
+/* What runs without the GVL, one event at a time (model_iter.c): the one
+ * walk the rules use instead of writing the loops out.
+ *
+ *   struct nogvl_walk w;
+ *   for (nogvl_walk_init(&w, m, rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);)
+ *           ... w.fi, w.mf, w.ei, w.e ...
+ *
+ * The functions: those of the reach set rs in its order (the call graph below
+ * one callback, model_reach_from), or with rs NULL every function reached
+ * without the GVL from any callback (CTX_NOGVL: functions given to
+ * rb_thread_call_with_gvl are not), in id order. The events: every event of
+ * each, except those under a GVL guard (`if (ruby_thread_has_gvl_p())`, after
+ * an early return on it). With NOGVL_SKIP_GEM_CALLS also no call of the
+ * gem's own functions or through a pointer: those are edges of the call
+ * graph, looked at in the function they reach. */
+enum nogvl_walk_flags {
+	NOGVL_ALL_EVENTS = 0,
+	NOGVL_SKIP_GEM_CALLS = 1u << 0,
+};
+struct nogvl_walk {
+	const struct model *m;
+	const struct reach_set *rs;
+	unsigned flags;
+	uint32_t pos;              /* next function: index into rs->fns, or mfunc id */
+	uint32_t next_ev;
+	/* the current event */
+	uint32_t fi;               /* mfunc id */
+	const struct mfunc *mf;
+	uint32_t ei;               /* event index in mf */
+	const struct event *e;
+};
+void nogvl_walk_init(struct nogvl_walk *w, const struct model *m, const struct reach_set *rs, unsigned flags);
+bool nogvl_walk_next(struct nogvl_walk *w);
 
 /* Edges. */
 static inline const struct edge *mf_edges(const struct model *m, const struct mfunc *mf, uint32_t *n)

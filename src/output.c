@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "rules.h"
+#include "rule.h"
 
 json_t *json_text(const char *s)
 {

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rules.h"
+#include "rule.h"
 
 const char *severity_name(int sev)
 {

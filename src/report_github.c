@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 
 static void put_escaped(FILE *out, const char *s, bool property)
 {

@@ -29,9 +29,8 @@
 #include <string.h>
 #include <xxhash.h>
 
-#include "offload.h"
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 #include "sysprobe.h"
 
 #define SNIPPET_BEFORE 2
@@ -221,7 +220,7 @@ static bool verdict_cannot_verify(int v)
 
 static void site_row(struct strbuf *sb, const struct model *m, const struct msite *s)
 {
-	const struct offload_info *oi = offload_info(m, s->id);
+	const struct site_verdict *oi = site_verdict_of(m, s->id);
 	int v = oi ? oi->verdict : OV_NOT_EVALUATED;
 	const char *vname = v == OV_FLAGGED_CANNOT_VERIFY ? "cannot verify" : offload_verdict_name(v);
 	sb_puts(sb, "<tr><td>");
@@ -361,7 +360,7 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 		for (size_t i = 0; i < m->sites.n; i++) {
 			if (m->sites.v[i].is_template)
 				continue;
-			const struct offload_info *oi = offload_info(m, m->sites.v[i].id);
+			const struct site_verdict *oi = site_verdict_of(m, m->sites.v[i].id);
 			int v = oi ? oi->verdict : OV_NOT_EVALUATED;
 			candidates += v == OV_CANDIDATE;
 			cannot += verdict_cannot_verify(v);

@@ -18,10 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "offload.h"
 #include "sysprobe.h"
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 
 static json_t *jnote_list(const struct finding *f)
 {
@@ -163,18 +162,16 @@ static json_t *jflags(const struct msite *s)
 	return o;
 }
 
-/* The offload verdict of a site.
- *
- * What exists today: the flags. A call that passes RB_NOGVL_OFFLOAD_SAFE is
- * "already flagged"; every other call is "not evaluated". When the offload
- * rules combine the gates of rules/gates.h, this fills in verdict
- * ("candidate", "already flagged", "unsafe", "cannot verify"), evaluated:
- * true, gates (one entry per gate: {"gate", "state": pass | fail | cannot
- * verify, "evidence": [{file, line, column, message}]}) and failed_gates (the
- * names of the gates that failed or cannot be verified). */
+/* The offload verdict of a site, read from the model (verdict.h): verdict
+ * ("candidate", "already flagged", "unsafe", "cannot verify", "not
+ * offload-safe", "not applicable", "not evaluated"), evaluated, gates (one
+ * entry per gate: {"gate", "state": pass | fail | cannot verify, "evidence":
+ * [{file, line, column, message}]}), failed_gates, cannot_verify_gates, and
+ * missing_fact: null, or for "cannot verify" the one fact that would decide
+ * it ({file, line, column, kind, name, gate, next_step, more}). */
 static json_t *joffload(const struct model *m, const struct msite *s)
 {
-	const struct offload_info *oi = offload_info(m, s->id);
+	const struct site_verdict *oi = site_verdict_of(m, s->id);
 	json_t *o = json_object();
 	int v = oi ? oi->verdict : OV_NOT_EVALUATED;
 	/* one of: candidate, already flagged, unsafe, cannot verify, not offload-safe,
@@ -211,6 +208,19 @@ static json_t *joffload(const struct model *m, const struct msite *s)
 	json_object_set_new(o, "gates", gates);
 	json_object_set_new(o, "failed_gates", failed);
 	json_object_set_new(o, "cannot_verify_gates", unknown);
+	/* cannot verify: the one fact that would decide it (verdict.h) */
+	json_t *mf = json_null();
+	if (oi && oi->missing.kind != FACT_NONE) {
+		mf = oi->missing.ev ? json_loc(&oi->missing.ev->loc) : json_object();
+		json_object_set_new(mf, "kind", json_string(fact_kind_name(oi->missing.kind)));
+		json_object_set_new(mf, "name", oi->missing.name ? json_text(oi->missing.name) : json_null());
+		json_object_set_new(mf, "gate", json_string(gate_name(oi->missing.gate)));
+		char *t = missing_fact_text(&oi->missing);
+		json_object_set_new(mf, "next_step", json_text(t));
+		free(t);
+		json_object_set_new(mf, "more", json_integer(oi->missing.others));
+	}
+	json_object_set_new(o, "missing_fact", mf);
 	return o;
 }
 

@@ -20,7 +20,7 @@
 
 #include "output.h"
 #include "ruledoc.h"
-#include "rules.h"
+#include "rule.h"
 #include "sysprobe.h"
 
 static const char *level_of(int sev)

@@ -14,7 +14,7 @@
 #include "log.h"
 #include "offload.h"
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 #include "sysprobe.h"
 
 #define STUB_HEADER_NAME "nogvl-lint-stubs.h"
@@ -750,6 +750,8 @@ int run_analysis(const struct options *o, struct run *r)
 	r->model = model_link(r->tus, r->ntus);
 	double t2 = now_seconds();
 	r->t_link = t2 - t1;
+	/* the offload phase: every site's verdict, before the rules read them */
+	offload_compute(r->model);
 
 	for (unsigned i = 0; i < rule_count; i++) {
 		const struct rule_desc *rd = rule_list[i];
@@ -855,7 +857,7 @@ int run_analysis(const struct options *o, struct run *r)
 			       "compiled",
 			    active + r->header_sp.n, r->header_sp.n, parsed, token_only, inactive);
 		for (size_t i = 0; i < r->model->sites.n; i++) {
-			const struct offload_info *oi = offload_info(r->model, (uint32_t)i);
+			const struct site_verdict *oi = site_verdict_of(r->model, (uint32_t)i);
 			if (!oi || (oi->verdict != OV_CANNOT_VERIFY && oi->verdict != OV_FLAGGED_CANNOT_VERIFY))
 				continue;
 			const struct msite *s = &r->model->sites.v[i];

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "rules.h"
+#include "rule.h"
 
 #define DIRECTIVE_PREFIX "nogvl-lint:"
 

@@ -43,7 +43,7 @@ VALUE bc_hash(VALUE self, VALUE key, VALUE salt, VALUE cost)
 	a.out = RSTRING_PTR(out);
 	a.out_len = 32;
 	a.cost = NUM2UINT(cost);
-	rb_thread_call_without_gvl(hash_nogvl, &a, NULL, NULL); /* expect: offload-candidate */ /* expect-msg: 'hash_nogvl' can take RB_NOGVL_OFFLOAD_SAFE */
+	rb_thread_call_without_gvl(hash_nogvl, &a, NULL, NULL); /* expect: offload-candidate:note */ /* expect-msg: 'hash_nogvl' can take RB_NOGVL_OFFLOAD_SAFE */
 	RB_GC_GUARD(k);
 	RB_GC_GUARD(s);
 	return out;

@@ -29,6 +29,6 @@ static void *convert_nogvl(void *p)
 VALUE convert(VALUE self)
 {
 	struct conv c = {Qnil, 100};
-	rb_nogvl(convert_nogvl, &c, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe */ /* expect-msg: failed: Ruby API, rb_thread_call_with_gvl */
+	rb_nogvl(convert_nogvl, &c, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe:error */ /* expect-msg: failed: Ruby API, rb_thread_call_with_gvl */
 	return c.out;
 }

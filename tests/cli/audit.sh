@@ -3,7 +3,8 @@
 # and apt-get source through stub programs on PATH (no registry is reachable
 # on the build machines), failures listed with their reason while the other
 # gems still report, the cache reused, the Markdown and HTML summaries.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 is not installed"
 	exit 77

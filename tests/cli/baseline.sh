@@ -1,7 +1,8 @@
 #!/bin/sh
 # --write-baseline / --baseline: a round trip hides old findings, shows a new
 # one, survives unrelated edits, and lists entries that are fixed.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 write_ext
 
 run --write-baseline base.json ext.c

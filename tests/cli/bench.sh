@@ -2,7 +2,8 @@
 # bench/run on a tiny input (a smoke test: the script runs and reports every
 # ratio), --dump-commands (the compile commands it measures clang with), and
 # the phase timing in the JSON summary.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 
 # --dump-commands: what each file is parsed with, as a compile database
 run --dump-commands "$SRC/corpus/examples/digest_ext"

@@ -2,7 +2,8 @@
 # .nogvl-lint.yml: a rule switched off, a severity changed, the command line
 # winning, per-directory files, globs, defines, and bad files (exit 2 with the
 # file and line).
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 mkdir -p ext/sub
 write_ext ext/ext.c
 write_ext ext/sub/other.c

@@ -1,5 +1,6 @@
 # The corpus runner: exact match of (file, line, slug) against the
-# expect: comments, expect-msg:, directives, multi-file cases, and --bless.
+# expect: comments, columns and severities, expect-msg:, expect-note:,
+# directives, known failures, multi-file cases, and --bless.
 . "$(dirname "$0")/lib/common.sh"
 
 RUNNER=$(dirname "$BIN")/tests/corpus_runner
@@ -40,7 +41,7 @@ rc=0
 expect_rc 1 "mismatches"
 expect_out '^FAIL .*/group/single.c$' "the case fails"
 expect_out '^  missing: single.c:7: removed-api$' "missing expectation"
-expect_out '^  unexpected: single.c:6: ruby-api-without-gvl: ' "unexpected finding"
+expect_out '^  unexpected: single.c:6:2: ruby-api-without-gvl (error): ' "unexpected finding"
 expect_out "^  missing message: single.c:11: ...callback 'other'...$" "wrong message"
 expect_out '^1 passed, 1 failed$' "totals"
 
@@ -57,6 +58,65 @@ cmp -s "$T/group/single.c" "$T/orig/single.c" || { diff "$T/orig/single.c" "$T/g
 rc=0
 "$RUNNER" "$T/group" >"$OUT" 2>"$ERR" || rc=$?
 expect_rc 0 "after --bless"
+
+# columns, severities and notes: a wrong one fails, the right one passes
+cat >"$T/exact.c" <<'EOC'
+#include <ruby.h>
+#include <ruby/thread.h>
+static void helper(void)
+{
+	rb_gc(); /* expect: ruby-api-without-gvl@2:error */
+}
+static void *cb(void *p)
+{
+	helper(); /* expect-note: 'helper' called here from 'cb' */
+	return p;
+}
+VALUE exact_run(VALUE self)
+{
+	rb_thread_call_without_gvl(cb, NULL, NULL, NULL); /* expect-note: 'cb' passed to rb_thread_call_without_gvl here */
+	return self;
+}
+EOC
+rc=0
+"$RUNNER" "$T/exact.c" >"$OUT" 2>"$ERR" || rc=$?
+expect_rc 0 "column, severity and notes match"
+expect_out '^ok   .*/exact.c (3 expectations)$' "three expectations"
+cp "$T/exact.c" "$T/exact.orig"
+for bad in 's|@2:error|@3:error|' 's|@2:error|@2:warning|' "s|'helper' called here|'other' called here|"; do
+	sed "$bad" "$T/exact.orig" >"$T/exact.c"
+	rc=0
+	"$RUNNER" "$T/exact.c" >"$OUT" 2>"$ERR" || rc=$?
+	expect_rc 1 "a wrong column, severity or note fails ($bad)"
+done
+sed 's|@2:error|@3:error|' "$T/exact.orig" >"$T/exact.c"
+rc=0
+"$RUNNER" "$T/exact.c" >"$OUT" 2>"$ERR" || rc=$?
+expect_out '^  missing: exact.c:5: ruby-api-without-gvl@3:error$' "the expectation as written"
+sed "s|'helper' called here|'other' called here|" "$T/exact.orig" >"$T/exact.c"
+rc=0
+"$RUNNER" "$T/exact.c" >"$OUT" 2>"$ERR" || rc=$?
+expect_out "^  missing note: exact.c:9: ...'other' called here from 'cb'...$" "a missing note"
+# --bless keeps a column and severity that still match
+cp "$T/exact.orig" "$T/exact.c"
+sed -i 's|return p;|return p; /* expect: removed-api */|' "$T/exact.c"
+rc=0
+"$RUNNER" --bless "$T/exact.c" >"$OUT" 2>"$ERR" || rc=$?
+grep -q 'rb_gc(); /\* expect: ruby-api-without-gvl@2:error \*/$' "$T/exact.c" || fail "--bless lost the column and severity"
+cmp -s "$T/exact.c" "$T/exact.orig" || { diff "$T/exact.orig" "$T/exact.c"; fail "--bless result differs"; }
+
+# a known failure does not fail the group; the same case passing does
+sed 's|^#include <ruby.h>$|/* nogvl-lint-test-xfail: a test of the marker */\n#include <ruby.h>|; s|@2:error|@3:error|' \
+	"$T/exact.orig" >"$T/exact.c"
+rc=0
+"$RUNNER" "$T/exact.c" >"$OUT" 2>"$ERR" || rc=$?
+expect_rc 0 "known failure"
+expect_out '^xfail .*/exact.c (known to fail)$' "reported as xfail"
+sed 's|^#include <ruby.h>$|/* nogvl-lint-test-xfail: a test of the marker */\n#include <ruby.h>|' "$T/exact.orig" >"$T/exact.c"
+rc=0
+"$RUNNER" "$T/exact.c" >"$OUT" 2>"$ERR" || rc=$?
+expect_rc 1 "known failure that passes"
+expect_out '^XPASS .*/exact.c: passes but is marked' "reported as XPASS"
 
 # no arguments: usage
 rc=0

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --explain prints the rule's page (embedded: no source tree needed), --list-rules,
 # and no progress line when stderr is not a terminal.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 
 # run a copy of the binary from an empty directory: the pages are built in
 cp "$BIN" ./nogvl-lint-copy

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --format text|json|sarif|github and -o: each format's content, machine output
 # alone on its stream, several formats in one run.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 write_ext
 
 run ext.c

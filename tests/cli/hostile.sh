@@ -4,7 +4,7 @@
 # what went wrong in one line per problem (every stderr line is one of ours),
 # and still report the finding of the ordinary file next to the hostile ones.
 #
-# Bounds: LIMIT_S seconds and LIMIT_MB MiB per run. They are generous on
+# Bounds: LIMIT_S seconds (times NOGVL_TEST_TIME_SCALE) and LIMIT_MB MiB per run. They are generous on
 # purpose (a sanitizer build takes 2-3 times the time and memory of a
 # release build): they catch hangs and runaway growth, not slowness. Measured
 # on the release build: the 200,000-line file 1 s / 280 MiB, 20,000 compile
@@ -14,7 +14,7 @@
 # Inputs are generated here, in the test's temporary directory.
 . "$(dirname "$0")/lib/common.sh"
 
-LIMIT_S=${NOGVL_HOSTILE_LIMIT_S:-240}
+LIMIT_S=$(scale_time "${NOGVL_HOSTILE_LIMIT_S:-240}")
 LIMIT_MB=${NOGVL_HOSTILE_LIMIT_MB:-3072}
 ENTRIES=${NOGVL_HOSTILE_ENTRIES:-20000}
 RUN_LIMITED=$(dirname "$BIN")/tests/run_limited

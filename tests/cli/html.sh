@@ -3,9 +3,10 @@
 # project (file names, source lines, messages) escaped, control characters
 # and bytes that are not UTF-8 made visible; the counts equal the JSON's.
 # (tests/cli/html_browser.sh loads the same pages in a real browser.)
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 
-. "$TESTDIR/html_inject.inc"
+. "$TESTDIR/lib/html_inject.sh"
 write_injection_ext
 
 run --format html "$dir"

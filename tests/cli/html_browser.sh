@@ -4,7 +4,8 @@
 # console errors, exceptions or CSP violations, requests nothing, shows the
 # JSON's counts and findings, and its filters work. Skipped (77) without
 # chromium or python3; scripts/setup --test-tools installs chromium.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 is not installed"
 	exit 77
@@ -38,7 +39,7 @@ page() {
 page example "$SRC/corpus/examples/digest_ext"
 # every severity, many rules, suppressed findings, a multi-file gem
 page corpus "$SRC/corpus"
-. "$TESTDIR/html_inject.inc"
+. "$TESTDIR/lib/html_inject.sh"
 write_injection_ext
 page injection "$dir"
 mkdir clean

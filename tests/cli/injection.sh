@@ -3,7 +3,8 @@
 # quotes, newlines, bytes that are not UTF-8. JSON and SARIF must stay valid
 # with the exact names in them; GitHub output must stay one command per
 # finding with every special character escaped.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 dir='we::ird %0A dir,"x"'
 name=$(printf 'a::b%%0A,c"d%%25e\nerror file=x::y.c')
 mkdir "$dir"
@@ -40,7 +41,7 @@ run "$dir"
 check "text: the newline in the name is shown as ^J" has out.txt "a::b%0A,c\"d%25e^Jerror file=x::y.c:20:2: error"
 
 # SARIF validation of this output, when the validator is installed
-. "$TESTDIR/sarif.inc"
+. "$TESTDIR/lib/sarif.sh"
 if sarif_validator_found; then
 	check "sarif: the validator accepts the output" sarif_validate injection.sarif
 fi

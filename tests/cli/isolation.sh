@@ -12,6 +12,13 @@ if [ "${NOGVL_BUILT_WITH_TEST_HOOKS:-1}" != 1 ]; then
 	echo "SKIP: built without the test hooks (NOGVL_TEST_HOOKS)"
 	exit 77
 fi
+# time limits (NOGVL_TEST_TIME_SCALE scales them on a busy machine): the hang
+# limit given to --tu-timeout, how long a run with it may take, the outer
+# guard of every run
+HANG_S=$(scale_time 6)
+HANG_RUN_S=$(scale_time 40)
+GUARD_S=$(scale_time 60)
+FIFO_S=$(scale_time 10)
 
 mkdir -p "$T/gem"
 write_good_ext "$T/gem/a_good.c"
@@ -23,19 +30,19 @@ cd "$T/gem" || exit 1
 # the same results as in-process parsing
 run --tu-timeout 0 a_good.c c_bad.c
 cp "$OUT" "$T/threads.txt"
-run --tu-timeout 60 a_good.c c_bad.c
+run --tu-timeout "$GUARD_S" a_good.c c_bad.c
 expect_rc 1 "isolated run with an error finding"
 cmp -s "$OUT" "$T/threads.txt" || { diff "$T/threads.txt" "$OUT"; fail "isolated parsing changed the results"; }
 
 # a hang: stopped after the time limit, the rest analysed
 start=$(date +%s)
 rc=0
-NOGVL_LINT_TEST_HANG=b_hangs timeout 60 "$BIN" --tu-timeout 6 --jobs 2 a_good.c b_hangs.c >"$OUT" 2>"$ERR" || rc=$?
+NOGVL_LINT_TEST_HANG=b_hangs timeout "$GUARD_S" "$BIN" --tu-timeout "$HANG_S" --jobs 2 a_good.c b_hangs.c >"$OUT" 2>"$ERR" || rc=$?
 end=$(date +%s)
 [ "$rc" != 124 ] || fail "the run itself hung"
 expect_rc 3 "a file timed out, nothing else to report"
-[ $((end - start)) -lt 40 ] || fail "took $((end - start)) s with a 6 s limit"
-expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: parsing took longer than 6 s (--tu-timeout); stopped$' "timeout message"
+[ $((end - start)) -lt "$HANG_RUN_S" ] || fail "took $((end - start)) s with a $HANG_S s limit"
+expect_err "^nogvl-lint: warning: b_hangs.c: not analysed: parsing took longer than $HANG_S s (--tu-timeout); stopped\$" "timeout message"
 expect_out '^1 file analysed (0 with parse errors), 1 could not be analysed, 0 findings' "summary"
 
 # the main process never loads libclang (src/clang_api.h): while a parser
@@ -70,7 +77,7 @@ fi
 
 # a crash: reported, the other files' findings kept
 rc=0
-NOGVL_LINT_TEST_CRASH=b_hangs timeout 60 "$BIN" --tu-timeout 30 --jobs 1 b_hangs.c c_bad.c a_good.c >"$OUT" 2>"$ERR" || rc=$?
+NOGVL_LINT_TEST_CRASH=b_hangs timeout "$GUARD_S" "$BIN" --tu-timeout "$(scale_time 30)" --jobs 1 b_hangs.c c_bad.c a_good.c >"$OUT" 2>"$ERR" || rc=$?
 expect_rc 1 "a crash and an error finding"
 expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: the parser crashed (signal 6)$' "crash message"
 expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "the other file's finding"
@@ -85,7 +92,7 @@ done
 
 # the default (no option) isolates too
 rc=0
-NOGVL_LINT_TEST_CRASH=b_hangs timeout 60 "$BIN" --jobs 2 b_hangs.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
+NOGVL_LINT_TEST_CRASH=b_hangs timeout "$GUARD_S" "$BIN" --jobs 2 b_hangs.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
 expect_rc 1 "default: a crash and an error finding"
 expect_err '^nogvl-lint: warning: b_hangs.c: not analysed: the parser crashed' "default: crash message"
 expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "default: the other file's finding"
@@ -98,10 +105,10 @@ mkfifo fifo.h || fail "mkfifo"
 # libclang opens it, tests/cli/untrusted.sh)
 printf '#include <ruby.h>\n#define FIFO_H "fifo.h"\n#include FIFO_H\nint x;\n' >a_fifo.c
 rc=0
-timeout 120 "$BIN" --tu-timeout 10 --jobs 2 a_fifo.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
+timeout "$(scale_time 120)" "$BIN" --tu-timeout "$FIFO_S" --jobs 2 a_fifo.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
 [ "$rc" != 124 ] || fail "an include of a FIFO hung the run"
 expect_rc 1 "FIFO include: the other file's error"
-expect_err '^nogvl-lint: warning: a_fifo.c: not analysed: parsing took longer than 10 s' "FIFO include: timed out"
+expect_err "^nogvl-lint: warning: a_fifo.c: not analysed: parsing took longer than $FIFO_S s" "FIFO include: timed out"
 expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "FIFO include: the other file's finding"
 rm -f a_fifo.c fifo.h
 # (not under the sanitizers: ASan would report the worker's stack overflow,
@@ -120,7 +127,7 @@ if [ -z "${ASAN_OPTIONS:-}" ]; then
 		echo '}'
 	} >b_deep.c
 	rc=0
-	timeout 120 "$BIN" --jobs 2 b_deep.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
+	timeout "$(scale_time 120)" "$BIN" --jobs 2 b_deep.c c_bad.c >"$OUT" 2>"$ERR" || rc=$?
 	expect_rc 1 "deep else-if: the other file's error"
 	expect_err '^nogvl-lint: warning: b_deep.c: not analysed: the parser crashed' "deep else-if: crash reported"
 	expect_out '^c_bad.c:6:2: error: .*\[ruby-api-without-gvl\]$' "deep else-if: the other file's finding"

@@ -3,8 +3,9 @@
 # rules): results with call chains, several rules, a parse failure
 # notification, a baseline run. Skipped (77) when the validator is not
 # installed: scripts/setup --test-tools installs it, and scripts/test does that.
-. "$(dirname "$0")/common.inc"
-. "$TESTDIR/sarif.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
+. "$TESTDIR/lib/sarif.sh"
 if ! sarif_validator_found; then
 	echo "SKIP: the SARIF validator is not installed (scripts/setup --test-tools)"
 	exit 77

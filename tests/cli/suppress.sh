@@ -1,7 +1,8 @@
 #!/bin/sh
 # Inline suppressions on real findings: same line, line before, block, inside a
 # macro expansion (at the use and at the #define), and unused ones reported.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 write_ext
 
 # 1. the rb_raise on line 20, suppressed on its own line

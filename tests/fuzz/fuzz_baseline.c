@@ -6,7 +6,7 @@
 
 #include "baseline.h"
 #include "fuzz.h"
-#include "rules.h"
+#include "rule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -21,7 +21,7 @@
 #include "fuzz.h"
 #include "output.h"
 #include "report.h"
-#include "rules.h"
+#include "rule.h"
 #include "run.h"
 
 #define MAX_INPUT 4096

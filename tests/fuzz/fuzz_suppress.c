@@ -2,7 +2,7 @@
  * applying the suppressions to a finding on every line and reporting the
  * unused ones, as a run does. */
 #include "fuzz.h"
-#include "rules.h"
+#include "rule.h"
 #include "suppress.h"
 
 #define FILE_PATH "/fuzz/proj/ext/a.c"

@@ -10,7 +10,7 @@
 
 #include "baseline.h"
 #include "fingerprint.h"
-#include "rules.h"
+#include "rule.h"
 
 static char dir[] = "/tmp/nogvl-bl-XXXXXX";
 static char cwd[4096];

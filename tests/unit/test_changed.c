@@ -14,7 +14,7 @@
 
 #include "changed.h"
 #include "clang_api.h"
-#include "rules.h"
+#include "rule.h"
 
 static struct changed_lines parse_ok(const char *diff)
 {

@@ -10,7 +10,7 @@
 #include "cli.h"
 #include "helpers.h"
 #include "report.h"
-#include "rules.h"
+#include "rule.h"
 #include "run.h"
 
 static const struct rule_desc test_rule = {

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "fingerprint.h"
-#include "rules.h"
+#include "rule.h"
 
 static void normalise(void **state)
 {

@@ -14,7 +14,7 @@
 #include "gates.h"
 #include "inputs_flow.h"
 #include "log.h"
-#include "rules.h"
+#include "rule.h"
 #include "run.h"
 
 static void test_tables_sorted(void **state)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "output.h"
-#include "rules.h"
+#include "rule.h"
 
 static char cwd[4096];
 

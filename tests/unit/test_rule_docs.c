@@ -11,7 +11,7 @@
 
 #include "report.h"
 #include "ruledoc.h"
-#include "rules.h"
+#include "rule.h"
 
 static const char *const sections[] = {"## Why", "## How to fix", "## Examples", "### Bad", "### Good",
 				       "## Known limits"};

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "rules.h"
+#include "rule.h"
 #include "suppress.h"
 
 static void scan(const char *text, struct suppress_file *sf)

@@ -3,7 +3,7 @@
 
 void level2(struct job *j)
 {
-	level3(j);
+	level3(j); /* expect-note: 'level3' called here from 'level2' */
 }
 
 void level3(struct job *j)

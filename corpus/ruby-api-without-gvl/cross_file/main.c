@@ -12,18 +12,18 @@ static void reset(struct job *j)
 void level1(struct job *j)
 {
 	reset(j);
-	level2(j);
+	level2(j); /* expect-note: 'level2' called here from 'level1' */
 }
 
 static void *job_nogvl(void *p)
 {
-	level1(p);
+	level1(p); /* expect-note: 'level1' called here from 'job_nogvl' */
 	return NULL;
 }
 
 VALUE run_job(VALUE self)
 {
 	struct job j = {rb_str_new(NULL, 0), 0};
-	rb_thread_call_without_gvl(job_nogvl, &j, NULL, NULL);
+	rb_thread_call_without_gvl(job_nogvl, &j, NULL, NULL); /* expect-note: 'job_nogvl' passed to rb_thread_call_without_gvl here */
 	return LONG2NUM(fill_with_gvl_only(&j));
 }

@@ -1,10 +1,11 @@
-/* rules.h: the rule interface. One rule per file in rules/, each with a
- * `const struct rule_desc` that --list-rules, --explain and the rule docs
- * come from. Rules read the linked model (model.h) and report findings
- * (report.h); they never walk the AST.
+/* rule.h: the rule interface, part of the engine. One rule per file in
+ * rules/, each with a `const struct rule_desc` that --list-rules, --explain
+ * and the rule docs come from, listed in rules/rule_list.h (read that file's
+ * "Adding a rule"). Rules read the linked model (model.h) and report findings
+ * (report.h); they never walk the AST. rule_registry.c holds the list.
  */
-#ifndef NOGVL_RULES_H
-#define NOGVL_RULES_H
+#ifndef NOGVL_RULE_H
+#define NOGVL_RULE_H
 
 #include "model.h"
 #include "report.h"
@@ -34,7 +35,7 @@ struct rule_ctx {
 	int severity;           /* effective severity for this run */
 };
 
-/* All rules, sorted by slug (rule_list.c). */
+/* All rules, sorted by slug (rules/rule_list.h). */
 extern const struct rule_desc *const rule_list[];
 extern const unsigned rule_count;
 const struct rule_desc *rule_find(const char *slug);

@@ -1,15 +1,18 @@
-/* offload_explain.c: --explain-callback NAME, the gate checklist of every
- * release site whose callback is NAME. */
+/* explain_callback.c: --explain-callback NAME, the gate checklist of every
+ * release site whose callback is NAME: the verdict data on the model
+ * (verdict.h), and for "cannot verify" the one missing fact as the next step. */
+#include "explain_callback.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "offload.h"
 #include "report.h"
 
 static void print_loc(FILE *out, const struct loc *l)
 {
 	char *p = display_path(l->file);
-	fprintf(out, "%s:%u:%u", p, l->line, l->col);
+	fput_visible(p, out);
+	fprintf(out, ":%u:%u", l->line, l->col);
 	free(p);
 }
 
@@ -27,17 +30,34 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 			match = match || str_eq(s->cb.external[t], name);
 		if (!match)
 			continue;
-		const struct offload_info *oi = offload_info(m, i);
+		const struct site_verdict *oi = site_verdict_of(m, i);
+		if (!oi)
+			continue;
 		if (shown++)
 			fputc('\n', out);
-		fprintf(out, "callback '%s' passed to %s at ", name, s->called);
+		/* names, paths and messages come from the analysed tree: control
+		 * characters are shown, never sent to the terminal */
+		fputs("callback '", out);
+		fput_visible(name, out);
+		fputs("' passed to ", out);
+		fput_visible(s->called, out);
+		fputs(" at ", out);
 		print_loc(out, &s->loc);
-		fprintf(out, " (in '%s')\n", m->fns.v[s->fn].f->name);
+		fputs(" (in '", out);
+		fput_visible(m->fns.v[s->fn].f->name, out);
+		fputs("')\n", out);
 		char fl[128];
 		fprintf(out, "  flags: %s; unblocking function: %s\n",
 			s->flags_known ? gvl_flags_text(s->flags, fl, sizeof(fl)) : "not a constant",
 			ubf_kind_text(s->ubf_kind));
 		fprintf(out, "  verdict: %s\n", offload_verdict_name(oi->verdict));
+		if (oi->missing.kind != FACT_NONE) {
+			char *t = missing_fact_text(&oi->missing);
+			fputs("  next step: ", out);
+			fput_visible(t, out);
+			fputc('\n', out);
+			free(t);
+		}
 		for (int g = 0; g < GATE_COUNT; g++) {
 			fprintf(out, "  [%-13s] %s\n", gate_state_name(oi->g.state[g]), gate_name(g));
 			for (size_t k = 0; k < oi->g.ev.n; k++) {
@@ -46,7 +66,9 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 					continue;
 				fputs("      ", out);
 				print_loc(out, &e->loc);
-				fprintf(out, ": %s\n", e->msg);
+				fputs(": ", out);
+				fput_visible(e->msg, out);
+				fputc('\n', out);
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-# Sourced by the HTML tests after common.inc: write_injection_ext writes a
+# Sourced by the HTML tests after lib/common.sh: write_injection_ext writes a
 # gem whose file name and source lines try to become markup and script, with
 # an ANSI escape and a byte that is not UTF-8 (@ESC@ and @FF@ become those
 # bytes). Two findings, both errors: line 9 (value-access-without-gvl) and
