@@ -5,7 +5,7 @@
 # the step summary table, the outputs and the final exit status, for each
 # input. The action and the workflows name no host but github.com's actions.
 . "$(dirname "$0")/lib/common.sh"
-. "$(dirname "$0")/sarif.inc"
+. "$(dirname "$0")/lib/sarif.sh"
 command -v ruby >/dev/null 2>&1 || { echo "SKIP: no ruby"; exit 77; }
 command -v jq >/dev/null 2>&1 || { echo "SKIP: no jq"; exit 77; }
 STEPS="ruby $SRC/tests/cli/action_steps.rb $SRC/action.yml"

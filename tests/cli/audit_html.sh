@@ -6,13 +6,14 @@
 # gate checklist; no console errors, no requests, no sideways scrolling at
 # 1280 px; gem names, file names and messages that try to become markup stay
 # text in the HTML and in summary.md. Skipped (77) without chromium or python3.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 is not installed"
 	exit 77
 fi
 C=$SRC/corpus
-. "$TESTDIR/html_inject.inc"
+. "$TESTDIR/lib/html_inject.sh"
 write_injection_ext
 # a gem whose directory name is markup too
 evil='<img src=x onerror=window.__nogvl_pwned=1>'

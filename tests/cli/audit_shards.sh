@@ -6,7 +6,8 @@
 # changed tool build or changed files re-use nothing stale; per-gem time and
 # memory limits list the gem as not analysed with the reason; the merge step
 # of .github/workflows/audit.yml run as written.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 if ! command -v python3 >/dev/null 2>&1; then
 	echo "SKIP: python3 is not installed"
 	exit 77

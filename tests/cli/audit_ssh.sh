@@ -8,7 +8,8 @@
 # everything under it): the shard is retried on another host, which keeps the
 # gems the dead host finished, and the merge equals one unsharded run. Skipped
 # (77) without parallel or sshd, or when sshd cannot be started.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 for tool in python3 parallel ssh ssh-keygen; do
 	if ! command -v $tool >/dev/null 2>&1; then
 		echo "SKIP: $tool is not installed (scripts/setup --audit-tools installs it)"

@@ -6,7 +6,8 @@
 # header (exit 3, --allow-incomplete, allow_incomplete:), a Rust extension
 # (exit 3, its spellings listed), a pkg-config that hangs or prints garbage,
 # a symlink loop, and -p DIR FILE / named files narrowing the report only.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 
 # the callback reads a Ruby string without the GVL through a helper in the
 # gem's header: value-access-without-gvl, reported only if the header is read

@@ -3,7 +3,8 @@
 # with /usr/include/postgresql hidden (a private mount namespace with an
 # empty directory bound over it) the run exits 3 and names libpq-fe.h. Skips
 # when libpq-fe.h is not installed or mount namespaces are not permitted.
-. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/lib/common.sh"
+checklist
 
 PGINC=/usr/include/postgresql
 if [ ! -f "$PGINC/libpq-fe.h" ]; then
