@@ -678,7 +678,7 @@ static void walk_foreign(const char *dir, bool include_vendor, strlist *out, see
 				if (!skipped_dir(names.v[i], include_vendor) && strcmp(names.v[i], "target") != 0)
 					walk_foreign(p, include_vendor, out, seen, depth + 1);
 			} else if (S_ISREG(ls.st_mode) && foreign_language(p)) {
-				vec_push(out, xstrdup(p));
+				vec_push(out, p);
 				p = NULL;
 			}
 		}
