@@ -55,13 +55,33 @@ struct gate_evidence {
 	/* Optional (zero when unused): */
 	const char *rule;  /* slug of the rule that reports this evidence at loc, NULL: none */
 	int32_t ev;        /* event index in fn (or in the site's caller when fn is -1); -1 unknown */
+	/* For GATE_UNKNOWN: the one missing fact that would decide it, e.g. the
+	 * name of a library function with no model (NULL: not named). */
+	const char *missing_fact;
 	VEC(struct gate_note) notes;
+};
+
+/* A library model entry that decided a gate for a call the callback makes
+ * (--explain-callback shows them; a user model is flagged in -v and JSON). */
+struct lib_model;
+struct gate_basis {
+	int gate;
+	const struct lib_model *lm;
+	struct loc loc;  /* the first call decided by it */
+	int32_t fn;
 };
 
 struct gate_result {
 	int state[GATE_COUNT];
 	VEC(struct gate_evidence) ev;
+	VEC(struct gate_basis) basis; /* one per (gate, model entry) */
 };
+
+/* Records that lm decided gate for a call at loc (once per gate and entry). */
+void gate_basis_add(struct gate_result *g, int gate, const struct lib_model *lm, const struct loc *loc, int32_t fn);
+/* Whether a verdict rests on a user's model (an entry from --models or a
+ * configuration's models:). Returns the first such entry, or NULL. */
+const struct lib_model *gate_user_basis(const struct gate_result *g);
 
 const char *gate_name(int gate);        /* "Ruby API", "thread state" ... */
 const char *gate_state_name(int state); /* "pass", "cannot verify", "fail" */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "knowledge.h"
+#include "libmodel.h"
 #include "ubf.h"
 
 /* Every gate with its checker. A gate whose checker is NULL has no checker in
@@ -151,6 +152,84 @@ const struct offload_info *offload_info(const struct model *m, uint32_t site)
 
 /* ---- opaque callees ---- */
 
+/* The first call anywhere in the project to one of names (a function that
+ * registers a handler), or NULL. */
+static const struct event *find_registration(const struct model *m, const char *const *names, uint32_t *pfn)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind != EV_CALL || e->u.call->indirect)
+				continue;
+			for (size_t k = 0; names[k]; k++)
+				if (str_eq(e->u.call->name, names[k])) {
+					*pfn = fi;
+					return e;
+				}
+		}
+	}
+	return NULL;
+}
+
+/* The properties of a thread-safe modelled call that still keep a gate from
+ * passing: it allocates through Ruby's allocator, runs a handler the gem
+ * registered, or blocks in a way a cancelled offloaded operation would wait
+ * for. Returns true when none applies. */
+static bool model_call_ok(const struct model *m, const struct msite *s, const struct mfunc *mf,
+			  const struct event *e, const struct lib_model *lm, struct gate_result *g)
+{
+	char where[512];
+	model_where(lm, where, sizeof(where));
+	bool ok = true;
+	if (lm->ruby_alloc == 1) {
+		/* gvl-semantics rule 9, as for ruby_xmalloc itself */
+		struct gate_evidence *ge =
+			gate_add(g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				 "'%s' calls '%s', which allocates through Ruby's allocator (model %s): it needs a Ruby "
+				 "thread and may raise NoMemoryError",
+				 mf->f->name, e->u.call->name, where);
+		ge->missing_fact = e->u.call->name;
+		gate_basis_add(g, GATE_RUBY_API, lm, &e->loc, (int32_t)mf->id);
+		ok = false;
+	}
+	if (lm->registered_by) {
+		uint32_t rfn = 0;
+		const struct event *reg = find_registration(m, lm->registered_by, &rfn);
+		if (reg) {
+			struct gate_evidence *ge =
+				gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+					 "'%s' calls '%s', which may run the handler registered with '%s' (model %s); the "
+					 "gate does not follow registered handlers",
+					 mf->f->name, e->u.call->name, reg->u.call->name, where);
+			gate_note_add(ge, &reg->loc, "'%s' registers a handler here", reg->u.call->name);
+			ge->missing_fact = reg->u.call->name;
+			ok = false;
+		}
+	}
+	bool ubf_cancels = s->ubf_kind != UBF_NULL && s->ubf_kind != UBF_NONE;
+	/* a signal (RUBY_UBF_IO/PROCESS) does not end a wait the library
+	 * restarts; a custom UBF is the UBF gate's to judge */
+	if ((((lm->blocks == LM_BLOCKS_UNINTERRUPTIBLE || lm->blocks == LM_BLOCKS_RETRIES_EINTR) &&
+	      s->ubf_kind != UBF_FUNC) ||
+	     (lm->blocks == LM_BLOCKS_INTERRUPTIBLE && !ubf_cancels)) &&
+	    !ubf_blocking_call(e->u.call->name)) {
+		struct gate_evidence *ge = gate_add(
+			g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			"'%s' calls '%s', which may block (%s, model %s)%s: a cancelled offloaded operation would wait "
+			"for it",
+			mf->f->name, e->u.call->name,
+			lm->blocks == LM_BLOCKS_RETRIES_EINTR ? "and retries on EINTR"
+			: lm->blocks == LM_BLOCKS_UNINTERRUPTIBLE ? "no signal interrupts it"
+								    : "interruptible by a signal",
+			where, lm->blocks == LM_BLOCKS_INTERRUPTIBLE ? " and the UBF is NULL" : "");
+		ge->missing_fact = e->u.call->name;
+		gate_basis_add(g, GATE_UBF, lm, &e->loc, (int32_t)mf->id);
+		ok = false;
+	}
+	return ok;
+}
+
 void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,
 		       struct gate_result *g)
 {
@@ -213,11 +292,27 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			const struct call *c = e->u.call;
 			if (model_func_by_usr(m, c->usr) || ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
 				continue;
-			if (known_safe_call(c->name))
+			const struct lib_model *lm = model_find(c->name);
+			if (lm && (lm->thread_safe == LM_TS_ALWAYS || lm->thread_safe == LM_TS_PER_HANDLE)) {
+				if (model_call_ok(m, s, mf, e, lm, g))
+					gate_basis_add(g, GATE_OPAQUE, lm, &e->loc, (int32_t)fi);
 				continue;
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-				 "'%s' calls '%s', which has no body here and is not a known thread-safe library call",
-				 mf->f->name, c->name);
+			}
+			char where[512];
+			struct gate_evidence *ge;
+			if (lm && lm->thread_safe == LM_TS_UNKNOWN)
+				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					      "'%s' calls '%s', whose model (%s) does not say it is thread-safe", mf->f->name,
+					      c->name, model_where(lm, where, sizeof(where)));
+			else
+				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					      "'%s' calls '%s', which has no body here and is not a known thread-safe library "
+					      "call",
+					      mf->f->name, c->name);
+			if (lm && lm->thread_safe == LM_TS_NEVER)
+				gate_basis_add(g, GATE_SHARED_STATE, lm, &e->loc, (int32_t)fi);
+			else
+				ge->missing_fact = c->name;
 		}
 	}
 }

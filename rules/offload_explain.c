@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "offload.h"
 #include "report.h"
 
@@ -47,6 +48,24 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 				fputs("      ", out);
 				print_loc(out, &e->loc);
 				fprintf(out, ": %s\n", e->msg);
+			}
+			for (size_t k = 0; k < oi->g.basis.n; k++) {
+				const struct gate_basis *b = &oi->g.basis.v[k];
+				if (b->gate != g)
+					continue;
+				fputs("      model: ", out);
+				fput_visible(b->lm->name, out);
+				fprintf(out, " (%s, thread_safe: %s) from ", b->lm->library,
+					lm_thread_safe_name(b->lm->thread_safe));
+				fput_visible(b->lm->file, out);
+				fprintf(out, ":%u%s, called at ", b->lm->line,
+					b->lm->user ? (b->lm->overrides ? ", a user model overriding the built-in one"
+									 : ", a user model")
+						    : "");
+				print_loc(out, &b->loc);
+				fputs("; source: ", out);
+				fput_visible(b->lm->source, out);
+				fputc('\n', out);
 			}
 		}
 	}

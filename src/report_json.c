@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "offload.h"
 #include "output.h"
 #include "rules.h"
@@ -190,6 +191,8 @@ static json_t *joffload(const struct model *m, const struct msite *s)
 				json_t *je = json_loc(&e->loc);
 				json_object_set_new(je, "state", json_string(gate_state_name(e->state)));
 				json_object_set_new(je, "message", json_text(e->msg));
+				if (e->missing_fact)
+					json_object_set_new(je, "missing_fact", json_text(e->missing_fact));
 				json_array_append_new(ev, je);
 			}
 			json_object_set_new(jg, "evidence", ev);
@@ -203,6 +206,23 @@ static json_t *joffload(const struct model *m, const struct msite *s)
 	json_object_set_new(o, "gates", gates);
 	json_object_set_new(o, "failed_gates", failed);
 	json_object_set_new(o, "cannot_verify_gates", unknown);
+	/* the library model entries that decided gates; user_model: the verdict
+	 * rests on at least one entry from a user's model file */
+	json_t *models = json_array();
+	for (size_t k = 0; oi && k < oi->g.basis.n; k++) {
+		const struct gate_basis *b = &oi->g.basis.v[k];
+		json_t *jm = json_object();
+		json_object_set_new(jm, "gate", json_string(gate_name(b->gate)));
+		json_object_set_new(jm, "function", json_text(b->lm->name));
+		json_object_set_new(jm, "library", json_text(b->lm->library));
+		char *where = xasprintf("%s:%u", b->lm->file, b->lm->line);
+		json_object_set_new(jm, "model", json_text(where));
+		free(where);
+		json_object_set_new(jm, "user", json_boolean(b->lm->user));
+		json_array_append_new(models, jm);
+	}
+	json_object_set_new(o, "models", models);
+	json_object_set_new(o, "user_model", json_boolean(oi && gate_user_basis(&oi->g)));
 	return o;
 }
 
