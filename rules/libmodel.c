@@ -250,7 +250,7 @@ static int get_enum(struct yload *y, const struct ynode *v, const char *key, con
 }
 
 static const char *const ts_names[] = {NULL, "always", "per_handle", "never"};
-static const char *const blocks_names[] = {NULL, "no", "interruptible", "retries_eintr", "uninterruptible"};
+static const char *const blocks_names[] = {NULL, "no", "bounded", "interruptible", "retries_eintr", "uninterruptible"};
 static const char *const ps_names[] = {"fd_table", "cwd", "umask", "environment", "locale", "signals", "stdio"};
 static const char *const err_use_names[] = {NULL, "produces", "reads", "clears"};
 
@@ -297,7 +297,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 	bool seen[32] = {0};
 	static const char *const keys[] = {"thread_safe", "pure",  "blocks",     "ruby_alloc", "error_channel",
 					   "process_state", "calls_back", "async_signal_safe", "cheap", "size_arg",
-					   "why",   "instead",    "null_arg",   "source"};
+					   "why",   "instead",    "null_arg",   "source", "handle_arg"};
 	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
 		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
 		if (k->kind != YN_SCALAR)
@@ -373,6 +373,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			lm->instead = v->text;
 			break;
 		case 12: rc = get_int(y, v, k->text, &lm->null_arg); break;
+		case 14: rc = get_int(y, v, k->text, &lm->handle_arg); break;
 		case 13:
 			rc = want_scalar(y, v, k->text);
 			if (!rc && !*v->text)
@@ -388,6 +389,8 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			    lm->name);
 	if (lm->thread_safe == LM_TS_NEVER && !lm->why)
 		return fail(y, m->line, m->col, "'%s' is thread_safe: never but says not 'why'", lm->name);
+	if (seen[14] && lm->thread_safe != LM_TS_PER_HANDLE)
+		return fail(y, m->line, m->col, "'handle_arg' is only meaningful with thread_safe: per_handle");
 	if (lm->null_arg >= 0 && lm->thread_safe != LM_TS_NEVER)
 		return fail(y, m->line, m->col, "'null_arg' is only meaningful with thread_safe: never");
 	return 0;
@@ -513,6 +516,7 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 		lm->user = user;
 		lm->pure = lm->ruby_alloc = lm->async_signal_safe = lm->cheap = -1;
 		lm->size_arg = lm->null_arg = -1;
+		lm->handle_arg = 0;
 		if (parse_props(&y, v, lm, true))
 			break;
 		hmap_put(&here, lm->name, lm);

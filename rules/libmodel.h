@@ -18,12 +18,14 @@
  * Per function (every key optional except source):
  *   thread_safe: always | per_handle | never   (absent: not known, never "safe")
  *   pure: bool                 no side effects beyond its result
- *   blocks: no | interruptible | retries_eintr | uninterruptible
+ *   blocks: no | bounded | interruptible | retries_eintr | uninterruptible
+ *                              (bounded: waits at most a time the caller gives)
  *   ruby_alloc: bool           allocates through Ruby's allocator (ruby_xmalloc)
  *   error_channel: {name: openssl, use: produces|reads|clears, read_with: ERR_get_error}
  *   process_state: [fd_table, cwd, umask, environment, locale, signals, stdio]
  *   calls_back: {registered_by: [sqlite3_busy_handler, ...]}
  *   async_signal_safe: bool
+ *   handle_arg: N              for per_handle: the handle argument (default 0)
  *   cheap: bool, size_arg: N   constant or small fixed cost (small-work-nogvl);
  *                              size_arg: the argument bounding the cost
  *   why, instead, null_arg: N  for thread_safe: never (mt-unsafe-call's message;
@@ -55,6 +57,7 @@ enum lm_thread_safe {
 enum lm_blocks {
 	LM_BLOCKS_UNKNOWN = 0,
 	LM_BLOCKS_NO,
+	LM_BLOCKS_BOUNDED,         /* waits at most a time the caller gives (a timeout, a sleep length) */
 	LM_BLOCKS_INTERRUPTIBLE,   /* a signal interrupts the wait (EINTR returned) */
 	LM_BLOCKS_RETRIES_EINTR,   /* the library restarts the wait on EINTR: a signal does not stop it */
 	LM_BLOCKS_UNINTERRUPTIBLE, /* nothing short of its own timeout ends the wait */
@@ -93,6 +96,7 @@ struct lib_model {
 	int8_t cheap;
 	int8_t size_arg;       /* -1 none */
 	int8_t null_arg;       /* -1 none */
+	int8_t handle_arg;     /* per_handle: the handle argument (default 0) */
 	uint16_t process_state; /* enum lm_process_state bits */
 	uint8_t err_use;       /* enum lm_err_use */
 	const char *err_channel; /* "openssl" ... */

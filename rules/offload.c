@@ -172,6 +172,52 @@ static const struct event *find_registration(const struct model *m, const char *
 	return NULL;
 }
 
+/* Whether the handle argument of a per-handle library call belongs to this
+ * call of fn: the address of a local object (`&strm`, `&st.ctx`), or a local
+ * pointer whose every assignment in fn is a call's result or NULL, or that a
+ * call fills through its address (sqlite3_open(path, &db)). */
+static bool handle_owned(const struct mfunc *mf, const struct event *e, int arg)
+{
+	const struct call *c = e->u.call;
+	if (arg < 0 || (uint32_t)arg >= c->nargs)
+		return false;
+	const struct expr *a = &c->args[arg];
+	if (a->kind != EX_REF || a->ref.var < 0 || a->ref.deref || a->ref.ptr_deref)
+		return false;
+	const struct var *v = mf_var(mf, a->ref.var);
+	if (!v || v->kind != VK_LOCAL)
+		return false;
+	if (!a->ref.addr && a->ref.path && *a->ref.path)
+		return false;
+	/* every store to the variable as a whole: a call's result, NULL, or a
+	 * `= {0}` initialiser (not a copy of another handle) */
+	bool made = false;
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *x = &mf->f->events[ei];
+		if (x->kind == EV_ASSIGN && x->u.assign->lhs.var == a->ref.var) {
+			const struct assign *as = x->u.assign;
+			if (as->lhs.deref)
+				continue; /* a write through the pointer, not to it */
+			if (as->lhs.path && *as->lhs.path)
+				continue; /* a member (next_in ...): data, the inputs gate's business; a copy of
+					     the whole object below is what could share a handle's state */
+			const struct expr *r = &as->rhs;
+			if (as->compound || !(r->kind == EX_CALL || r->kind == EX_NULL || (as->is_init && as->whole_init)))
+				return false;
+			made = made || r->kind == EX_CALL;
+		} else if (x->kind == EV_CALL && x != e) {
+			for (uint32_t k = 0; k < x->u.call->nargs; k++) {
+				const struct expr *xa = &x->u.call->args[k];
+				if (xa->kind == EX_REF && xa->ref.var == a->ref.var && xa->ref.addr && !xa->ref.deref &&
+				    !(xa->ref.path && *xa->ref.path))
+					made = true;
+			}
+		}
+	}
+	/* a local object is this call's; a local pointer must be made here */
+	return a->ref.addr ? true : made;
+}
+
 /* The properties of a thread-safe modelled call that still keep a gate from
  * passing: it allocates through Ruby's allocator, runs a handler the gem
  * registered, or blocks in a way a cancelled offloaded operation would wait
@@ -206,6 +252,20 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 			ge->missing_fact = reg->u.call->name;
 			ok = false;
 		}
+	}
+	if (lm->thread_safe == LM_TS_PER_HANDLE && !handle_owned(mf, e, lm->handle_arg)) {
+		const struct call *c = e->u.call;
+		const char *h = (uint32_t)lm->handle_arg < c->nargs && c->args[lm->handle_arg].text
+					? c->args[lm->handle_arg].text
+					: "?";
+		struct gate_evidence *ge = gate_add(
+			g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' comes from "
+			"outside the callback, and nothing shows that no other fiber or thread uses it during the call",
+			mf->f->name, c->name, where, h);
+		ge->missing_fact = h;
+		gate_basis_add(g, GATE_INPUTS, lm, &e->loc, (int32_t)mf->id);
+		ok = false;
 	}
 	bool ubf_cancels = s->ubf_kind != UBF_NULL && s->ubf_kind != UBF_NONE;
 	/* a signal (RUBY_UBF_IO/PROCESS) does not end a wait the library
