@@ -437,6 +437,8 @@ static void replace_entry(struct lib_model *old, struct lib_model *nu)
 
 int models_load_text(const char *path, const char *text, size_t len, bool user, char **err)
 {
+	if (user && !reg.loaded && models_init(err))
+		return -1;
 	struct yload y = {path, &reg.a, 0, NULL};
 	struct ynode *root = yparse(&y, text, len);
 	if (!root) {
