@@ -17,7 +17,8 @@
  *
  * Per function (every key optional except source):
  *   thread_safe: always | per_handle | never   (absent: not known, never "safe")
- *   pure: bool                 no side effects beyond its result
+ *   pure: bool                 no side effects beyond its result (a pure function
+ *                              without thread_safe counts as thread_safe: always)
  *   blocks: no | bounded | interruptible | retries_eintr | uninterruptible
  *                              (bounded: waits at most a time the caller gives)
  *   ruby_alloc: bool           allocates through Ruby's allocator (ruby_xmalloc)
@@ -105,6 +106,17 @@ struct lib_model {
 	const char *why;
 	const char *instead;
 };
+
+/* Thread safety as the gates use it: a pure function (no side effects, no
+ * state) with no thread_safe of its own is safe on any thread. */
+static inline int lm_thread_safety(const struct lib_model *lm)
+{
+	if (!lm)
+		return LM_TS_UNKNOWN;
+	if (lm->thread_safe == LM_TS_UNKNOWN && lm->pure == 1)
+		return LM_TS_ALWAYS;
+	return lm->thread_safe;
+}
 
 /* The model of fn (exact name, then the longest matching prefix entry), or
  * NULL. Loads the built-in models on first use. */

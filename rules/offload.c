@@ -353,14 +353,15 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			if (model_func_by_usr(m, c->usr) || ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
 				continue;
 			const struct lib_model *lm = model_find(c->name);
-			if (lm && (lm->thread_safe == LM_TS_ALWAYS || lm->thread_safe == LM_TS_PER_HANDLE)) {
+			int ts = lm_thread_safety(lm);
+			if (ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE) {
 				if (model_call_ok(m, s, mf, e, lm, g))
 					gate_basis_add(g, GATE_OPAQUE, lm, &e->loc, (int32_t)fi);
 				continue;
 			}
 			char where[512];
 			struct gate_evidence *ge;
-			if (lm && lm->thread_safe == LM_TS_UNKNOWN)
+			if (lm && ts == LM_TS_UNKNOWN)
 				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
 					      "'%s' calls '%s', whose model (%s) does not say it is thread-safe", mf->f->name,
 					      c->name, model_where(lm, where, sizeof(where)));

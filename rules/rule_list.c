@@ -9,6 +9,7 @@
 extern const struct rule_desc rule_cleanup_not_ensured;
 extern const struct rule_desc rule_debug_inputs;
 extern const struct rule_desc rule_debug_no_gvl;
+extern const struct rule_desc rule_debug_offload_verdict;
 extern const struct rule_desc rule_debug_release_site;
 extern const struct rule_desc rule_debug_state_gates;
 extern const struct rule_desc rule_lock_across_boundary;
@@ -36,6 +37,7 @@ const struct rule_desc *const rule_list[] = {
 	&rule_cleanup_not_ensured,
 	&rule_debug_inputs,
 	&rule_debug_no_gvl,
+	&rule_debug_offload_verdict,
 	&rule_debug_release_site,
 	&rule_debug_state_gates,
 	&rule_lock_across_boundary,

@@ -15,7 +15,8 @@
 bool known_safe_call(const char *name)
 {
 	const struct lib_model *lm = model_find(name);
-	return lm && (lm->thread_safe == LM_TS_ALWAYS || lm->thread_safe == LM_TS_PER_HANDLE);
+	int ts = lm_thread_safety(lm);
+	return ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE;
 }
 
 bool cheap_call(const char *name)
