@@ -904,6 +904,17 @@ static const char *locked_by_caller(const struct model *m, const struct mfunc *m
 	return NULL;
 }
 
+bool io_typed_data_expr(const struct mfunc *mf, const struct expr *x)
+{
+	if (x->kind == EX_CALL && x->call >= 0 && (uint32_t)x->call < mf->f->nevents &&
+	    mf->f->events[x->call].kind == EV_CALL) {
+		const struct src_entry *s = source_of(mf->f->events[x->call].u.call->name);
+		if (s && s->kind == IOK_TYPED)
+			return true;
+	}
+	return x->kind == EX_REF && object_member_kind(x->ref.record) == IOK_TYPED;
+}
+
 /* Is the variable at the root of o a pointer to typed data of some VALUE
  * (TypedData_Get_Struct, DATA_PTR ...)? */
 static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at)

@@ -23,6 +23,7 @@ static const struct gate_reg registry[] = {
 	{GATE_ERROR_CHANNEL, gate_check_error_channel},
 	{GATE_LOCK, gate_check_locks},
 	{GATE_INPUTS, gate_check_inputs},
+	{GATE_INPUTS, gate_check_object_state},
 	{GATE_OUTPUTS, gate_check_outputs},
 	{GATE_SHARED_STATE, gate_check_shared_state},
 	{GATE_FD, gate_check_fd},

@@ -48,6 +48,11 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 void gate_check_fd(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
 void gate_check_unbounded_wait(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			       struct gate_result *g);
+/* Object state (object_state.c): fields of a Ruby object's C struct used by
+ * the callback fail GATE_INPUTS unless a mutex or in-progress flag guards the
+ * call and every other function touching them (gvl-semantics.md 2.9). */
+void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g);
 void gate_check_work_size(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			  struct gate_result *g);
 
