@@ -128,6 +128,12 @@ static void evaluate(const struct model *m, const struct msite *s, struct offloa
 		oi->verdict = OV_CANNOT_VERIFY;
 	else
 		oi->verdict = OV_CANDIDATE;
+	/* offloading adds a cancellation path that raises: cleanup after the call
+	 * outside rb_ensure must be fixed first (unfrozen-input and
+	 * missing-gc-guard already fail the inputs gate) */
+	const char *what = NULL;
+	if (oi->verdict == OV_CANDIDATE && cleanup_after_release(m, s, &oi->withheld_loc, &what))
+		oi->withheld_by = "cleanup-not-ensured";
 }
 
 const struct offload_info *offload_info(const struct model *m, uint32_t site)

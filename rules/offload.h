@@ -29,6 +29,10 @@ struct offload_info {
 	bool flagged;         /* the call passes RB_NOGVL_OFFLOAD_SAFE */
 	bool small_work;      /* GATE_WORK_SIZE failed: bounded-small work */
 	bool threshold_guard; /* the release sits under a size comparison */
+	/* OV_CANDIDATE held back (not offered) until another finding on the same
+	 * call is fixed: that rule's slug and where (cleanup-not-ensured ...). */
+	const char *withheld_by;
+	struct loc withheld_loc;
 };
 
 /* The verdict for site (cached). */
@@ -41,6 +45,10 @@ bool gate_is_safety(int gate);
 /* --explain-callback: prints the checklist of each site whose callback is
  * name; returns how many were shown. */
 int offload_explain(FILE *out, const struct model *m, const char *name);
+
+/* cleanup_not_ensured.c: the first cleanup after the release that rb_ensure
+ * does not protect (whatever the flags). */
+bool cleanup_after_release(const struct model *m, const struct msite *s, struct loc *where, const char **what);
 
 /* Checkers defined with the offload rules. */
 void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,

@@ -131,8 +131,8 @@ static void run(struct rule_ctx *rc)
 	const struct model *m = rc->m;
 	for (uint32_t i = 0; i < m->sites.n; i++) {
 		const struct offload_info *oi = offload_info(m, i);
-		if (!oi || oi->verdict != OV_CANDIDATE)
-			continue;
+		if (!oi || oi->verdict != OV_CANDIDATE || oi->withheld_by)
+			continue; /* withheld: -v, --explain-callback and the JSON say which finding to fix first */
 		const struct msite *s = &m->sites.v[i];
 		const char *cbname = m->fns.v[s->cb.targets[0]].f->name;
 		struct finding *f = rule_report(

@@ -39,6 +39,11 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 			s->flags_known ? gvl_flags_text(s->flags, fl, sizeof(fl)) : "not a constant",
 			ubf_kind_text(s->ubf_kind));
 		fprintf(out, "  verdict: %s\n", offload_verdict_name(oi->verdict));
+		if (oi->withheld_by) {
+			fprintf(out, "  withheld (%s): move the cleanup at ", oi->withheld_by);
+			print_loc(out, &oi->withheld_loc);
+			fputs(" into an rb_ensure handler first: offloading adds a cancellation path that raises\n", out);
+		}
 		for (int g = 0; g < GATE_COUNT; g++) {
 			fprintf(out, "  [%-13s] %s\n", gate_state_name(oi->g.state[g]), gate_name(g));
 			for (size_t k = 0; k < oi->g.ev.n; k++) {

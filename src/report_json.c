@@ -223,6 +223,12 @@ static json_t *joffload(const struct model *m, const struct msite *s)
 	}
 	json_object_set_new(o, "models", models);
 	json_object_set_new(o, "user_model", json_boolean(oi && gate_user_basis(&oi->g)));
+	/* a candidate not offered until another finding on the call is fixed */
+	if (oi && oi->withheld_by) {
+		json_t *w = json_loc(&oi->withheld_loc);
+		json_object_set_new(w, "rule", json_string(oi->withheld_by));
+		json_object_set_new(o, "withheld", w);
+	}
 	return o;
 }
 

@@ -569,6 +569,16 @@ int run_analysis(const struct options *o, struct run *r)
 					    ul->line, ul->overrides ? ", which overrides the built-in model" : "");
 				free(p);
 			}
+			if (oi && oi->withheld_by) {
+				const struct msite *s = &r->model->sites.v[i];
+				char *p = display_path(s->loc.file), *wp = display_path(oi->withheld_loc.file);
+				log_verbose(1, "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
+					       "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
+					       "first (offloading adds a cancellation path that raises)",
+					    p, s->loc.line, s->called, oi->withheld_by, wp, oi->withheld_loc.line);
+				free(p);
+				free(wp);
+			}
 			if (!oi || (oi->verdict != OV_CANNOT_VERIFY && oi->verdict != OV_FLAGGED_CANNOT_VERIFY))
 				continue;
 			const struct msite *s = &r->model->sites.v[i];
