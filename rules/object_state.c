@@ -30,7 +30,7 @@
 
 #define MAX_RECORDS 64
 #define MAX_FIELDS 16
-#define UP_DEPTH 4
+#define UP_DEPTH 8
 
 struct ostate {
 	const struct model *m;
@@ -200,55 +200,86 @@ static bool guard_in(const struct ostate *os, uint32_t fi, uint32_t ev, struct g
 
 /* A guard on the way from an entry point down to (fi, ev): fi itself, or a
  * caller (rb_mutex_synchronize(m, fi, arg) counts), up to UP_DEPTH levels. */
-/* rb_mutex_synchronize(mutex, fn, arg) anywhere, with fn the function fi. */
-static bool synchronized_body(const struct ostate *os, uint32_t fi, struct guard *g)
-{
-	const struct model *m = os->m;
-	const char *usr = m->fns.v[fi].f->usr;
-	if (!usr)
-		return false;
-	for (uint32_t k = 0; k < m->fns.n; k++) {
-		const struct func *f = m->fns.v[k].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (!is_call(e, "rb_mutex_synchronize") || e->u.call->nargs < 2)
-				continue;
-			const struct expr *a = &e->u.call->args[1];
-			if (a->kind == EX_FUNC && str_eq(a->func_usr, usr)) {
-				g->kind = GUARD_MUTEX;
-				g->what = e->u.call->args[0].text ? e->u.call->args[0].text : "?";
-				g->field = last_field(&e->u.call->args[0]);
-				g->loc = e->loc;
-				return true;
-			}
-		}
-	}
-	return false;
-}
+/* The callers of fi: call-graph edges, and calls anywhere that pass fi as a
+ * function argument (rb_ensure, rb_protect, rb_rescue, rb_mutex_synchronize
+ * bodies). */
+struct caller {
+	uint32_t fn, ev;
+};
+typedef VEC(struct caller) caller_vec;
 
-static bool guard_above(const struct ostate *os, uint32_t fi, uint32_t ev, int depth, struct guard *g)
+static void callers_of(const struct ostate *os, uint32_t fi, caller_vec *out)
 {
-	if (guard_in(os, fi, ev, g) || synchronized_body(os, fi, g))
-		return true;
-	if (depth <= 0)
-		return false;
 	const struct model *m = os->m;
 	const struct mfunc *mf = &m->fns.v[fi];
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
 		const struct edge *e = &m->edges.v[m->in_edges.v[k]];
-		const struct mfunc *caller = &m->fns.v[e->from];
-		const struct event *ce = &caller->f->events[e->ev];
-		if (is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 1) {
-			g->kind = GUARD_MUTEX;
-			g->what = ce->u.call->args[0].text ? ce->u.call->args[0].text : "?";
-			g->field = last_field(&ce->u.call->args[0]);
-			g->loc = ce->loc;
-			return true;
-		}
-		if (guard_above(os, e->from, e->ev, depth - 1, g))
-			return true;
+		struct caller c = {e->from, e->ev};
+		vec_push(out, c);
 	}
-	return false;
+	const char *usr = mf->f->usr;
+	if (!usr)
+		return;
+	for (uint32_t k = 0; k < m->fns.n; k++) {
+		const struct func *f = m->fns.v[k].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind != EV_CALL || e->u.call->indirect)
+				continue;
+			for (uint32_t a = 0; a < e->u.call->nargs; a++)
+				if (e->u.call->args[a].kind == EX_FUNC && str_eq(e->u.call->args[a].func_usr, usr)) {
+					bool dup = false;
+					for (size_t j = 0; j < out->n && !dup; j++)
+						dup = out->v[j].fn == k && out->v[j].ev == ei;
+					if (!dup) {
+						struct caller c = {k, ei};
+						vec_push(out, c);
+					}
+				}
+		}
+	}
+}
+
+/* Is every way into (fi, ev) guarded? fi itself takes the guard around ev,
+ * or fi is the body of rb_mutex_synchronize, or every caller is guarded on
+ * its way in (an entry point with no caller is not). budget bounds the walk. */
+static bool path_guarded(const struct ostate *os, uint32_t fi, uint32_t ev, int depth, unsigned *budget,
+			 struct guard *g, int64_t *open_fn)
+{
+	if (guard_in(os, fi, ev, g))
+		return true;
+	if (depth <= 0 || !*budget)
+		return false;
+	(*budget)--;
+	caller_vec cs = {0};
+	callers_of(os, fi, &cs);
+	bool ok = cs.n > 0;
+	if (!ok && *open_fn < 0)
+		*open_fn = fi; /* an entry point (a method) with no guard */
+	/* every caller, not only up to the first open one: the message names the
+	 * guard some ways take */
+	for (size_t i = 0; i < cs.n; i++) {
+		const struct event *ce = &os->m->fns.v[cs.v[i].fn].f->events[cs.v[i].ev];
+		if (is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 2 && ce->u.call->args[1].kind == EX_FUNC) {
+			if (g->kind == GUARD_NONE) {
+				g->kind = GUARD_MUTEX;
+				g->what = ce->u.call->args[0].text ? ce->u.call->args[0].text : "?";
+				g->field = last_field(&ce->u.call->args[0]);
+				g->loc = ce->loc;
+			}
+			continue;
+		}
+		if (ce->kind == EV_CALL && str_starts(ce->u.call->name, "rb_define_")) {
+			if (*open_fn < 0)
+				*open_fn = fi; /* registered as a method: an entry point */
+			ok = false;
+			continue;
+		}
+		if (!path_guarded(os, cs.v[i].fn, cs.v[i].ev, depth - 1, budget, g, open_fn))
+			ok = false;
+	}
+	vec_free(&cs);
+	return ok;
 }
 
 /* ---- other functions that touch the same state ---- */
@@ -285,17 +316,26 @@ static bool takes_guard(const struct ostate *os, uint32_t fi, const struct guard
 				return true;
 		}
 	}
-	if (depth <= 0 || mf->address_taken || mf->in_begin == mf->in_end)
+	if (depth <= 0)
 		return false;
-	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
-		const struct edge *e = &m->edges.v[m->in_edges.v[k]];
-		const struct event *ce = &m->fns.v[e->from].f->events[e->ev];
-		if (g->kind == GUARD_MUTEX && is_call(ce, "rb_mutex_synchronize"))
+	caller_vec cs = {0};
+	callers_of(os, fi, &cs);
+	bool ok = cs.n > 0;
+	for (size_t i = 0; i < cs.n && ok; i++) {
+		const struct event *ce = &m->fns.v[cs.v[i].fn].f->events[cs.v[i].ev];
+		if (g->kind == GUARD_MUTEX && is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 1 &&
+		    ((g->field && str_eq(last_field(&ce->u.call->args[0]), g->field)) ||
+		     str_eq(ce->u.call->args[0].text, g->what)))
 			continue;
-		if (!takes_guard(os, e->from, g, depth - 1) && !exempt_fn(m, e->from))
-			return false;
+		/* registered as a method (rb_define_method(klass, "close", fn, 0)): an entry point */
+		if (ce->kind == EV_CALL && str_starts(ce->u.call->name, "rb_define_")) {
+			ok = false;
+			break;
+		}
+		ok = takes_guard(os, cs.v[i].fn, g, depth - 1) || exempt_fn(m, cs.v[i].fn);
 	}
-	return true;
+	vec_free(&cs);
+	return ok;
 }
 
 /* Does fi touch field fld of record rec? Returns the event, or NULL. */
@@ -370,11 +410,26 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 	/* the guard, from the release upwards */
 	struct guard gd = {0};
 	uint32_t rel_fn = s->fn, rel_ev = s->ev;
-	bool guarded = guard_above(&os, rel_fn, rel_ev, UP_DEPTH, &gd);
+	unsigned budget = 256;
+	int64_t open_fn = -1;
+	bool guarded = path_guarded(&os, rel_fn, rel_ev, UP_DEPTH, &budget, &gd, &open_fn) && gd.kind != GUARD_NONE;
 	for (unsigned k = 0; k < nf; k++) {
 		const struct ofield *of = &fields[k];
 		const char *cb = m->fns.v[of->fn].f->name;
-		if (!guarded) {
+		if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
+			struct gate_evidence *ev = gate_add(
+				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways into "
+				"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
+				"calling thread may use or close the object while the worker runs",
+				cb, of->text ? of->text : of->field, of->field, of->rec,
+				gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
+				m->fns.v[open_fn].f->name);
+			gate_note_add(ev, &gd.loc, "the guard is taken here");
+			gate_note_add(ev, &m->fns.v[open_fn].f->loc, "'%s' reaches the call without it",
+				      m->fns.v[open_fn].f->name);
+			/* and below, the other functions that skip it (close, end ...) */
+		} else if (!guarded) {
 			gate_add(g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				 "'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct) with no in-progress flag or "
 				 "mutex held across the call: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling thread "
