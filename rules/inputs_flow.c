@@ -958,6 +958,31 @@ static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at)
 	return false;
 }
 
+/* o is an element of a local VALUE array (kw[0]) that an argument scanner
+ * (rb_get_kwargs(opts, ids, req, opt, kw)) filled before `at`: a method
+ * argument. Fills *r. */
+static bool kwargs_out(const struct mfunc *mf, const struct ref *o, uint32_t at, struct cls *r)
+{
+	const struct var *v = mf_var(mf, o->var);
+	if (!v || v->kind != VK_LOCAL || !(v->flags & VF_ARRAY) || !v->type || !strstr(v->type, "VALUE") ||
+	    !o->path || !str_starts(o->path, "[]"))
+		return false;
+	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_CALL || !IN(e->u.call->name, arg_scanners))
+			continue;
+		for (uint32_t k = 0; k < e->u.call->nargs; k++) {
+			const struct expr *a = &e->u.call->args[k];
+			if (a->kind == EX_REF && a->ref.var == o->var && (!a->ref.path || !*a->ref.path)) {
+				*r = (struct cls){.state = IOS_SHARED, .why_fn = mf->f->name, .arg = v->name, .loc = e->loc,
+						  .param = true};
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static struct cls classify_var(const struct model *m, const struct mfunc *mf, const struct ref *o, uint32_t at,
 			       uint32_t rel, int depth)
 {
@@ -997,6 +1022,8 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
 			r = (struct cls){.state = IOS_SHARED, .why_fn = f->name, .arg = v->name, .loc = v->loc,
 					 .param = true};
+		} else if (member && kwargs_out(mf, o, at, &r)) {
+			/* an element of the values array rb_get_kwargs filled: a method argument */
 		} else if (member) {
 			if (root_is_typed_data(mf, o->var, at))
 				return (struct cls){.state = IOS_RECEIVER};
