@@ -161,7 +161,10 @@ static bool guard_in(const struct ostate *os, uint32_t fi, uint32_t ev, struct g
 		const struct assign *a = e->u.assign;
 		const char *rec = NULL;
 		char fld[128];
-		if (!object_field(os, mf, &a->lhs, &rec, fld, sizeof(fld)) || !a->rhs.has_ival || a->rhs.ival == 0)
+		/* set: anything but the value it is cleared to (1, true, the current
+		 * fiber ...); cleared: a constant (0, NULL, Qnil, Qfalse) */
+		if (!object_field(os, mf, &a->lhs, &rec, fld, sizeof(fld)) || a->rhs.kind == EX_NULL ||
+		    (a->rhs.has_ival && a->rhs.ival == 0))
 			continue;
 		bool cleared = false;
 		for (uint32_t k = ev + 1; k < f->nevents && !cleared; k++) {
@@ -169,7 +172,9 @@ static bool guard_in(const struct ostate *os, uint32_t fi, uint32_t ev, struct g
 			char f2[128];
 			const char *r2 = NULL;
 			cleared = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-				  str_eq(r2, rec) && str_eq(f2, fld) && u->u.assign->rhs.has_ival && u->u.assign->rhs.ival == 0;
+				  str_eq(r2, rec) && str_eq(f2, fld) &&
+				  (u->u.assign->rhs.kind == EX_NULL || u->u.assign->rhs.has_ival) &&
+				  !(a->rhs.has_ival && u->u.assign->rhs.has_ival && a->rhs.ival == u->u.assign->rhs.ival);
 		}
 		if (!cleared)
 			continue;
@@ -430,11 +435,28 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 				      m->fns.v[open_fn].f->name);
 			/* and below, the other functions that skip it (close, end ...) */
 		} else if (!guarded) {
+			/* one piece of evidence per object struct: its first field, and how
+			 * many more the callback uses */
+			bool seen = false;
+			unsigned more = 0;
+			for (unsigned j = 0; j < nf; j++) {
+				if (!str_eq(fields[j].rec, of->rec))
+					continue;
+				if (j < k)
+					seen = true;
+				else if (j > k)
+					more++;
+			}
+			if (seen)
+				continue;
+			char extra[64] = "";
+			if (more)
+				snprintf(extra, sizeof(extra), " and %u more field%s", more, more == 1 ? "" : "s");
 			gate_add(g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				 "'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct) with no in-progress flag or "
-				 "mutex held across the call: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling thread "
-				 "keep running and may use or close the object while the worker runs",
-				 cb, of->text ? of->text : of->field, of->field, of->rec);
+				 "'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex held "
+				 "across the call: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling thread keep running "
+				 "and may use or close the object while the worker runs",
+				 cb, of->text ? of->text : of->field, extra, of->rec);
 			continue;
 		}
 		/* every other function touching the field must take the guard */

@@ -42,7 +42,7 @@ static VALUE codec_run(VALUE self)
 {
 	struct codec *c;
 	TypedData_Get_Struct(self, struct codec, &codec_type, c);
-	rb_nogvl(work_nogvl, c, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: uses 'c->size' (field 'size' of struct codec, a Ruby object's C struct) with no in-progress flag or mutex */
+	rb_nogvl(work_nogvl, c, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: uses 'c->size' and 1 more field of struct codec, a Ruby object's C struct, with no in-progress flag or mutex */
 	return self;
 }
 
@@ -145,6 +145,47 @@ static VALUE conn_reset(VALUE self)
 	return Qnil;
 }
 
+/* ---- a fourth: the flag holds the fiber using the object (mysql2's shape) ---- */
+
+struct client {
+	char *packet;
+	long plen;
+	VALUE active_fiber;
+};
+
+static const rb_data_type_t client_type = {"client", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static void *client_nogvl(void *p)
+{
+	struct client *c = p;
+	for (long i = 0; i < c->plen; i++)
+		c->packet[i] = (char)(c->packet[i] + 1);
+	return NULL;
+}
+
+static VALUE client_query(VALUE self)
+{
+	struct client *c;
+	TypedData_Get_Struct(self, struct client, &client_type, c);
+	if (!NIL_P(c->active_fiber))
+		rb_raise(rb_eRuntimeError, "client in use");
+	c->active_fiber = rb_fiber_current();
+	rb_nogvl(client_nogvl, c, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: already flagged, cannot verify; inputs cannot verify: 'TypedData_Get_Struct' hands */ /* guarded: no failure */
+	c->active_fiber = Qnil;
+	return self;
+}
+
+static VALUE client_close(VALUE self)
+{
+	struct client *c;
+	TypedData_Get_Struct(self, struct client, &client_type, c);
+	if (!NIL_P(c->active_fiber))
+		rb_raise(rb_eRuntimeError, "client in use");
+	free(c->packet);
+	c->packet = NULL;
+	return Qnil;
+}
+
 void Init_object_state(void)
 {
 	VALUE k = rb_define_class("Codec", rb_cObject);
@@ -156,4 +197,7 @@ void Init_object_state(void)
 	VALUE c = rb_define_class("Conn", rb_cObject);
 	rb_define_method(c, "run", conn_run, 0);
 	rb_define_method(c, "reset", conn_reset, 0);
+	VALUE q = rb_define_class("Client", rb_cObject);
+	rb_define_method(q, "query", client_query, 0);
+	rb_define_method(q, "close", client_close, 0);
 }
