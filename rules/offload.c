@@ -179,10 +179,28 @@ static const struct event *find_registration(const struct model *m, const char *
 	return NULL;
 }
 
+/* A call that makes a new handle: a library function modelled thread_safe:
+ * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an
+ * allocator. A function of the gem, or one that may look a shared handle up,
+ * does not count. */
+static bool makes_handle(const struct mfunc *mf, int32_t ev)
+{
+	if (ev < 0 || (uint32_t)ev >= mf->f->nevents || mf->f->events[ev].kind != EV_CALL)
+		return false;
+	const struct call *c = mf->f->events[ev].u.call;
+	if (c->indirect)
+		return false;
+	if (str_eq(c->name, "malloc") || str_eq(c->name, "calloc"))
+		return true;
+	const struct lib_model *lm = model_find(c->name);
+	return lm && lm->thread_safe == LM_TS_ALWAYS;
+}
+
 /* Whether the handle argument of a per-handle library call belongs to this
- * call of fn: the address of a local object (`&strm`, `&st.ctx`), or a local
- * pointer whose every assignment in fn is a call's result or NULL, or that a
- * call fills through its address (sqlite3_open(path, &db)). */
+ * call of fn: the address of a local object (`&strm`, `&st.ctx`) never
+ * overwritten by a copy, or a local pointer every assignment of which is a new
+ * handle (makes_handle) or NULL, or that such a call fills through its address
+ * (sqlite3_open(path, &db)). */
 static bool handle_owned(const struct mfunc *mf, const struct event *e, int arg)
 {
 	const struct call *c = e->u.call;
@@ -196,7 +214,7 @@ static bool handle_owned(const struct mfunc *mf, const struct event *e, int arg)
 		return false;
 	if (!a->ref.addr && a->ref.path && *a->ref.path)
 		return false;
-	/* every store to the variable as a whole: a call's result, NULL, or a
+	/* every store to the variable as a whole: a new handle, NULL, or a
 	 * `= {0}` initialiser (not a copy of another handle) */
 	bool made = false;
 	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
@@ -209,14 +227,17 @@ static bool handle_owned(const struct mfunc *mf, const struct event *e, int arg)
 				continue; /* a member (next_in ...): data, the inputs gate's business; a copy of
 					     the whole object below is what could share a handle's state */
 			const struct expr *r = &as->rhs;
-			if (as->compound || !(r->kind == EX_CALL || r->kind == EX_NULL || (as->is_init && as->whole_init)))
+			if (as->compound)
 				return false;
-			made = made || r->kind == EX_CALL;
+			if (r->kind == EX_CALL && makes_handle(mf, r->call))
+				made = true;
+			else if (!(r->kind == EX_NULL || (as->is_init && as->whole_init)))
+				return false;
 		} else if (x->kind == EV_CALL && x != e) {
 			for (uint32_t k = 0; k < x->u.call->nargs; k++) {
 				const struct expr *xa = &x->u.call->args[k];
 				if (xa->kind == EX_REF && xa->ref.var == a->ref.var && xa->ref.addr && !xa->ref.deref &&
-				    !(xa->ref.path && *xa->ref.path))
+				    !(xa->ref.path && *xa->ref.path) && makes_handle(mf, (int32_t)ei))
 					made = true;
 			}
 		}

@@ -96,6 +96,21 @@ static void *pg_nogvl(void *p) /* blocks: retries_eintr, so RUBY_UBF_IO cannot c
 	return NULL;
 }
 
+static PGconn *cached_conn;
+
+static PGconn *lookup_conn(void) /* the gem's own function: may hand out a shared handle */
+{
+	return cached_conn;
+}
+
+static void *pg_cached_nogvl(void *p) /* a handle from a lookup, not made here: cannot verify */
+{
+	struct job *j = p;
+	PGconn *conn = lookup_conn();
+	j->result = PQexec(conn, "SELECT 1") != NULL;
+	return NULL;
+}
+
 static void *uring_nogvl(void *p) /* blocks: interruptible, with a NULL UBF: cannot verify */
 {
 	struct job *j = p;
@@ -178,6 +193,7 @@ static VALUE run_shared(VALUE self, VALUE len)
 	j.backup = NULL;
 	rb_thread_call_without_gvl(zlib_shared_stream_nogvl, &j, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: inputs cannot verify: 'zlib_shared_stream_nogvl' calls 'deflate', which is thread-safe only per handle (model rules/models/zlib.yml: */
 	rb_thread_call_without_gvl(backup_nogvl, &j, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: which may run the handler registered with 'sqlite3_busy_handler' */
+	rb_thread_call_without_gvl(pg_cached_nogvl, &j, RUBY_UBF_PROCESS, NULL); /* expect: debug-offload-verdict */ /* expect-msg: calls 'PQexec', which is thread-safe only per handle (model rules/models/libpq.yml:21); its handle 'conn' comes from outside the callback */
 	return LONG2NUM(j.result);
 }
 
