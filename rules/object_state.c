@@ -32,10 +32,19 @@
 #define MAX_FIELDS 16
 #define UP_DEPTH 8
 
+struct caller {
+	uint32_t fn, ev;
+};
+typedef VEC(struct caller) caller_vec;
+
 struct ostate {
 	const struct model *m;
 	const char *records[MAX_RECORDS]; /* object structs of the project */
 	unsigned nrecords;
+	/* function USR -> caller_vec *: calls that pass the function as an
+	 * argument (rb_ensure bodies ...), built on first use */
+	struct hmap fnargs;
+	bool fnargs_built;
 };
 
 static bool is_object_record(const struct ostate *os, const char *rec)
@@ -205,15 +214,49 @@ static bool guard_in(const struct ostate *os, uint32_t fi, uint32_t ev, struct g
 
 /* A guard on the way from an entry point down to (fi, ev): fi itself, or a
  * caller (rb_mutex_synchronize(m, fi, arg) counts), up to UP_DEPTH levels. */
+static void build_fnargs(struct ostate *os)
+{
+	const struct model *m = os->m;
+	os->fnargs_built = true;
+	for (uint32_t k = 0; k < m->fns.n; k++) {
+		const struct func *f = m->fns.v[k].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind != EV_CALL || e->u.call->indirect)
+				continue;
+			for (uint32_t a = 0; a < e->u.call->nargs; a++) {
+				const char *usr = e->u.call->args[a].kind == EX_FUNC ? e->u.call->args[a].func_usr : NULL;
+				if (!usr)
+					continue;
+				caller_vec *cv = hmap_get(&os->fnargs, usr);
+				if (!cv) {
+					cv = xcalloc(1, sizeof(*cv));
+					hmap_put(&os->fnargs, usr, cv);
+				}
+				if (cv->n && cv->v[cv->n - 1].fn == k && cv->v[cv->n - 1].ev == ei)
+					continue;
+				struct caller c = {k, ei};
+				vec_push(cv, c);
+			}
+		}
+	}
+}
+
+static void free_fnargs(struct ostate *os)
+{
+	hmap_foreach(&os->fnargs, e)
+	{
+		caller_vec *cv = e->val;
+		vec_free(cv);
+		free(cv);
+	}
+	hmap_free(&os->fnargs);
+}
+
 /* The callers of fi: call-graph edges, and calls anywhere that pass fi as a
  * function argument (rb_ensure, rb_protect, rb_rescue, rb_mutex_synchronize
  * bodies). */
-struct caller {
-	uint32_t fn, ev;
-};
-typedef VEC(struct caller) caller_vec;
-
-static void callers_of(const struct ostate *os, uint32_t fi, caller_vec *out)
+static void callers_of(struct ostate *os, uint32_t fi, caller_vec *out)
 {
 	const struct model *m = os->m;
 	const struct mfunc *mf = &m->fns.v[fi];
@@ -225,30 +268,22 @@ static void callers_of(const struct ostate *os, uint32_t fi, caller_vec *out)
 	const char *usr = mf->f->usr;
 	if (!usr)
 		return;
-	for (uint32_t k = 0; k < m->fns.n; k++) {
-		const struct func *f = m->fns.v[k].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect)
-				continue;
-			for (uint32_t a = 0; a < e->u.call->nargs; a++)
-				if (e->u.call->args[a].kind == EX_FUNC && str_eq(e->u.call->args[a].func_usr, usr)) {
-					bool dup = false;
-					for (size_t j = 0; j < out->n && !dup; j++)
-						dup = out->v[j].fn == k && out->v[j].ev == ei;
-					if (!dup) {
-						struct caller c = {k, ei};
-						vec_push(out, c);
-					}
-				}
-		}
+	if (!os->fnargs_built)
+		build_fnargs(os);
+	const caller_vec *cv = hmap_get(&os->fnargs, usr);
+	for (size_t i = 0; cv && i < cv->n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < out->n && !dup; j++)
+			dup = out->v[j].fn == cv->v[i].fn && out->v[j].ev == cv->v[i].ev;
+		if (!dup)
+			vec_push(out, cv->v[i]);
 	}
 }
 
 /* Is every way into (fi, ev) guarded? fi itself takes the guard around ev,
  * or fi is the body of rb_mutex_synchronize, or every caller is guarded on
  * its way in (an entry point with no caller is not). budget bounds the walk. */
-static bool path_guarded(const struct ostate *os, uint32_t fi, uint32_t ev, int depth, unsigned *budget,
+static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, int depth, unsigned *budget,
 			 struct guard *g, int64_t *open_fn)
 {
 	if (guard_in(os, fi, ev, g))
@@ -302,7 +337,7 @@ static bool exempt_fn(const struct model *m, uint32_t fi)
 }
 
 /* Does fi take the guard (itself or through every caller)? */
-static bool takes_guard(const struct ostate *os, uint32_t fi, const struct guard *g, int depth)
+static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, int depth)
 {
 	const struct model *m = os->m;
 	const struct mfunc *mf = &m->fns.v[fi];
@@ -480,4 +515,5 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			bad = true;
 		}
 	}
+	free_fnargs(&os);
 }
