@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "inputs_flow.h"
+#include "offload.h"
 #include "rule.h"
 
 /* Release functions. Source: C (free), Ruby 3.1 ruby/internal/memory.h
@@ -71,6 +72,35 @@ static const char *why(const struct msite *s)
 		return "a fiber scheduler raises into the waiting fiber when it cancels the offloaded call";
 	return "a pending interrupt such as Thread#raise, Thread#kill or a signal trap is handled after the "
 	       "callback returns";
+}
+
+/* The first cleanup after site s in its function that rb_ensure does not
+ * protect (whatever the site's flags: offloading adds a raising path). */
+bool cleanup_after_release(const struct model *m, const struct msite *s, struct loc *where, const char **what)
+{
+	const struct mfunc *mf = &m->fns.v[s->fn];
+	if (mf->protected_body || s->is_template)
+		return false;
+	const struct func *f = mf->f;
+	for (uint32_t i = s->ev + 1; i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		struct ref r;
+		if (e->kind != EV_CALL || !is_cleanup(e->u.call->name) || !freed_ref(e->u.call, &r))
+			continue;
+		bool fresh = false;
+		for (uint32_t j = s->ev + 1; j < i && !fresh; j++) {
+			const struct event *a = &f->events[j];
+			if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var && ref_path_prefix(a->u.assign->lhs.path, r.path) &&
+			    !(a->u.assign->rhs.kind == EX_CALL && a->u.assign->rhs.call == (int32_t)s->ev))
+				fresh = true;
+		}
+		if (fresh)
+			continue;
+		*where = e->loc;
+		*what = e->u.call->name;
+		return true;
+	}
+	return false;
 }
 
 struct hit {

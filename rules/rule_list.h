@@ -26,6 +26,7 @@
 RULE(cleanup_not_ensured)
 DEBUG_RULE(debug_inputs)
 DEBUG_RULE(debug_no_gvl)
+DEBUG_RULE(debug_offload_verdict)
 DEBUG_RULE(debug_release_site)
 DEBUG_RULE(debug_state_gates)
 RULE(lock_across_boundary)

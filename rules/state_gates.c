@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gates.h"
+#include "libmodel.h"
 #include "rule.h"
 #include "state_knowledge.h"
 #include "state_rules.h"
@@ -652,7 +653,7 @@ static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, u
 {
 	const struct mfunc *mf = &c->m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
-	const struct mt_unsafe_fn *u = mt_unsafe_find(e->u.call->name);
+	const struct lib_model *u = mt_unsafe_find(e->u.call->name);
 	if (!u)
 		return;
 	if (u->null_arg >= 0) {
@@ -980,7 +981,8 @@ static int event_chan(const struct model *m, const struct mfunc *mf, uint32_t ei
 			*rd = found[callee->id];
 		return sub;
 	}
-	const struct err_channel_fn *ec = err_channel_find(e->u.call->name);
+	struct err_channel_fn ecb;
+	const struct err_channel_fn *ec = err_channel_find(e->u.call->name, &ecb) ? &ecb : NULL;
 	if (ec && ec->channel == channel) {
 		if (ec->clears)
 			return CH_CLEAR;
@@ -1033,7 +1035,7 @@ static bool chan_producer(const struct model *m, const struct msite *s, const st
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
 		const struct event *e = w.e;
-		if (!library_call(m, e) || err_channel_find(e->u.call->name))
+		if (!library_call(m, e) || err_channel_find(e->u.call->name, NULL))
 			continue;
 		if (err_channel_producer(channel, e->u.call->name, e->u.call->decl_file)) {
 			*pfn = w.fi;
