@@ -1071,6 +1071,91 @@ static bool is_atomic_expr(struct xctx *x, CXCursor c)
 	return r.macro && (str_starts(t->sp, "atomic_") || strstr(t->sp, "ATOMIC") != NULL);
 }
 
+static bool atomic_builtin_ident(const char *n)
+{
+	return str_starts(n, "__atomic_") || str_starts(n, "__c11_atomic_") || str_starts(n, "__sync_");
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The atomic builtins a project macro's body names, through nested project
+ * macros (depth-limited): *found is the one seen, *count how many distinct. */
+static void macro_atomic_builtins(struct xctx *x, const char *name, int depth, const char **found, int *count)
+{
+	if (depth > 3 || *count > 1)
+		return;
+	for (size_t i = 0; i < x->tu->macro_defs.n && *count <= 1; i++) {
+		const struct macro_def *md = &x->tu->macro_defs.v[i];
+		if (!md->name || !md->body || strcmp(md->name, name) != 0)
+			continue;
+		/* the body text starts with the macro's name and parameters */
+		const char *b = md->body + strlen(md->name);
+		if (md->function_like && *b == '(') {
+			const char *close = strchr(b, ')');
+			b = close ? close + 1 : b;
+		}
+		while (*b && *count <= 1) {
+			if (!ident_char(*b) || (*b >= '0' && *b <= '9')) {
+				b++;
+				continue;
+			}
+			char id[64];
+			size_t n = 0;
+			while (ident_char(b[n]) && n < sizeof(id) - 1) {
+				id[n] = b[n];
+				n++;
+			}
+			id[n] = '\0';
+			while (ident_char(b[n]))
+				n++;
+			b += n;
+			if (atomic_builtin_ident(id)) {
+				if (!*found || strcmp(*found, id) != 0) {
+					(*count)++;
+					*found = intern(&x->tu->pool, id);
+				}
+			} else if (strcmp(id, name) != 0) {
+				macro_atomic_builtins(x, id, depth + 1, found, count);
+			}
+		}
+	}
+}
+
+/* The builtin an atomic expression stands for (__atomic_exchange_n ...), read
+ * at its spelling location: written there, or the one builtin a project
+ * macro used there expands to (a gem's fio_atomic_xchange). C11's
+ * atomic_exchange & co. keep their own names. Interned; NULL when it is not
+ * one or cannot be told. */
+static const char *atomic_builtin_name(struct xctx *x, CXCursor c)
+{
+	CXFile f = NULL;
+	unsigned off = 0;
+	clang_getSpellingLocation(clang_getCursorLocation(c), &f, NULL, NULL, &off);
+	if (!f)
+		return NULL;
+	size_t size = 0;
+	const char *text = clang_getFileContents(x->ctu, f, &size);
+	if (!text || off >= size)
+		return NULL;
+	size_t n = 0;
+	while (off + n < size && n < 64 && ident_char(text[off + n]))
+		n++;
+	if (n == 0 || n >= 64)
+		return NULL;
+	char name[64];
+	memcpy(name, text + off, n);
+	name[n] = '\0';
+	if (atomic_builtin_ident(name) || str_starts(name, "atomic_"))
+		return intern(&x->tu->pool, name);
+	const char *found = NULL;
+	int count = 0;
+	macro_atomic_builtins(x, name, 0, &found, &count);
+	return count == 1 ? found : NULL;
+}
+
 static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out);
 
 /* walk_expr_at with the depth limit (extract.h: EXTRACT_MAX_DEPTH) */
@@ -1322,11 +1407,23 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		break;
 	}
 	/* generic: walk children as reads */
-	bool atomic = k == CXCursor_UnexposedExpr && is_atomic_expr(x, c);
-	if (atomic)
-		x->atomic++;
 	struct kids kd;
 	kids_get(c, &kd);
+	/* an AtomicExpr (pointer and memory order at least), not an implicit
+	 * cast around a call */
+	unsigned nexpr = 0;
+	for (unsigned i = 0; i < kd.n; i++)
+		if (is_expr_kind(clang_getCursorKind(kd.p[i])))
+			nexpr++;
+	const char *builtin = k == CXCursor_UnexposedExpr && nexpr >= 2 ? atomic_builtin_name(x, c) : NULL;
+	bool atomic = builtin || (k == CXCursor_UnexposedExpr && is_atomic_expr(x, c));
+	if (atomic)
+		x->atomic++;
+	/* an atomic builtin (clang's AtomicExpr) is recorded as a call of the
+	 * builtin, with its operands as arguments in source order (pointer first),
+	 * so a project's own spinlock can be recognised from it */
+	struct esum bargs[6];
+	unsigned nb = 0;
 	for (unsigned i = 0; i < kd.n; i++) {
 		enum CXCursorKind ck = clang_getCursorKind(kd.p[i]);
 		if (ck == CXCursor_TypeRef || ck == CXCursor_MemberRef || ck == CXCursor_ParmDecl)
@@ -1335,10 +1432,58 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 			struct esum in = {0};
 			walk_expr(x, kd.p[i], ACC_READ, &in);
 			esum_merge(out, &in);
-			esum_free(&in);
+			if (builtin && nb < ARRAY_SIZE(bargs)) {
+				try_evaluate(x, kd.p[i], &in);
+				bargs[nb++] = in;
+			} else {
+				esum_free(&in);
+			}
 		} else if (clang_isStatement(ck) || clang_isDeclaration(ck)) {
 			walk_stmt(x, kd.p[i]);
 		}
+	}
+	if (builtin) {
+		struct call call = {0};
+		call.parent = -1;
+		call.parent_arg = -1;
+		call.result.var = -1;
+		call.result.path = "";
+		call.result_used = 1;
+		call.origin = ORIGIN_SYSTEM;
+		call.name = builtin;
+		call.usr = arena_printf(&x->tu->arena, "c:@F@%s", builtin);
+		struct esum ce = {0};
+		set_expr_common(x, c, &ce);
+		ce.e.kind = EX_FUNC;
+		ce.e.func_usr = call.usr;
+		ce.e.func_name = call.name;
+		ce.e.exact = 0;
+		esum_finish(x, &ce, &call.callee);
+		esum_free(&ce);
+		call.nargs = nb;
+		call.args = nb ? arena_alloc(&x->tu->arena, (size_t)nb * sizeof(struct expr)) : NULL;
+		/* clang keeps an AtomicExpr's operands as pointer, order, value1,
+		 * order-on-failure, value2, weak: put them back in the order they
+		 * are written (op(ptr, val, order); op(ptr, expected, desired, weak,
+		 * order, failure-order)) */
+		static const unsigned order3[] = {0, 2, 1}, order6[] = {0, 2, 4, 5, 1, 3};
+		const unsigned *order = nb == 3 ? order3 : nb == 6 ? order6 : NULL;
+		if (order) {
+			struct esum tmp[6];
+			for (unsigned i = 0; i < nb; i++)
+				tmp[i] = bargs[order[i]];
+			memcpy(bargs, tmp, nb * sizeof(struct esum));
+		}
+		for (unsigned i = 0; i < nb; i++) {
+			esum_finish(x, &bargs[i], &call.args[i]);
+			esum_free(&bargs[i]);
+		}
+		struct event *e = new_event(x, EV_CALL, c);
+		*e->u.call = call;
+		vec_push(&out->calls, (int32_t)x->ev.n - 1);
+	} else {
+		for (unsigned i = 0; i < nb; i++)
+			esum_free(&bargs[i]);
 	}
 	kids_free(&kd);
 	if (atomic)
