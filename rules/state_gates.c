@@ -734,9 +734,50 @@ static bool static_local_decl(const struct mfunc *mf, uint32_t ei, const struct 
 	return false;
 }
 
-/* Records an unlocked write of static w at event ei of fi. The first write
- * of w in a function is what shared-mutable-state reports; later ones in the
- * same function become notes on it (each still fails the gate). `via`: the
+/* Idempotent lazy initialisation of a scalar static:
+ *
+ *   static uint64_t h;
+ *   if (!h)
+ *       h = hash_of("content-length", 14);
+ *
+ * Two threads racing here store the same value computed from constants: not
+ * a finding. The value must be a whole non-pointer variable (a pointer from
+ * malloc would differ per thread), the branch taken only while it is zero,
+ * and the stored expression read no variable at all. */
+static bool lazy_constant_init(const struct mfunc *mf, uint32_t ei, const struct var *v)
+{
+	const struct func *f = mf->f;
+	const struct event *e = &f->events[ei];
+	const struct ref *r = &e->u.access.ref;
+	if (!plain_path(r) || r->deref || (v->flags & (VF_POINTER | VF_ARRAY | VF_RECORD | VF_FNPTR)))
+		return false;
+	const struct assign *as = NULL;
+	for (uint32_t k = ei > 2 ? ei - 2 : 0; k < f->nevents && k <= ei + 2; k++) {
+		const struct event *a = &f->events[k];
+		if (a->kind == EV_ASSIGN && !a->u.assign->compound && a->u.assign->lhs.var == r->var &&
+		    plain_path(&a->u.assign->lhs) && a->loc.off == e->loc.off && a->loc.file == e->loc.file)
+			as = a->u.assign;
+	}
+	if (!as || as->rhs.nreads != 0)
+		return false;
+	for (uint32_t k = 0; k < as->rhs.ncalls; k++) {
+		int32_t ci = as->rhs.calls[k];
+		if (ci < 0 || (uint32_t)ci >= f->nevents || f->events[ci].kind != EV_CALL ||
+		    f->events[ci].u.call->indirect)
+			return false;
+	}
+	if (e->region < 0 || (uint32_t)e->region >= f->nregions)
+		return false;
+	const struct region *rg = &f->regions[e->region];
+	/* `if (!v)`: the condition reads v alone and calls nothing */
+	return rg->kind == RG_THEN && rg->negated && rg->cond.ncalls == 0 && rg->cond.nreads == 1 &&
+	       rg->cond.reads[0].var == r->var && plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref;
+}
+
+/* Records an unlocked write of static w at event ei of fi. The first
+ * unlocked write in a function is what shared-mutable-state reports; later
+ * ones in the same function (of w or of other statics) become notes on it
+ * (each still fails the gate). `via`: the
  * pointer written through, or NULL; `with`: the library call, or NULL. */
 static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, const struct var *w,
 			const struct var *via, const char *with)
@@ -753,7 +794,9 @@ static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi,
 		snprintf(what, sizeof(what), "writes %s '%s' with '%s'", storage_text(w), w->name, with);
 	else
 		snprintf(what, sizeof(what), "writes %s '%s'", storage_text(w), w->name);
-	char *k = xasprintf("%u:%s", fi, w->usr ? w->usr : w->name);
+	/* one finding per function: its other unlocked writes (of this or other
+	 * statics) are notes on the first */
+	char *k = xasprintf("%u", fi);
 	const char *key = intern(&c->pool, k);
 	free(k);
 	uintptr_t first = (uintptr_t)hmap_get(&c->first_write, key);
@@ -791,6 +834,16 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			return;
 		if (static_local_decl(mf, ei, v) || prot)
 			return;
+		if (lazy_constant_init(mf, ei, v)) {
+			/* not a finding, but no proof of safety for the offload gate either */
+			struct gate_evidence *ev =
+				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					 "'%s' initialises %s '%s' lazily without a lock (an idempotent race: every "
+					 "thread stores the same value)",
+					 mf->f->name, storage_text(v), v->name);
+			ev->ev = (int32_t)ei;
+			return;
+		}
 		if (!r->ptr_deref) {
 			shared_fail(c, g, fi, ei, v, NULL, NULL);
 		} else {

@@ -707,6 +707,18 @@ static int edge_cmp(const void *a, const void *b)
 	return x->to < y->to ? -1 : x->to > y->to;
 }
 
+static int param_via_cmp(const void *a, const void *b)
+{
+	const struct param_via *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->ev != y->ev)
+		return x->ev < y->ev ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->caller < y->caller ? -1 : x->caller > y->caller;
+}
+
 static const struct model *sort_model;
 static int in_edge_cmp(const void *a, const void *b)
 {
@@ -776,6 +788,8 @@ static bool add_param_edges(struct model *m)
 				struct cbres r = resolve_fn_expr(m, caller, ed->ev, a);
 				for (uint32_t i = 0; i < r.ntargets; i++) {
 					add_edge(m, fi, (int32_t)r.targets[i], ei, EDGE_PARAM);
+					struct param_via pv = {fi, ei, (int32_t)r.targets[i], ed->from};
+					vec_push(&m->param_via, pv);
 					any = true;
 				}
 			}
@@ -977,6 +991,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		m->in_edges.n = 0;
 		index_edges(m);
 	}
+	xqsort(m->param_via.v, m->param_via.n, sizeof(struct param_via), param_via_cmp);
 	find_withgvl(m);
 	mark_protected(m);
 	for (size_t i = 0; i < m->sites.n; i++) {
@@ -1008,6 +1023,7 @@ void model_free(struct model *m)
 	hmap_free(&m->fn_defs);
 	vec_free(&m->edges);
 	vec_free(&m->in_edges);
+	vec_free(&m->param_via);
 	vec_free(&m->sites);
 	vec_free(&m->wrappers);
 	hmap_foreach(&m->bindings, e)
