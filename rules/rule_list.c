@@ -17,6 +17,7 @@ extern const struct rule_desc rule_mt_unsafe_call;
 extern const struct rule_desc rule_offload_candidate;
 extern const struct rule_desc rule_offload_flag_unguarded;
 extern const struct rule_desc rule_offload_unsafe;
+extern const struct rule_desc rule_process_wide_state;
 extern const struct rule_desc rule_removed_api;
 extern const struct rule_desc rule_ruby_api_without_gvl;
 extern const struct rule_desc rule_shared_mutable_state;
@@ -44,6 +45,7 @@ const struct rule_desc *const rule_list[] = {
 	&rule_offload_candidate,
 	&rule_offload_flag_unguarded,
 	&rule_offload_unsafe,
+	&rule_process_wide_state,
 	&rule_removed_api,
 	&rule_ruby_api_without_gvl,
 	&rule_shared_mutable_state,

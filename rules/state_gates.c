@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gates.h"
+#include "process_state.h"
 #include "rules.h"
 #include "state_knowledge.h"
 #include "state_rules.h"
@@ -908,6 +909,23 @@ static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, u
 	ev->ev = (int32_t)ei;
 }
 
+/* process-wide-state: a library call that changes what every thread of the
+ * process shares (fds 0-2, the standard streams, the working directory, the
+ * umask, signal dispositions). A lock of the gem's does not help: Ruby and
+ * other gems do not take it. */
+static void process_state(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	char what[160];
+	if (!process_state_change(e->u.call, what, sizeof(what)))
+		return;
+	struct gate_evidence *ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+					    "'%s' %s while the GVL is released", mf->f->name, what);
+	ev->rule = "process-wide-state";
+	ev->ev = (int32_t)ei;
+}
+
 void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g)
 {
@@ -928,6 +946,7 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 				if (!locked)
 					library_writes(&c, g, fi, ei);
 				mt_unsafe(&c, g, fi, ei);
+				process_state(&c, g, fi, ei);
 			}
 		}
 	}
