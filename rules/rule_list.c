@@ -7,6 +7,7 @@
 #include "rules.h"
 
 extern const struct rule_desc rule_cleanup_not_ensured;
+extern const struct rule_desc rule_dangling_gc_root;
 extern const struct rule_desc rule_debug_inputs;
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
@@ -35,6 +36,7 @@ extern const struct rule_desc rule_with_gvl_escape;
 
 const struct rule_desc *const rule_list[] = {
 	&rule_cleanup_not_ensured,
+	&rule_dangling_gc_root,
 	&rule_debug_inputs,
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
