@@ -12,6 +12,7 @@ extern const struct rule_desc rule_debug_inputs;
 extern const struct rule_desc rule_debug_no_gvl;
 extern const struct rule_desc rule_debug_release_site;
 extern const struct rule_desc rule_debug_state_gates;
+extern const struct rule_desc rule_io_fd_without_io_region;
 extern const struct rule_desc rule_lock_across_boundary;
 extern const struct rule_desc rule_missing_gc_guard;
 extern const struct rule_desc rule_mt_unsafe_call;
@@ -41,6 +42,7 @@ const struct rule_desc *const rule_list[] = {
 	&rule_debug_no_gvl,
 	&rule_debug_release_site,
 	&rule_debug_state_gates,
+	&rule_io_fd_without_io_region,
 	&rule_lock_across_boundary,
 	&rule_missing_gc_guard,
 	&rule_mt_unsafe_call,
