@@ -1292,7 +1292,16 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 			break;
 		}
 		struct range r;
-		if (first_tok_is(x, c, "&", &r)) {
+		bool addr_of = first_tok_is(x, c, "&", &r);
+		if (!addr_of && r.macro) {
+			/* inside a macro body (StringValue(v) is rb_string_value(&(v))) the
+			 * tokens are not the expansion's: the result is a pointer to the
+			 * operand's type */
+			CXType rt = clang_getCanonicalType(clang_getCursorType(c));
+			CXType ot = clang_getCanonicalType(clang_getCursorType(kd.p[0]));
+			addr_of = rt.kind == CXType_Pointer && clang_equalTypes(clang_getPointeeType(rt), ot);
+		}
+		if (addr_of) {
 			struct esum in = {0};
 			walk_ref(x, kd.p[0], &in, ACC_ADDR);
 			esum_merge(out, &in);
