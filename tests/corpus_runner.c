@@ -12,7 +12,9 @@
  *     foo(RSTRING_PTR(s));          /+ expect: a-slug, other-slug +/  (with *)
  *
  * Each slug listed is one finding of that rule on that line (list a slug twice
- * for two). A case may pass options to the analysis with a directive comment:
+ * for two). An expect-msg: comment names text that a finding on that line has
+ * in its headline or in a note at the same line (where the why and the fix of
+ * a long message go). A case may pass options to the analysis with a directive comment:
  *
  *     /+ nogvl-lint-test: --enable debug-release-site +/   (with *)
  *
@@ -34,6 +36,21 @@
 #include "rules.h"
 #include "run.h"
 #include "util.h"
+
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		if (n < 0)
+			return false;
+		p++;
+		for (int i = 0; i < n; i++, p++)
+			if ((*p & 0xC0) != 0x80)
+				return false;
+	}
+	return true;
+}
 
 struct expect {
 	char *file; /* absolute */
@@ -221,8 +238,28 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 				const struct finding *f = r.findings.v.v[i];
 				if (f->suppressed)
 					continue;
-				struct got g = {xstrdup(f->loc.file ? f->loc.file : ""), f->loc.line, f->rule->slug,
-						xstrdup(f->msg), false};
+				/* every headline is short (rule_report: at most 140 bytes plus
+				 * " ...") and valid UTF-8, whatever the analysed names */
+				if (strlen(f->msg) > 164 || !utf8_valid(f->msg)) {
+					if (!failed)
+						printf("FAIL %s\n", casepath);
+					failed = 1;
+					printf("  headline too long or not UTF-8 (%zu bytes): %s\n", strlen(f->msg), f->msg);
+				}
+				/* expect-msg matches the headline or the note at the finding's
+				 * own place that carries the rest of a long message */
+				char *text = xstrdup(f->msg);
+				for (size_t n = 0; n < f->notes.n; n++) {
+					const struct note *nt = &f->notes.v[n];
+					if (nt->loc.line != f->loc.line || !nt->loc.file || !f->loc.file ||
+					    strcmp(nt->loc.file, f->loc.file) != 0)
+						continue;
+					char *t = xasprintf("%s\n%s", text, nt->msg);
+					free(text);
+					text = t;
+				}
+				struct got g = {xstrdup(f->loc.file ? f->loc.file : ""), f->loc.line, f->rule->slug, text,
+						false};
 				vec_push(&got, g);
 			}
 		}
