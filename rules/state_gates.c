@@ -922,8 +922,18 @@ static void process_state(struct state_ctx *c, struct gate_result *g, uint32_t f
 		return;
 	struct gate_evidence *ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
 					    "'%s' %s while the GVL is released", mf->f->name, what);
-	ev->rule = "process-wide-state";
 	ev->ev = (int32_t)ei;
+	/* one finding per function: its other changes are notes on the first */
+	char *k = xasprintf("p:%u", fi);
+	const char *key = intern(&c->pool, k);
+	free(k);
+	uintptr_t first = (uintptr_t)hmap_get(&c->first_write, key);
+	if (first) {
+		gate_note_add(&g->ev.v[first - 1], &e->loc, "'%s' also %s here", mf->f->name, what);
+		return;
+	}
+	ev->rule = "process-wide-state";
+	hmap_put(&c->first_write, key, (void *)(uintptr_t)g->ev.n);
 }
 
 void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
