@@ -32,6 +32,8 @@ enum edge_kind {
 	EDGE_POINTER,      /* fp(), s->fn(): resolved through bindings or assignments */
 	EDGE_FNARG,        /* g(cb) where g is a library function that may call cb */
 	EDGE_PARAM,        /* fn(x) where fn is a parameter, resolved from the callers' arguments */
+	EDGE_LIBCB,        /* a library call that runs handlers registered with another library
+			      call (sqlite3_backup_step runs the sqlite3_busy_handler handler) */
 };
 
 /* Which caller justifies an EDGE_PARAM edge: `from` calls its parameter at
