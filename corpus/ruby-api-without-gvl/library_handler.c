@@ -19,7 +19,7 @@ struct db {
 static int busy_handler(void *p, int count)
 {
 	struct db *d = p;
-	return RTEST(rb_funcall(d->on_busy, rb_intern("call"), 1, INT2NUM(count))); /* expect: ruby-api-without-gvl, ruby-api-without-gvl, ruby-api-without-gvl */
+	return RTEST(rb_funcall(d->on_busy, rb_intern("call"), 1, INT2NUM(count))); /* expect: ruby-api-without-gvl */
 }
 
 struct step {

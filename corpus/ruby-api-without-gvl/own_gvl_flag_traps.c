@@ -14,7 +14,7 @@ struct job {
 static void *notify(void *p)
 {
 	struct job *j = p;
-	rb_funcall(j->handler, rb_intern("call"), 0); /* expect: ruby-api-without-gvl, ruby-api-without-gvl */
+	rb_funcall(j->handler, rb_intern("call"), 0); /* expect: ruby-api-without-gvl */
 	return NULL;
 }
 
