@@ -1103,6 +1103,22 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 	}
 	if (best != IOA_NO)
 		return best;
+	/* read again on a retry path: the release call is in a loop whose body
+	 * (or condition) reads the owner before the call */
+	for (int32_t lr = rel < f->nevents ? f->events[rel].region : -1, n = 0; lr >= 0 && (uint32_t)lr < f->nregions && n < 64;
+	     lr = f->regions[lr].parent, n++) {
+		if (f->regions[lr].kind != RG_LOOP)
+			continue;
+		for (uint32_t i = 0; i < rel; i++) {
+			const struct event *e = &f->events[i];
+			if (e->kind != EV_ACCESS || !(e->u.access.mode & ACC_READ) || !ref_same(&e->u.access.ref, o))
+				continue;
+			for (int32_t r = e->region, k = 0; r >= 0 && (uint32_t)r < f->nregions && k < 64;
+			     r = f->regions[r].parent, k++)
+				if (r == lr)
+					return IOA_USE;
+		}
+	}
 	/* stored into an array or hash before the call (fiddle's converted_args) */
 	for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];

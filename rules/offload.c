@@ -1,6 +1,7 @@
 /* offload.c: the offload verdict per release site, and the gates that belong
  * to no other rule area (opaque callees, file descriptors, work size). */
 #include "offload.h"
+#include "io_fd.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -502,43 +503,32 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 
 /* ---- file descriptors and FILE * from Ruby IO objects ---- */
 
-/* Ruby IO accessors (ruby/io.h, Ruby 3.1-3.4): what they return belongs to an
- * IO object that another fiber on the calling thread can close while the
- * operation is in flight (gvl-semantics 2.7, RMagick's keep_thread). */
-static const char *const io_accessors[] = {
-	"rb_io_check_closed",
-	"rb_io_descriptor",
-	"rb_io_get_fptr",
-	"rb_io_get_io",
-	"rb_io_get_write_io",
-	"rb_io_mode",
-	"rb_io_stdio_file",
-	"rb_io_taint_check",
-};
-
+/* What a Ruby IO accessor returns belongs to an IO object that another fiber
+ * on the calling thread can close while the operation is in flight
+ * (gvl-semantics 2.7, RMagick's keep_thread): a descriptor stored into the
+ * callback's data fails the gate (design.md, December 2026 revision); any
+ * other use of an IO accessor before the call cannot be verified. The
+ * recognition (io_fd.c) is io-fd-without-io-region's. */
 void gate_check_fd(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	(void)rs;
 	const struct mfunc *mf = &m->fns.v[s->data_fn];
+	const char *what = NULL;
+	int32_t into = io_fd_into_data(m, s, &what);
+	if (into >= 0) {
+		struct gate_evidence *ev =
+			gate_add(g, GATE_FD, GATE_FAIL, &mf->f->events[into].loc, (int32_t)s->data_fn,
+				 "'%s' passes a descriptor taken from a Ruby IO (%s) to the callback: another fiber "
+				 "can close the IO mid-call",
+				 mf->f->name, what);
+		ev->ev = into;
+		return;
+	}
 	uint32_t limit = s->data_fn == s->fn ? s->ev : mf->f->nevents;
 	for (uint32_t ei = 0; ei < limit && ei < mf->f->nevents; ei++) {
-		const struct event *e = &mf->f->events[ei];
-		bool io = false;
-		const char *what = NULL;
-		if (e->kind == EV_CALL && !e->u.call->indirect &&
-		    str_in_sorted(e->u.call->name, io_accessors, ARRAY_SIZE(io_accessors))) {
-			io = true;
-			what = e->macro && !e->in_macro_arg ? e->macro : e->u.call->name;
-		} else if (e->kind == EV_ACCESS && e->u.access.ref.record &&
-			   (strcmp(e->u.access.ref.record, "struct rb_io_t") == 0 ||
-			    strcmp(e->u.access.ref.record, "struct rb_io") == 0) &&
-			   str_eq(e->u.access.ref.field, "fd")) {
-			io = true;
-			what = "the fd of a Ruby IO";
-		}
-		if (!io)
+		if (!io_fd_event(m, mf, ei, &what))
 			continue;
-		gate_add(g, GATE_FD, GATE_UNKNOWN, &e->loc, (int32_t)s->data_fn,
+		gate_add(g, GATE_FD, GATE_UNKNOWN, &mf->f->events[ei].loc, (int32_t)s->data_fn,
 			 "'%s' takes %s from a Ruby IO before the release: another fiber could close it mid-call",
 			 mf->f->name, what);
 		return;

@@ -145,7 +145,7 @@ static void *backup_nogvl(void *p) /* calls_back: the busy handler registered be
 static void *chdir_nogvl(void *p) /* process_state cwd, not thread-safe: cannot verify */
 {
 	struct job *j = p;
-	j->result = chdir(j->in);
+	j->result = chdir(j->in); /* expect: process-wide-state */
 	return NULL;
 }
 
