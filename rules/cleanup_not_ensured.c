@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "inputs_flow.h"
+#include "offload.h"
 #include "rule.h"
 
 /* Release functions. Source: C (free), Ruby 3.1 ruby/internal/memory.h
@@ -28,11 +29,53 @@ static const char *const cleanups[] = {
 	"xfree",
 };
 
+/* Wipes of secret material: C11 K.3.7.4.1 memset_s, glibc/BSD explicit_bzero,
+ * NetBSD explicit_memset, OpenSSL OPENSSL_cleanse, libsodium sodium_memzero,
+ * and a gem's own *wipe* / *zeroize* / *cleanse* helper. Skipping one leaves
+ * the secret in memory: worse than a leak. */
+static const char *const wipes[] = {
+	"OPENSSL_cleanse",
+	"explicit_bzero",
+	"explicit_memset",
+	"memset_s",
+	"sodium_memzero",
+};
+
+static bool contains_ci(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (; *s; s++) {
+		size_t i = 0;
+		while (i < n && s[i] && (s[i] | 0x20) == w[i])
+			i++;
+		if (i == n)
+			return true;
+	}
+	return false;
+}
+
+static bool is_wipe(const char *name)
+{
+	if (!name || !*name)
+		return false;
+	return str_in_sorted(name, wipes, ARRAY_SIZE(wipes)) || contains_ci(name, "wipe") ||
+	       contains_ci(name, "zeroize") || contains_ci(name, "cleanse");
+}
+
+/* Which skipped cleanup leads a finding: a wipe of secret material, then a
+ * string left locked, then memory. */
+static int cleanup_rank(const char *name)
+{
+	if (is_wipe(name))
+		return 3;
+	return str_eq(name, "rb_str_unlocktmp") ? 2 : 1;
+}
+
 static bool is_cleanup(const char *name)
 {
 	if (!name || !*name)
 		return false;
-	if (str_in_sorted(name, cleanups, ARRAY_SIZE(cleanups)))
+	if (str_in_sorted(name, cleanups, ARRAY_SIZE(cleanups)) || is_wipe(name))
 		return true;
 	/* a library's *_free, not Ruby's own (rb_free_tmp_buffer is ALLOCV_END) */
 	return str_ends(name, "_free") && !str_starts(name, "rb_") && !str_starts(name, "ruby_") &&
@@ -73,10 +116,42 @@ static const char *why(const struct msite *s)
 	       "callback returns";
 }
 
+/* The first cleanup after site s in its function that rb_ensure does not
+ * protect (whatever the site's flags: offloading adds a raising path). */
+bool cleanup_after_release(const struct model *m, const struct msite *s, struct loc *where, const char **what)
+{
+	const struct mfunc *mf = &m->fns.v[s->fn];
+	if (mf->protected_body || s->is_template)
+		return false;
+	const struct func *f = mf->f;
+	for (uint32_t i = s->ev + 1; i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		struct ref r;
+		if (e->kind != EV_CALL || !is_cleanup(e->u.call->name) || !freed_ref(e->u.call, &r))
+			continue;
+		bool fresh = false;
+		for (uint32_t j = s->ev + 1; j < i && !fresh; j++) {
+			const struct event *a = &f->events[j];
+			if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var && ref_path_prefix(a->u.assign->lhs.path, r.path) &&
+			    !(a->u.assign->rhs.kind == EX_CALL && a->u.assign->rhs.call == (int32_t)s->ev))
+				fresh = true;
+		}
+		if (fresh)
+			continue;
+		*where = e->loc;
+		*what = e->u.call->name;
+		return true;
+	}
+	return false;
+}
+
 struct hit {
 	uint32_t fn, ev;  /* the cleanup call */
 	int32_t site;     /* the latest raising site before it */
 };
+
+struct hit;
+static struct finding *report_hit(struct rule_ctx *rc, const struct model *m, const struct hit *h);
 
 static void run(struct rule_ctx *rc)
 {
@@ -134,60 +209,98 @@ static void run(struct rule_ctx *rc)
 			}
 		}
 	}
+	/* one finding per raising call and function: the first skipped cleanup
+	 * (a skipped wipe of secret material first), the others as notes */
+	uint8_t *done = xcalloc(hits.n + 1, 1);
 	for (size_t k = 0; k < hits.n; k++) {
-		const struct mfunc *mf = &m->fns.v[hits.v[k].fn];
-		const struct event *e = &mf->f->events[hits.v[k].ev];
-		const struct msite *s = &m->sites.v[hits.v[k].site];
-		struct ref r;
-		freed_ref(e->u.call, &r);
-		const char *what = ref_text(mf->tu, &r);
-		const char *name = e->macro && !e->in_macro_arg ? e->macro : e->u.call->name;
-		const struct call *rel = m->fns.v[s->fn].f->events[s->ev].u.call;
-		bool result = rel->result.var == r.var && (!rel->result.path || !*rel->result.path) && s->fn == hits.v[k].fn;
-		bool plain = str_in_sorted(e->u.call->name, cleanups, ARRAY_SIZE(cleanups));
-		/* a field of the data struct that only the callback sets (crypt_ra(&args->data)) */
-		bool by_cb = false;
-		if (!result && s->data1 && s->data1->kind == EX_REF && s->data1->ref.addr && s->fn == s->data_fn &&
-		    r.var == s->data1->ref.var && r.path && *r.path) {
-			by_cb = true;
-			for (uint32_t j = 0; j < s->ev; j++) {
-				const struct event *a = &mf->f->events[j];
-				if (a->kind == EV_ASSIGN && ref_same(&a->u.assign->lhs, &r) &&
-				    a->u.assign->rhs.kind != EX_NULL && a->u.assign->rhs.kind != EX_INT)
-					by_cb = false;
-			}
+		if (done[k])
+			continue;
+		size_t lead = k;
+		for (size_t j = k; j < hits.n; j++) {
+			if (hits.v[j].fn != hits.v[k].fn || hits.v[j].site != hits.v[k].site)
+				continue;
+			const struct event *ej = &m->fns.v[hits.v[j].fn].f->events[hits.v[j].ev];
+			const struct event *el = &m->fns.v[hits.v[lead].fn].f->events[hits.v[lead].ev];
+			int wj = cleanup_rank(ej->u.call->name), wl = cleanup_rank(el->u.call->name);
+			if (wj > wl || (wj == wl && hits.v[j].ev < hits.v[lead].ev))
+				lead = j;
 		}
-		struct finding *f;
-		if (str_eq(e->u.call->name, "rb_str_unlocktmp"))
-			f = rule_report(rc, &e->loc, mf->f->name,
-					"rb_str_unlocktmp(%s) runs after %s, which can raise instead of returning (%s): "
-					"'%s' then stays locked and every later change to it raises; unlock it in an "
-					"rb_ensure handler, or use rb_str_locktmp_ensure",
-					what, s->called, why(s), what);
-		else if (result)
-			f = rule_report(rc, &e->loc, mf->f->name,
-					"'%s' frees '%s', memory the callback returned through %s, but the call can raise "
-					"after the callback has run (%s): the return value is then lost and the memory "
-					"leaks; have the callback store it in the data struct and free it in an rb_ensure "
-					"handler",
-					name, what, s->called, why(s));
-		else if (by_cb)
-			f = rule_report(rc, &e->loc, mf->f->name,
-					"'%s' frees '%s', memory the callback stored in its data, after %s, which can raise "
-					"instead of returning (%s): '%s' leaks when it does; free it in an rb_ensure handler",
-					name, what, s->called, why(s), what);
-		else
-			f = rule_report(rc, &e->loc, mf->f->name,
-					"'%s' frees '%s' after %s, which can raise instead of returning (%s): '%s' leaks "
-					"when it does; free it in an rb_ensure handler%s",
-					name, what, s->called, why(s), what,
-					plain ? " (or allocate it with ALLOCV, which the GC reclaims)" : "");
-		finding_note(f, &s->loc, "%s can raise here%s", s->called,
-			     (s->flags & NOGVL_OFFLOAD_SAFE) ? " (RB_NOGVL_OFFLOAD_SAFE)"
-							     : " (no RB_NOGVL_INTR_FAIL)");
+		const struct mfunc *mf = &m->fns.v[hits.v[lead].fn];
+		const struct event *e = &mf->f->events[hits.v[lead].ev];
+		const struct msite *s = &m->sites.v[hits.v[lead].site];
+		struct finding *f = report_hit(rc, m, &hits.v[lead]);
+		finding_note(f, &s->loc, "%s can raise here%s: %s", s->called,
+			     (s->flags & NOGVL_OFFLOAD_SAFE) ? " (RB_NOGVL_OFFLOAD_SAFE)" : " (no RB_NOGVL_INTR_FAIL)",
+			     why(s));
 		finding_macro_note(f, e);
+		for (size_t j = k; j < hits.n; j++) {
+			if (j == lead || hits.v[j].fn != hits.v[k].fn || hits.v[j].site != hits.v[k].site)
+				continue;
+			done[j] = 1;
+			const struct event *o = &mf->f->events[hits.v[j].ev];
+			struct ref r;
+			freed_ref(o->u.call, &r);
+			const char *name = o->macro && !o->in_macro_arg ? o->macro : o->u.call->name;
+			if (is_wipe(o->u.call->name))
+				finding_note(f, &o->loc, "'%s' of '%s' is skipped too: the secret stays in memory", name,
+					     ref_text(mf->tu, &r));
+			else
+				finding_note(f, &o->loc, "'%s' of '%s' is skipped too", name, ref_text(mf->tu, &r));
+		}
+		done[k] = 1;
 	}
+	free(done);
 	vec_free(&hits);
+}
+
+/* The finding for one skipped cleanup: what is skipped and what it costs; the
+ * raising call and why it raises are the caller's note. */
+static struct finding *report_hit(struct rule_ctx *rc, const struct model *m, const struct hit *h)
+{
+	const struct mfunc *mf = &m->fns.v[h->fn];
+	const struct event *e = &mf->f->events[h->ev];
+	const struct msite *s = &m->sites.v[h->site];
+	struct ref r;
+	freed_ref(e->u.call, &r);
+	const char *what = ref_text(mf->tu, &r);
+	const char *name = e->macro && !e->in_macro_arg ? e->macro : e->u.call->name;
+	const struct call *rel = m->fns.v[s->fn].f->events[s->ev].u.call;
+	bool result = rel->result.var == r.var && (!rel->result.path || !*rel->result.path) && s->fn == h->fn;
+	bool plain = str_in_sorted(e->u.call->name, cleanups, ARRAY_SIZE(cleanups));
+	/* a field of the data struct that only the callback sets (crypt_ra(&args->data)) */
+	bool by_cb = false;
+	if (!result && s->data1 && s->data1->kind == EX_REF && s->data1->ref.addr && s->fn == s->data_fn &&
+	    r.var == s->data1->ref.var && r.path && *r.path) {
+		by_cb = true;
+		for (uint32_t j = 0; j < s->ev; j++) {
+			const struct event *a = &mf->f->events[j];
+			if (a->kind == EV_ASSIGN && ref_same(&a->u.assign->lhs, &r) && a->u.assign->rhs.kind != EX_NULL &&
+			    a->u.assign->rhs.kind != EX_INT)
+				by_cb = false;
+		}
+	}
+	if (str_eq(e->u.call->name, "rb_str_unlocktmp"))
+		return rule_report(rc, &e->loc, mf->f->name,
+				   "rb_str_unlocktmp(%s) is skipped when %s raises: '%s' then stays locked; use "
+				   "rb_str_locktmp_ensure",
+				   what, s->called, what);
+	if (is_wipe(e->u.call->name))
+		return rule_report(rc, &e->loc, mf->f->name,
+				   "'%s' of '%s' is skipped when %s raises: the secret stays in memory; wipe it in an "
+				   "rb_ensure handler",
+				   name, what, s->called);
+	if (result)
+		return rule_report(rc, &e->loc, mf->f->name,
+				   "'%s' frees '%s', which %s returns, but the return value is then lost when it raises: "
+				   "the memory leaks",
+				   name, what, s->called);
+	if (by_cb)
+		return rule_report(rc, &e->loc, mf->f->name,
+				   "'%s' of '%s', memory the callback stored in its data, is skipped when %s raises: it "
+				   "leaks; free it in an rb_ensure handler",
+				   name, what, s->called);
+	return rule_report(rc, &e->loc, mf->f->name, "'%s' of '%s' is skipped when %s raises: it leaks; %s", name,
+			   what, s->called, plain ? "free it in an rb_ensure handler (or use ALLOCV)" : "free it in an rb_ensure handler");
 }
 
 const struct rule_desc rule_cleanup_not_ensured = {

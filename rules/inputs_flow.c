@@ -889,6 +889,17 @@ static const char *locked_by_caller(const struct model *m, const struct mfunc *m
 	return NULL;
 }
 
+bool io_typed_data_expr(const struct mfunc *mf, const struct expr *x)
+{
+	if (x->kind == EX_CALL && x->call >= 0 && (uint32_t)x->call < mf->f->nevents &&
+	    mf->f->events[x->call].kind == EV_CALL) {
+		const struct src_entry *s = source_of(mf->f->events[x->call].u.call->name);
+		if (s && s->kind == IOK_TYPED)
+			return true;
+	}
+	return x->kind == EX_REF && object_member_kind(x->ref.record) == IOK_TYPED;
+}
+
 /* Is the variable at the root of o a pointer to typed data of some VALUE
  * (TypedData_Get_Struct, DATA_PTR ...)? */
 static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at)
@@ -927,6 +938,31 @@ static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at)
 			const struct var *w = mf_var(mf, x->ref.var);
 			if (w && w->kind == VK_PARAM)
 				return true;
+		}
+	}
+	return false;
+}
+
+/* o is an element of a local VALUE array (kw[0]) that an argument scanner
+ * (rb_get_kwargs(opts, ids, req, opt, kw)) filled before `at`: a method
+ * argument. Fills *r. */
+static bool kwargs_out(const struct mfunc *mf, const struct ref *o, uint32_t at, struct cls *r)
+{
+	const struct var *v = mf_var(mf, o->var);
+	if (!v || v->kind != VK_LOCAL || !(v->flags & VF_ARRAY) || !v->type || !strstr(v->type, "VALUE") ||
+	    !o->path || !str_starts(o->path, "[]"))
+		return false;
+	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_CALL || !IN(e->u.call->name, arg_scanners))
+			continue;
+		for (uint32_t k = 0; k < e->u.call->nargs; k++) {
+			const struct expr *a = &e->u.call->args[k];
+			if (a->kind == EX_REF && a->ref.var == o->var && (!a->ref.path || !*a->ref.path)) {
+				*r = (struct cls){.state = IOS_SHARED, .why_fn = mf->f->name, .arg = v->name, .loc = e->loc,
+						  .param = true};
+				return true;
+			}
 		}
 	}
 	return false;
@@ -971,6 +1007,8 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
 			r = (struct cls){.state = IOS_SHARED, .why_fn = f->name, .arg = v->name, .loc = v->loc,
 					 .param = true};
+		} else if (member && kwargs_out(mf, o, at, &r)) {
+			/* an element of the values array rb_get_kwargs filled: a method argument */
 		} else if (member) {
 			if (root_is_typed_data(mf, o->var, at))
 				return (struct cls){.state = IOS_RECEIVER};
@@ -1065,6 +1103,22 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 	}
 	if (best != IOA_NO)
 		return best;
+	/* read again on a retry path: the release call is in a loop whose body
+	 * (or condition) reads the owner before the call */
+	for (int32_t lr = rel < f->nevents ? f->events[rel].region : -1, n = 0; lr >= 0 && (uint32_t)lr < f->nregions && n < 64;
+	     lr = f->regions[lr].parent, n++) {
+		if (f->regions[lr].kind != RG_LOOP)
+			continue;
+		for (uint32_t i = 0; i < rel; i++) {
+			const struct event *e = &f->events[i];
+			if (e->kind != EV_ACCESS || !(e->u.access.mode & ACC_READ) || !ref_same(&e->u.access.ref, o))
+				continue;
+			for (int32_t r = e->region, k = 0; r >= 0 && (uint32_t)r < f->nregions && k < 64;
+			     r = f->regions[r].parent, k++)
+				if (r == lr)
+					return IOA_USE;
+		}
+	}
 	/* stored into an array or hash before the call (fiddle's converted_args) */
 	for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
@@ -1165,6 +1219,80 @@ static bool expr_empty(const struct expr *x)
 	return !x || x->kind == EX_NULL || x->kind == EX_INT || x->kind == EX_STRING || x->kind == EX_FUNC;
 }
 
+/* Follows the expressions xs of the call at (cf, ev) that hands mf its data:
+ * the pointers found there are judged in cf, against that call. Returns
+ * whether the data found there is itself rooted at a parameter of cf (filled
+ * by code further up, not followed). */
+struct hop_at {
+	uint32_t from, ev;
+};
+static bool hop_call(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
+		     const struct hop_at *edp, const struct expr *const *xs, unsigned nx)
+{
+	const struct hop_at *ed = edp;
+	struct flow h = {0};
+	h.m = m;
+	h.mf = cf;
+	h.fn = cf->id;
+	h.limit = ed->ev;
+	h.rel_region = cf->f->events[ed->ev].region;
+	h.out = out;
+	h.depth = 2;
+	h.cur = ed->ev;
+	size_t first = out->in.n;
+	for (unsigned p = 0; p < nx; p++)
+		flow_expr(&h, xs[p], (int32_t)ed->ev, NULL);
+	flow_run(&h);
+	for (size_t i = first; i < out->in.n; i++) {
+		struct io_input *in = &out->in.v[i];
+		in->via = mf->f->name;
+		in->rel_fn = (int32_t)cf->id;
+		in->rel_ev = ed->ev;
+		struct cls c = {0};
+		if (in->owner_ref.var >= 0) {
+			c = classify_var(m, cf, &in->owner_ref, in->ev, ed->ev, 0);
+		} else if (in->owner_call >= 0) {
+			struct expr one = {0};
+			one.kind = EX_CALL;
+			one.call = in->owner_call;
+			c = classify_expr(m, cf, &one, -1, in->ev, 0);
+		}
+		in->state = c.state ? c.state : IOS_UNKNOWN;
+		in->why = c.why;
+		in->why_fn = c.why_fn;
+		in->why_arg = c.arg;
+		in->why_loc = c.loc;
+		in->owner_param = c.param;
+		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(cf, in->owner_ref.var) : NULL;
+		if (in->kind == IOK_TYPED) {
+			in->state = IOS_RECEIVER;
+			in->alive = ov && ov->kind == VK_PARAM ? IOA_HELD
+				    : ov ? alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev)
+					 : IOA_HELD;
+		} else if (in->temporary) {
+			in->alive = IOA_NO;
+		} else if (!ov || (in->owner_ref.path && *in->owner_ref.path)) {
+			in->alive = IOA_HELD;
+		} else {
+			in->alive = alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev);
+			if (in->alive == IOA_NO && frame_holds(m, cf, &in->owner_ref, &c, in->ev, ed->ev))
+				in->alive = IOA_HELD;
+		}
+		if (in->alive == IOA_NO && c.held && !in->temporary)
+			in->alive = IOA_HELD;
+	}
+	bool rooted = false;
+	for (size_t i = 0; i < h.carriers.n && !rooted; i++) {
+		const struct var *v = mf_var(cf, h.carriers.v[i].var);
+		rooted = v && (v->kind == VK_PARAM || root_from_param(cf, h.carriers.v[i].var, ed->ev));
+	}
+	vec_free(&h.carriers);
+	vec_free(&h.values);
+	free(h.done);
+	free(h.hopped);
+	return rooted;
+}
+
 /* One hop up: pointer parameters of the data function stored in the data
  * (static void *run(const char *p) { a.p = p; rb_nogvl(...); }, ruby-pg's
  * gvl_PQexec stubs) are followed into each direct caller's argument. The
@@ -1202,66 +1330,59 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
 		if (cf == mf)
 			continue;
 		const struct call *call = cf->f->events[ed->ev].u.call;
-		struct flow h = {0};
-		h.m = m;
-		h.mf = cf;
-		h.fn = cf->id;
-		h.limit = ed->ev;
-		h.rel_region = cf->f->events[ed->ev].region;
-		h.out = out;
-		h.depth = 2;
-		h.cur = ed->ev;
-		size_t first = out->in.n;
+		const struct expr *xs[16];
+		unsigned nx = 0;
 		for (unsigned p = 0; p < np; p++)
 			if ((uint32_t)params[p] < call->nargs)
-				flow_expr(&h, &call->args[params[p]], (int32_t)ed->ev, NULL);
-		flow_run(&h);
-		for (size_t i = first; i < out->in.n; i++) {
-			struct io_input *in = &out->in.v[i];
-			in->via = mf->f->name;
-			in->rel_fn = (int32_t)cf->id;
-			in->rel_ev = ed->ev;
-			struct cls c = {0};
-			if (in->owner_ref.var >= 0) {
-				c = classify_var(m, cf, &in->owner_ref, in->ev, ed->ev, 0);
-			} else if (in->owner_call >= 0) {
-				struct expr one = {0};
-				one.kind = EX_CALL;
-				one.call = in->owner_call;
-				c = classify_expr(m, cf, &one, -1, in->ev, 0);
-			}
-			in->state = c.state ? c.state : IOS_UNKNOWN;
-			in->why = c.why;
-			in->why_fn = c.why_fn;
-			in->why_arg = c.arg;
-			in->why_loc = c.loc;
-			in->owner_param = c.param;
-			const struct var *ov = in->owner_ref.var >= 0 ? mf_var(cf, in->owner_ref.var) : NULL;
-			if (in->kind == IOK_TYPED) {
-				in->state = IOS_RECEIVER;
-				in->alive = ov && ov->kind == VK_PARAM ? IOA_HELD
-					    : ov ? alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev)
-						 : IOA_HELD;
-			} else if (in->temporary) {
-				in->alive = IOA_NO;
-			} else if (!ov || (in->owner_ref.path && *in->owner_ref.path)) {
-				in->alive = IOA_HELD;
-			} else {
-				in->alive = alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev);
-				if (in->alive == IOA_NO && frame_holds(m, cf, &in->owner_ref, &c, in->ev, ed->ev))
-					in->alive = IOA_HELD;
-			}
-			if (in->alive == IOA_NO && c.held && !in->temporary)
-				in->alive = IOA_HELD;
-		}
-		vec_free(&h.carriers);
-		vec_free(&h.values);
-		free(h.done);
-		free(h.hopped);
+				xs[nx++] = &call->args[params[p]];
+		struct hop_at at = {ed->from, ed->ev};
+		hop_call(m, mf, out, cf, &at, xs, nx);
 	}
 	if (all && out->from_caller_ptr && out->from_caller && !out->from_caller_cast) {
 		/* every caller was followed */
 		out->from_caller = 0;
+	}
+}
+
+/* The data function is the body of rb_ensure/rb_protect/rb_rescue (its
+ * VALUE parameter cast to the data struct): follow the data argument of every
+ * such call into the function that makes it. When every reference to the body
+ * is one of these calls and none of them passes data that is itself a
+ * parameter of its caller, the data is no longer "from the caller". */
+static void ensure_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct io_analysis *out)
+{
+	static const char *const bodies[] = {"rb_ensure", "rb_protect", "rb_rescue", "rb_rescue2"};
+	if (!out->from_caller_cast || s->is_template || !mf->f->usr)
+		return;
+	unsigned found = 0, refs = 0, hops = 0;
+	bool rooted = false;
+	for (uint32_t k = 0; k < m->fns.n; k++) {
+		const struct mfunc *cf = &m->fns.v[k];
+		for (uint32_t ei = 0; ei < cf->f->nevents; ei++) {
+			const struct event *e = &cf->f->events[ei];
+			if (e->kind != EV_CALL || e->u.call->indirect)
+				continue;
+			const struct call *c = e->u.call;
+			for (uint32_t a = 0; a < c->nargs; a++)
+				if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
+					refs++;
+			if (c->nargs < 2 || c->args[0].kind != EX_FUNC || !str_eq(c->args[0].func_usr, mf->f->usr) ||
+			    !IN(c->name, bodies))
+				continue;
+			found++;
+			if (cf == mf || ++hops > 8)
+				continue;
+			const struct expr *xs[1] = {&c->args[1]};
+			struct hop_at at = {k, ei};
+			rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
+		}
+	}
+	bool direct = false;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
+		direct = direct || m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT;
+	if (found && found == refs && hops == found && !rooted && !direct) {
+		out->from_caller = 0;
+		out->from_caller_cast = 0;
 	}
 }
 
@@ -1394,6 +1515,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 			in->alive = IOA_HELD;
 	}
 	caller_hop(m, s, mf, &fl, out);
+	ensure_hop(m, s, mf, out);
 	/* members of the data struct as owners (RSTRING_PTR(a.keep)) */
 	for (size_t i = 0; i < out->in.n; i++) {
 		struct io_input *in = &out->in.v[i];

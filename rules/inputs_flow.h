@@ -148,6 +148,9 @@ static inline bool io_not_alive(const struct io_input *in)
 }
 
 const char *io_kind_noun(int kind); /* "string", "array" ... */
+/* Whether x takes the C struct out of a typed/data object (rb_check_typeddata
+ * behind TypedData_Get_Struct, DATA_PTR ...). */
+bool io_typed_data_expr(const struct mfunc *mf, const struct expr *x);
 /* The knowledge tables are sorted (unit test). */
 bool io_tables_sorted(void);
 /* The callback's name for messages. */

@@ -33,14 +33,53 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 				"RB_GC_GUARD(%s) is before the call, where it protects nothing: the callback of %s uses "
 				"the memory of '%s' (taken by '%s') until the call returns; move it after the call",
 				o, s->called, o, in->what);
-	else
+	else {
 		f = rule_report(rc, &rel->loc, df->f->name,
-				"nothing keeps '%s' alive past this call%s%s%s, but the callback of %s uses its memory "
-				"(taken by '%s'): the compiler may drop the VALUE once the pointer is taken, and the GC "
-				"can then free or move the %s while the callback runs; add RB_GC_GUARD(%s) after the "
-				"call",
+				"nothing keeps '%s' alive past this call%s%s%s while the callback uses its memory; add "
+				"RB_GC_GUARD(%s) after the call",
 				o, in->via ? " (to '" : "", in->via ? in->via : "", in->via ? "', which releases the GVL)" : "",
-				s->called, in->what, noun, o);
+				o);
+		finding_note(f, &rel->loc,
+			     "the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
+			     "free or move the %s while the callback of %s runs",
+			     in->what, noun, s->called);
+		/* a method argument: say why the method's frame is not enough */
+		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
+		if (ov && ov->kind == VK_PARAM) {
+			bool c_callers = false;
+			for (uint32_t k = sf->in_begin; k < sf->in_end; k++)
+				if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
+					c_callers = true;
+			if (c_callers)
+				finding_note(f, &ov->loc,
+					     "'%s' is an argument of '%s', which C code calls too: a caller may pass a "
+					     "temporary that only this frame holds",
+					     o, sf->f->name);
+			else {
+				/* the conversion that may replace it: StringValue* */
+				const struct event *conv = NULL;
+				for (uint32_t k = 0; k < sf->f->nevents && !conv; k++) {
+					const struct event *e = &sf->f->events[k];
+					if (e->kind != EV_CALL || !e->u.call->nargs ||
+					    (!str_eq(e->u.call->name, "rb_string_value") &&
+					     !str_eq(e->u.call->name, "rb_string_value_ptr") &&
+					     !str_eq(e->u.call->name, "rb_string_value_cstr")))
+						continue;
+					const struct expr *a0 = &e->u.call->args[0];
+					if (a0->kind == EX_REF && a0->ref.var == in->owner_ref.var)
+						conv = e;
+					for (uint32_t r = 0; r < a0->nreads && !conv; r++)
+						if (a0->reads[r].var == in->owner_ref.var)
+							conv = e;
+				}
+				if (conv)
+					finding_note(f, &conv->loc,
+						     "'%s' is an argument, but '%s' may replace it with the result of #to_str, "
+						     "which only this C local holds (the method's frame holds the original)",
+						     o, conv->macro && !conv->in_macro_arg ? conv->macro : conv->u.call->name);
+			}
+		}
+	}
 	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s", in->temporary ? "the result of '" : "'",
 		     o, "'", in->helper ? " (in '" : "", in->helper ? in->helper : "", in->helper ? "')" : "");
 	if (in->guard_before.line)

@@ -1,11 +1,13 @@
 /* offload.c: the offload verdict per release site, and the gates that belong
  * to no other rule area (opaque callees, file descriptors, work size). */
 #include "offload.h"
+#include "io_fd.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "knowledge.h"
+#include "libmodel.h"
 #include "ubf.h"
 
 /* Every gate's checker, in GATE_LIST order (src/verdict.h). */
@@ -19,6 +21,13 @@ static const gate_checker checkers[GATE_COUNT] = {
 void gate_check_none(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	(void)m, (void)s, (void)rs, (void)g;
+}
+
+void gate_check_inputs_all(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			   struct gate_result *g)
+{
+	gate_check_inputs(m, s, rs, g);
+	gate_check_object_state(m, s, rs, g);
 }
 
 void gate_check_ubf_all(const struct model *m, const struct msite *s, const struct reach_set *rs,
@@ -84,6 +93,8 @@ static void copy_evidence(struct gate_result *to, const struct gate_result *from
 		for (size_t k = 0; k < e->notes.n; k++)
 			gate_note_add(n, &e->notes.v[k].loc, "%s", e->notes.v[k].msg);
 	}
+	for (size_t i = 0; i < from->basis.n; i++)
+		gate_basis_add(to, from->basis.v[i].gate, from->basis.v[i].lm, &from->basis.v[i].loc, from->basis.v[i].fn);
 	for (int g = 0; g < GATE_COUNT; g++)
 		if (from->state[g] > to->state[g])
 			to->state[g] = from->state[g];
@@ -202,6 +213,12 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 		oi->verdict = OV_CANNOT_VERIFY;
 	else
 		oi->verdict = OV_CANDIDATE;
+	/* offloading adds a cancellation path that raises: cleanup after the call
+	 * outside rb_ensure must be fixed first (unfrozen-input and
+	 * missing-gc-guard already fail the inputs gate) */
+	const char *what = NULL;
+	if (oi->verdict == OV_CANDIDATE && cleanup_after_release(m, s, &oi->withheld_loc, &what))
+		oi->withheld_by = "cleanup-not-ensured";
 	/* the missing fact is chosen from all the evidence, and kept by the cap */
 	bool cannot = oi->verdict == OV_CANNOT_VERIFY || oi->verdict == OV_FLAGGED_CANNOT_VERIFY;
 	size_t keep = (size_t)-1;
@@ -231,6 +248,165 @@ void offload_compute(struct model *m)
 }
 
 /* ---- opaque callees ---- */
+
+/* The first call anywhere in the project to one of names (a function that
+ * registers a handler), or NULL. */
+static const struct event *find_registration(const struct model *m, const char *const *names, uint32_t *pfn)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind != EV_CALL || e->u.call->indirect)
+				continue;
+			for (size_t k = 0; names[k]; k++)
+				if (str_eq(e->u.call->name, names[k])) {
+					*pfn = fi;
+					return e;
+				}
+		}
+	}
+	return NULL;
+}
+
+/* A call that makes a new handle: a library function modelled thread_safe:
+ * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an
+ * allocator. A function of the gem, or one that may look a shared handle up,
+ * does not count. */
+static bool makes_handle(const struct mfunc *mf, int32_t ev)
+{
+	if (ev < 0 || (uint32_t)ev >= mf->f->nevents || mf->f->events[ev].kind != EV_CALL)
+		return false;
+	const struct call *c = mf->f->events[ev].u.call;
+	if (c->indirect)
+		return false;
+	if (str_eq(c->name, "malloc") || str_eq(c->name, "calloc"))
+		return true;
+	const struct lib_model *lm = model_find(c->name);
+	return lm && lm->thread_safe == LM_TS_ALWAYS;
+}
+
+/* Whether the handle argument of a per-handle library call belongs to this
+ * call of fn: the address of a local object (`&strm`, `&st.ctx`) never
+ * overwritten by a copy, or a local pointer every assignment of which is a new
+ * handle (makes_handle) or NULL, or that such a call fills through its address
+ * (sqlite3_open(path, &db)). */
+static bool handle_owned(const struct mfunc *mf, const struct event *e, int arg)
+{
+	const struct call *c = e->u.call;
+	if (arg < 0 || (uint32_t)arg >= c->nargs)
+		return false;
+	const struct expr *a = &c->args[arg];
+	if (a->kind != EX_REF || a->ref.var < 0 || a->ref.deref || a->ref.ptr_deref)
+		return false;
+	const struct var *v = mf_var(mf, a->ref.var);
+	if (!v || v->kind != VK_LOCAL)
+		return false;
+	if (!a->ref.addr && a->ref.path && *a->ref.path)
+		return false;
+	/* every store to the variable as a whole: a new handle, NULL, or a
+	 * `= {0}` initialiser (not a copy of another handle) */
+	bool made = false;
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *x = &mf->f->events[ei];
+		if (x->kind == EV_ASSIGN && x->u.assign->lhs.var == a->ref.var) {
+			const struct assign *as = x->u.assign;
+			if (as->lhs.deref)
+				continue; /* a write through the pointer, not to it */
+			if (as->lhs.path && *as->lhs.path)
+				continue; /* a member (next_in ...): data, the inputs gate's business; a copy of
+					     the whole object below is what could share a handle's state */
+			const struct expr *r = &as->rhs;
+			if (as->compound)
+				return false;
+			if (r->kind == EX_CALL && makes_handle(mf, r->call))
+				made = true;
+			else if (!(r->kind == EX_NULL || (as->is_init && as->whole_init)))
+				return false;
+		} else if (x->kind == EV_CALL && x != e) {
+			for (uint32_t k = 0; k < x->u.call->nargs; k++) {
+				const struct expr *xa = &x->u.call->args[k];
+				if (xa->kind == EX_REF && xa->ref.var == a->ref.var && xa->ref.addr && !xa->ref.deref &&
+				    !(xa->ref.path && *xa->ref.path) && makes_handle(mf, (int32_t)ei))
+					made = true;
+			}
+		}
+	}
+	/* a local object is this call's; a local pointer must be made here */
+	return a->ref.addr ? true : made;
+}
+
+/* The properties of a thread-safe modelled call that still keep a gate from
+ * passing: it allocates through Ruby's allocator, runs a handler the gem
+ * registered, or blocks in a way a cancelled offloaded operation would wait
+ * for. Returns true when none applies. */
+static bool model_call_ok(const struct model *m, const struct msite *s, const struct mfunc *mf,
+			  const struct event *e, const struct lib_model *lm, struct gate_result *g)
+{
+	char where[512];
+	model_where(lm, where, sizeof(where));
+	bool ok = true;
+	if (lm->ruby_alloc == 1) {
+		/* gvl-semantics rule 9, as for ruby_xmalloc itself */
+		struct gate_evidence *ge =
+			gate_add(g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				 "'%s' calls '%s', which allocates through Ruby's allocator (model %s): it needs a Ruby "
+				 "thread and may raise NoMemoryError",
+				 mf->f->name, e->u.call->name, where);
+		gate_fact(ge, FACT_OTHER, e->u.call->name);
+		gate_basis_add(g, GATE_RUBY_API, lm, &e->loc, (int32_t)mf->id);
+		ok = false;
+	}
+	if (lm->registered_by) {
+		uint32_t rfn = 0;
+		const struct event *reg = find_registration(m, lm->registered_by, &rfn);
+		if (reg) {
+			struct gate_evidence *ge =
+				gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+					 "'%s' calls '%s', which may run the handler registered with '%s' (model %s); the "
+					 "gate does not follow registered handlers",
+					 mf->f->name, e->u.call->name, reg->u.call->name, where);
+			gate_note_add(ge, &reg->loc, "'%s' registers a handler here", reg->u.call->name);
+			gate_fact(ge, FACT_OTHER, reg->u.call->name);
+			ok = false;
+		}
+	}
+	if (lm->thread_safe == LM_TS_PER_HANDLE && !handle_owned(mf, e, lm->handle_arg)) {
+		const struct call *c = e->u.call;
+		const char *h = (uint32_t)lm->handle_arg < c->nargs && c->args[lm->handle_arg].text
+					? c->args[lm->handle_arg].text
+					: "?";
+		struct gate_evidence *ge = gate_add(
+			g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' comes from "
+			"outside the callback, and nothing shows that no other fiber or thread uses it during the call",
+			mf->f->name, c->name, where, h);
+		gate_fact(ge, FACT_DATA, h);
+		gate_basis_add(g, GATE_INPUTS, lm, &e->loc, (int32_t)mf->id);
+		ok = false;
+	}
+	bool ubf_cancels = s->ubf_kind != UBF_NULL && s->ubf_kind != UBF_NONE;
+	/* a signal (RUBY_UBF_IO/PROCESS) does not end a wait the library
+	 * restarts; a custom UBF is the UBF gate's to judge */
+	if ((((lm->blocks == LM_BLOCKS_UNINTERRUPTIBLE || lm->blocks == LM_BLOCKS_RETRIES_EINTR) &&
+	      s->ubf_kind != UBF_FUNC) ||
+	     (lm->blocks == LM_BLOCKS_INTERRUPTIBLE && !ubf_cancels)) &&
+	    !ubf_blocking_call(e->u.call->name)) {
+		struct gate_evidence *ge = gate_add(
+			g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			"'%s' calls '%s', which may block (%s, model %s)%s: a cancelled offloaded operation would wait "
+			"for it",
+			mf->f->name, e->u.call->name,
+			lm->blocks == LM_BLOCKS_RETRIES_EINTR ? "and retries on EINTR"
+			: lm->blocks == LM_BLOCKS_UNINTERRUPTIBLE ? "no signal interrupts it"
+								    : "interruptible by a signal",
+			where, lm->blocks == LM_BLOCKS_INTERRUPTIBLE ? " and the UBF is NULL" : "");
+		gate_fact(ge, FACT_OTHER, e->u.call->name);
+		gate_basis_add(g, GATE_UBF, lm, &e->loc, (int32_t)mf->id);
+		ok = false;
+	}
+	return ok;
+}
 
 void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,
 		       struct gate_result *g)
@@ -299,56 +475,60 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			const struct call *c = e->u.call;
 			if (model_func_by_usr(m, c->usr) || ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
 				continue;
-			if (known_safe_call(c->name))
+			const struct lib_model *lm = model_find(c->name);
+			int ts = lm_thread_safety(lm);
+			if (ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE) {
+				if (model_call_ok(m, s, mf, e, lm, g))
+					gate_basis_add(g, GATE_OPAQUE, lm, &e->loc, (int32_t)fi);
 				continue;
-			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					   "'%s' calls '%s', which has no body here and is not a known thread-safe "
-					   "library call",
-					   mf->f->name, c->name),
-				  FACT_MODEL, c->name);
+			}
+			char where[512];
+			struct gate_evidence *ge;
+			if (lm && ts == LM_TS_UNKNOWN)
+				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					      "'%s' calls '%s', whose model (%s) does not say it is thread-safe", mf->f->name,
+					      c->name, model_where(lm, where, sizeof(where)));
+			else
+				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					      "'%s' calls '%s', which has no body here and is not a known thread-safe library "
+					      "call",
+					      mf->f->name, c->name);
+			if (lm && lm->thread_safe == LM_TS_NEVER)
+				gate_basis_add(g, GATE_SHARED_STATE, lm, &e->loc, (int32_t)fi);
+			else
+				gate_fact(ge, FACT_MODEL, c->name);
 		}
 	}
 }
 
 /* ---- file descriptors and FILE * from Ruby IO objects ---- */
 
-/* Ruby IO accessors (ruby/io.h, Ruby 3.1-3.4): what they return belongs to an
- * IO object that another fiber on the calling thread can close while the
- * operation is in flight (gvl-semantics 2.7, RMagick's keep_thread). */
-static const char *const io_accessors[] = {
-	"rb_io_check_closed",
-	"rb_io_descriptor",
-	"rb_io_get_fptr",
-	"rb_io_get_io",
-	"rb_io_get_write_io",
-	"rb_io_mode",
-	"rb_io_stdio_file",
-	"rb_io_taint_check",
-};
-
+/* What a Ruby IO accessor returns belongs to an IO object that another fiber
+ * on the calling thread can close while the operation is in flight
+ * (gvl-semantics 2.7, RMagick's keep_thread): a descriptor stored into the
+ * callback's data fails the gate (design.md, December 2026 revision); any
+ * other use of an IO accessor before the call cannot be verified. The
+ * recognition (io_fd.c) is io-fd-without-io-region's. */
 void gate_check_fd(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	(void)rs;
 	const struct mfunc *mf = &m->fns.v[s->data_fn];
+	const char *what = NULL;
+	int32_t into = io_fd_into_data(m, s, &what);
+	if (into >= 0) {
+		struct gate_evidence *ev =
+			gate_add(g, GATE_FD, GATE_FAIL, &mf->f->events[into].loc, (int32_t)s->data_fn,
+				 "'%s' passes a descriptor taken from a Ruby IO (%s) to the callback: another fiber "
+				 "can close the IO mid-call",
+				 mf->f->name, what);
+		ev->ev = into;
+		return;
+	}
 	uint32_t limit = s->data_fn == s->fn ? s->ev : mf->f->nevents;
 	for (uint32_t ei = 0; ei < limit && ei < mf->f->nevents; ei++) {
-		const struct event *e = &mf->f->events[ei];
-		bool io = false;
-		const char *what = NULL;
-		if (e->kind == EV_CALL && !e->u.call->indirect &&
-		    str_in_sorted(e->u.call->name, io_accessors, ARRAY_SIZE(io_accessors))) {
-			io = true;
-			what = e->macro && !e->in_macro_arg ? e->macro : e->u.call->name;
-		} else if (e->kind == EV_ACCESS && e->u.access.ref.record &&
-			   (strcmp(e->u.access.ref.record, "struct rb_io_t") == 0 ||
-			    strcmp(e->u.access.ref.record, "struct rb_io") == 0) &&
-			   str_eq(e->u.access.ref.field, "fd")) {
-			io = true;
-			what = "the fd of a Ruby IO";
-		}
-		if (!io)
+		if (!io_fd_event(m, mf, ei, &what))
 			continue;
-		gate_add(g, GATE_FD, GATE_UNKNOWN, &e->loc, (int32_t)s->data_fn,
+		gate_add(g, GATE_FD, GATE_UNKNOWN, &mf->f->events[ei].loc, (int32_t)s->data_fn,
 			 "'%s' takes %s from a Ruby IO before the release: another fiber could close it mid-call",
 			 mf->f->name, what);
 		return;

@@ -15,6 +15,10 @@
 /* Fills m->verdicts, one per site (the offload phase). */
 void offload_compute(struct model *m);
 
+/* cleanup_not_ensured.c: the first cleanup after the release that rb_ensure
+ * does not protect (whatever the flags). */
+bool cleanup_after_release(const struct model *m, const struct msite *s, struct loc *where, const char **what);
+
 /* Checkers defined with the offload rules. */
 void gate_check_none(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
 void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,
@@ -25,6 +29,14 @@ void gate_check_ubf_all(const struct model *m, const struct msite *s, const stru
 			struct gate_result *g);
 void gate_check_unbounded_wait(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			       struct gate_result *g);
+/* GATE_INPUTS: gate_check_inputs, then gate_check_object_state. */
+void gate_check_inputs_all(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			   struct gate_result *g);
+/* Object state (object_state.c): fields of a Ruby object's C struct used by
+ * the callback fail GATE_INPUTS unless a mutex or in-progress flag guards the
+ * call and every other function touching them (gvl-semantics.md 2.9). */
+void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g);
 void gate_check_work_size(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			  struct gate_result *g);
 

@@ -1,11 +1,64 @@
 /* ruby-api-without-gvl: Ruby C API reached from a GVL-release callback. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "knowledge.h"
 #include "rule.h"
+
+/* One finding per line: further Ruby API uses on the line of a finding are
+ * named in it (`rb_hash_aset(h, LONG2NUM(i), Qtrue)` is one problem). */
+struct line_group {
+	struct finding *f;
+	const char *fn;
+	int cls;
+	const char *first;   /* the first use's name */
+	struct strbuf names; /* ", 'b', 'c'" of RC_CALL uses after the first */
+	unsigned n;
+};
+
+static struct line_group *line_group_get(struct hmap *lines, struct strpool *keys, const struct event *e,
+					 const char *fn, bool create)
+{
+	char *k = xasprintf("%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.line, fn);
+	const char *ik = intern(keys, k);
+	free(k);
+	struct line_group *lg = hmap_get(lines, ik);
+	if (!lg && create) {
+		lg = xcalloc(1, sizeof(*lg));
+		hmap_put(lines, ik, lg);
+	}
+	return lg;
+}
+
+static void line_groups_finish(struct hmap *lines)
+{
+	hmap_foreach(lines, it)
+	{
+		struct line_group *lg = it->val;
+		if (lg->n && lg->cls == RC_CALL) {
+			char *msg = xasprintf("Ruby C API '%s'%s called without the GVL ('%s' runs with the GVL released)",
+					      lg->first, sb_str(&lg->names), lg->fn);
+			if (strlen(msg) <= 140) {
+				free(lg->f->msg);
+				lg->f->msg = msg;
+			} else {
+				/* keep the headline short: the others in a note */
+				free(msg);
+				finding_note(lg->f, &lg->f->loc, "also on this line:%s", sb_str(&lg->names) + 1);
+			}
+		}
+		sb_free(&lg->names);
+		free(lg);
+	}
+	hmap_free(lines);
+}
 
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	struct use_groups groups = {0};
+	struct hmap lines = {0};
+	struct strpool keys = {0};
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, NULL, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);) {
 		uint32_t fi = w.fi, ei = w.ei;
@@ -20,6 +73,19 @@ static void run(struct rule_ctx *rc)
 			continue;
 		struct finding *f;
 		const char *fn = mf->f->name;
+		struct line_group *lg = line_group_get(&lines, &keys, e, fn, false);
+		if (lg) {
+			/* the same line: named in its finding */
+			if (lg->cls == RC_CALL && u.cls == RC_CALL) {
+				sb_printf(&lg->names, ", '%s'", u.name);
+				lg->n++;
+			} else {
+				finding_note(lg->f, &e->loc, "'%s' on this line %s too", u.name,
+					     u.cls == RC_RAISES ? "raises" : u.cls == RC_MAY_RAISE ? "may raise" : "is Ruby API");
+			}
+			use_group_add(&groups, mf, e, u.name, lg->f);
+			continue;
+		}
 		switch (u.cls) {
 		case RC_RAISES:
 			f = rule_report(rc, &e->loc, fn,
@@ -44,8 +110,15 @@ static void run(struct rule_ctx *rc)
 		finding_macro_note(f, e);
 		finding_chain(f, m, CTX_NOGVL, fi);
 		use_group_add(&groups, mf, e, u.name, f);
+		lg = line_group_get(&lines, &keys, e, fn, true);
+		lg->f = f;
+		lg->fn = fn;
+		lg->cls = u.cls;
+		lg->first = u.name;
 	}
 	use_groups_finish(&groups);
+	line_groups_finish(&lines);
+	strpool_free(&keys);
 }
 
 const struct rule_desc rule_ruby_api_without_gvl = {

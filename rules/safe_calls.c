@@ -1,224 +1,28 @@
-/* safe_calls.c: library functions a callback may call on any thread.
+/* safe_calls.c: library functions a callback may call on any thread, and
+ * constant-cost calls, answered from the library models (rules/models/<library>.yml,
+ * rules/libmodel.h): thread_safe always or per_handle, cheap, size_arg.
  *
  * Used by the offload gate's "opaque callees" check: a reached function
- * without a body must be one of these (or Ruby's allowed/pure helpers) for the
- * verdict to be "safe"; anything else is "cannot verify".
- *
- * Sources:
- *  - POSIX.1-2017 XSH 2.9.1 "Thread-Safety": all functions are thread-safe
- *    except those listed there (strtok, localtime, rand, readdir, getenv ...
- *    which mt-unsafe-call covers); the entries below are from the POSIX and C11
- *    function lists and keep no per-thread state visible to the caller other
- *    than errno (which Ruby carries back; gvl-semantics.md 2.4);
- *  - glibc manual "POSIX Safety Concepts": MT-Safe entries for the same
- *    functions;
- *  - zlib FAQ ("Is zlib thread-safe? Yes ... as long as ... each thread uses
- *    its own z_stream") for the zlib entries;
- *  - GCC "__atomic Builtins" / "__sync Builtins": compiler builtins.
- * Kept sorted (binary search).
+ * without a body must be modelled thread-safe (or be one of Ruby's
+ * allowed/pure helpers) for the verdict to be "safe"; anything else is
+ * "cannot verify". A per_handle function is safe as far as the library is
+ * concerned; whether the handle is shared is the inputs and object-state
+ * gates' business.
  */
 #include "knowledge.h"
-
-static const char *const safe_calls[] = {
-	"__errno_location",
-	"abs",
-	"accept",
-	"accept4",
-	"adler32",
-	"aligned_alloc",
-	"atoi",
-	"atol",
-	"atoll",
-	"bsearch",
-	"calloc",
-	"ceil",
-	"clock_gettime",
-	"close",
-	"compress",
-	"compress2",
-	"compressBound",
-	"connect",
-	"cos",
-	"crc32",
-	"deflate",
-	"deflateBound",
-	"deflateEnd",
-	"deflateInit2_",
-	"deflateInit_",
-	"deflateReset",
-	"dup",
-	"dup2",
-	"epoll_wait",
-	"exp",
-	"fabs",
-	"fcntl",
-	"fdatasync",
-	"floor",
-	"fmod",
-	"free",
-	"freeaddrinfo",
-	"fstat",
-	"fsync",
-	"ftruncate",
-	"getaddrinfo",
-	"getnameinfo",
-	"getpid",
-	"gettimeofday",
-	"htonl",
-	"htons",
-	"inet_ntop",
-	"inet_pton",
-	"inflate",
-	"inflateEnd",
-	"inflateInit2_",
-	"inflateInit_",
-	"inflateReset",
-	"isalnum",
-	"isalpha",
-	"isdigit",
-	"isspace",
-	"isxdigit",
-	"labs",
-	"llabs",
-	"log",
-	"log10",
-	"lseek",
-	"lstat",
-	"madvise",
-	"malloc",
-	"memchr",
-	"memcmp",
-	"memcpy",
-	"memmem",
-	"memmove",
-	"memset",
-	"mmap",
-	"msync",
-	"munmap",
-	"nanosleep",
-	"ntohl",
-	"ntohs",
-	"open",
-	"openat",
-	"pipe",
-	"poll",
-	"posix_memalign",
-	"pow",
-	"pread",
-	"pthread_cond_broadcast",
-	"pthread_cond_signal",
-	"pthread_cond_timedwait",
-	"pthread_cond_wait",
-	"pthread_mutex_lock",
-	"pthread_mutex_trylock",
-	"pthread_mutex_unlock",
-	"pwrite",
-	"qsort",
-	"read",
-	"readv",
-	"realloc",
-	"recv",
-	"recvfrom",
-	"recvmsg",
-	"round",
-	"sched_yield",
-	"select",
-	"sem_post",
-	"sem_timedwait",
-	"sem_trywait",
-	"sem_wait",
-	"send",
-	"sendmsg",
-	"sendto",
-	"sin",
-	"snprintf",
-	"sqrt",
-	"stat",
-	"strcasecmp",
-	"strcat",
-	"strchr",
-	"strcmp",
-	"strcpy",
-	"strcspn",
-	"strlen",
-	"strncasecmp",
-	"strncat",
-	"strncmp",
-	"strncpy",
-	"strnlen",
-	"strpbrk",
-	"strrchr",
-	"strspn",
-	"strstr",
-	"strtol",
-	"strtoll",
-	"strtoul",
-	"strtoull",
-	"tolower",
-	"toupper",
-	"uncompress",
-	"usleep",
-	"vsnprintf",
-	"waitpid",
-	"write",
-	"writev",
-};
-
-/* Constant-time or small fixed-cost calls (for small-work-nogvl). */
-static const char *const cheap_calls[] = {
-	"__errno_location",
-	"abs",
-	"ceil",
-	"clock_gettime",
-	"cos",
-	"exp",
-	"fabs",
-	"floor",
-	"fmod",
-	"getpid",
-	"gettimeofday",
-	"htonl",
-	"htons",
-	"isalnum",
-	"isalpha",
-	"isdigit",
-	"isspace",
-	"isxdigit",
-	"labs",
-	"llabs",
-	"log",
-	"log10",
-	"memcmp",
-	"memcpy",
-	"memmove",
-	"memset",
-	"ntohl",
-	"ntohs",
-	"pow",
-	"round",
-	"sin",
-	"sqrt",
-	"tolower",
-	"toupper",
-};
+#include "libmodel.h"
 
 bool known_safe_call(const char *name)
 {
-	if (!name)
-		return false;
-	if (str_starts(name, "__builtin_") || str_starts(name, "__atomic_") || str_starts(name, "__sync_") ||
-	    str_starts(name, "__c11_atomic_") || str_starts(name, "atomic_"))
-		return true;
-	return str_in_sorted(name, safe_calls, ARRAY_SIZE(safe_calls));
+	const struct lib_model *lm = model_find(name);
+	int ts = lm_thread_safety(lm);
+	return ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE;
 }
 
 bool cheap_call(const char *name)
 {
-	if (!name)
-		return false;
-	if (str_starts(name, "__builtin_") || str_starts(name, "__atomic_") || str_starts(name, "__sync_"))
-		return true;
-	return str_in_sorted(name, cheap_calls, ARRAY_SIZE(cheap_calls));
+	const struct lib_model *lm = model_find(name);
+	return lm && lm->cheap == 1;
 }
 
 /* Size argument positions of the cheap functions that take one. */
@@ -226,9 +30,9 @@ int cheap_call_size_arg(const char *name)
 {
 	if (!name)
 		return -1;
-	if (str_eq(name, "memcpy") || str_eq(name, "memmove") || str_eq(name, "memset") || str_eq(name, "memcmp") ||
-	    str_eq(name, "ruby_nonempty_memcpy") ||
-	    str_eq(name, "__builtin_memcpy") || str_eq(name, "__builtin_memmove") || str_eq(name, "__builtin_memset"))
+	/* Ruby's helper (ruby/internal/memory.h), classified as Ruby API in C */
+	if (str_eq(name, "ruby_nonempty_memcpy"))
 		return 2;
-	return -1;
+	const struct lib_model *lm = model_find(name);
+	return lm && lm->cheap == 1 ? lm->size_arg : -1;
 }

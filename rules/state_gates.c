@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "gates.h"
+#include "libmodel.h"
+#include "process_state.h"
 #include "rule.h"
 #include "state_knowledge.h"
 #include "state_rules.h"
@@ -124,6 +126,8 @@ struct lockop {
 	const char *key;   /* interned identity, NULL when unknown */
 	const char *text;  /* as written, without a leading '&' */
 	int32_t scope;     /* returning region the op is confined to, -1 */
+	uint8_t own;       /* a call of the project's own lock function (its body's
+			      operations are seen where it is reached) */
 };
 typedef VEC(struct lockop) lockop_vec;
 
@@ -138,6 +142,11 @@ struct state_ctx {
 	struct hmap defs; /* global USR -> its definition (not an extern declaration) */
 	bool defs_done;
 	struct hmap first_write; /* "fn:var" -> index + 1 of the reported write in the gate result */
+	/* a project's own lock functions (own_lock_op): per mfunc id, 0 not yet
+	 * known, 1 being computed, 2 known; the op (0 none) and its parameter */
+	uint8_t *own_state;
+	int8_t *own_op;
+	int8_t *own_param;
 };
 
 static void ctx_init(struct state_ctx *c, const struct model *m)
@@ -146,6 +155,9 @@ static void ctx_init(struct state_ctx *c, const struct model *m)
 	c->m = m;
 	c->locks = xcalloc(m->fns.n + 1, sizeof(lockop_vec));
 	c->locks_done = xcalloc(m->fns.n + 1, 1);
+	c->own_state = xcalloc(m->fns.n + 1, 1);
+	c->own_op = xcalloc(m->fns.n + 1, 1);
+	c->own_param = xcalloc(m->fns.n + 1, 1);
 	c->so_memo = xcalloc(m->ntus + 1, sizeof(uint8_t *));
 	c->so_witness = xcalloc(m->ntus + 1, sizeof(const struct var **));
 }
@@ -156,6 +168,9 @@ static void ctx_free(struct state_ctx *c)
 		vec_free(&c->locks[i]);
 	free(c->locks);
 	free(c->locks_done);
+	free(c->own_state);
+	free(c->own_op);
+	free(c->own_param);
 	for (size_t i = 0; i < c->m->ntus; i++) {
 		free(c->so_memo[i]);
 		free(c->so_witness[i]);
@@ -226,6 +241,159 @@ static const char *strip_amp(struct state_ctx *c, const char *t)
 	return intern(&c->pool, t);
 }
 
+/* ---- a project's own locks ----
+ *
+ * A gem (or the event library it bundles) often builds its own spinlock:
+ *
+ *   int my_trylock(lock_t *l) { return __atomic_exchange_n(l, 1, ...); }
+ *   void my_lock(lock_t *l)   { while (my_trylock(l)) sched_yield(); }
+ *   void my_unlock(lock_t *l) { __atomic_store_n(l, 0, ...); }
+ *
+ * A function is an acquire on its parameter p when, inside a loop, it sets
+ * *p atomically to a non-zero value (exchange, test-and-set, compare-and-swap)
+ * or calls an acquire or such a "try" function on p; or when it calls a known
+ * acquire (pthread_mutex_lock, pthread_spin_lock ...) on p or a member of p.
+ * A function is a release on p when it atomically sets *p to 0 (exchange,
+ * store, clear) or calls a release on p. A single atomic set outside a loop
+ * (a flag set once, a trylock) is not an acquire by itself. */
+
+enum { OWN_NONE = 0, OWN_TRY = 3 }; /* with LOCK_ACQUIRE / LOCK_RELEASE */
+
+/* The value an atomic builtin stores (and the pointer argument): 1 known
+ * non-zero, 0 zero, -1 not a store of a known value / not such a builtin. */
+static int atomic_store_value(const struct call *c)
+{
+	static const struct {
+		const char *name;
+		int value_arg; /* -1: fixed value below */
+		int fixed;
+	} fns[] = {
+		{"__atomic_exchange_n", 1, 0},        {"__atomic_store_n", 1, 0},
+		{"__sync_lock_test_and_set", 1, 0},   {"__sync_val_compare_and_swap", 2, 0},
+		{"__sync_bool_compare_and_swap", 2, 0}, {"__atomic_compare_exchange_n", 2, 0},
+		{"__atomic_test_and_set", -1, 1},     {"__atomic_clear", -1, 0},
+		{"__sync_lock_release", -1, 0},       {"atomic_exchange", 1, 0},
+		{"atomic_exchange_explicit", 1, 0},   {"atomic_store", 1, 0},
+		{"atomic_store_explicit", 1, 0},      {"atomic_flag_test_and_set", -1, 1},
+		{"atomic_flag_test_and_set_explicit", -1, 1}, {"atomic_flag_clear", -1, 0},
+		{"atomic_flag_clear_explicit", -1, 0}, {"__c11_atomic_exchange", 1, 0},
+		{"__c11_atomic_store", 1, 0},
+	};
+	if (!c->name || c->indirect)
+		return -1;
+	for (size_t i = 0; i < ARRAY_SIZE(fns); i++) {
+		if (strcmp(c->name, fns[i].name) != 0)
+			continue;
+		if (fns[i].value_arg < 0)
+			return fns[i].fixed;
+		if ((uint32_t)fns[i].value_arg >= c->nargs || !c->args[fns[i].value_arg].has_ival)
+			return -1;
+		return c->args[fns[i].value_arg].ival != 0;
+	}
+	return -1;
+}
+
+/* Which parameter of mf the expression is based on (p, &p->mu, p->mu), -1. */
+static int param_of(const struct mfunc *mf, const struct expr *a)
+{
+	if (!a || a->kind != EX_REF || a->ref.var < 0)
+		return -1;
+	for (uint32_t i = 0; i < mf->f->nparams && i < 127; i++)
+		if (mf->f->params[i] == a->ref.var)
+			return (int)i;
+	return -1;
+}
+
+static bool in_loop(const struct func *f, int32_t region)
+{
+	for (int guard = 0; region >= 0 && (uint32_t)region < f->nregions && guard < 256; guard++) {
+		if (f->regions[region].kind == RG_LOOP)
+			return true;
+		region = f->regions[region].parent;
+	}
+	return false;
+}
+
+static int own_lock_op(struct state_ctx *c, uint32_t fn, int *param);
+
+/* The lock operation a call makes on a parameter of mf: OWN_* or LOCK_*. */
+static int call_lock_op(struct state_ctx *c, const struct mfunc *mf, const struct event *e, int *param)
+{
+	const struct call *call = e->u.call;
+	int v = atomic_store_value(call);
+	if (v >= 0) {
+		*param = call->nargs ? param_of(mf, &call->args[0]) : -1;
+		if (*param < 0)
+			return OWN_NONE;
+		return v ? OWN_TRY : LOCK_RELEASE;
+	}
+	if (call->indirect)
+		return OWN_NONE;
+	const struct mfunc *callee = model_func_by_usr(c->m, call->usr);
+	int op = OWN_NONE, arg = 0;
+	if (callee) {
+		op = own_lock_op(c, callee->id, &arg);
+	} else {
+		const struct lock_fn *lf = lock_fn_find(call->name);
+		if (lf && (lf->op == LOCK_ACQUIRE || lf->op == LOCK_RELEASE)) {
+			op = lf->op;
+			arg = lf->arg;
+		}
+	}
+	if (op == OWN_NONE || arg < 0 || (uint32_t)arg >= call->nargs)
+		return OWN_NONE;
+	*param = param_of(mf, &call->args[arg]);
+	return *param < 0 ? OWN_NONE : op;
+}
+
+/* LOCK_ACQUIRE / LOCK_RELEASE / OWN_TRY when fn is one of the project's own
+ * lock functions (on parameter *param), else OWN_NONE. */
+static int own_lock_op(struct state_ctx *c, uint32_t fn, int *param)
+{
+	if (c->own_state[fn] == 2) {
+		*param = c->own_param[fn];
+		return c->own_op[fn];
+	}
+	if (c->own_state[fn] == 1)
+		return OWN_NONE; /* recursion */
+	c->own_state[fn] = 1;
+	const struct mfunc *mf = &c->m->fns.v[fn];
+	int op = OWN_NONE, p = -1;
+	bool conflict = false;
+	if (!(mf->f->flags & FN_TRUNCATED) && mf->f->nparams >= 1) {
+		for (uint32_t ei = 0; ei < mf->f->nevents && !conflict; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind != EV_CALL || e->gvl_guard)
+				continue;
+			int cp = -1;
+			int o = call_lock_op(c, mf, e, &cp);
+			if (o == OWN_NONE)
+				continue;
+			/* a try in a loop (spinning until it succeeds) is an acquire */
+			if (o == OWN_TRY && in_loop(mf->f, e->region))
+				o = LOCK_ACQUIRE;
+			/* the strongest op wins; two different parameters or an acquire
+			 * and a release together (a "lock then unlock" helper) are not a
+			 * lock function */
+			if (op == OWN_NONE || (op == OWN_TRY && o == LOCK_ACQUIRE && p == cp)) {
+				op = o;
+				p = cp;
+			} else if (o == OWN_TRY && op == LOCK_ACQUIRE && p == cp) {
+				/* the try inside the acquiring loop */
+			} else if (o != op || cp != p) {
+				conflict = true;
+			}
+		}
+	}
+	if (conflict)
+		op = OWN_NONE;
+	c->own_state[fn] = 2;
+	c->own_op[fn] = (int8_t)op;
+	c->own_param[fn] = (int8_t)p;
+	*param = p;
+	return op;
+}
+
 static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
 {
 	if (c->locks_done[fn])
@@ -240,15 +408,27 @@ static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
 		for (uint32_t a = 0; a < e->u.call->nargs && a < 3; a++)
 			texts[a] = e->u.call->args[a].text;
 		struct lock_fn buf;
+		const struct mfunc *callee = project_callee(c->m, e->u.call);
 		const struct lock_fn *lf =
-			project_callee(c->m, e->u.call)
-				? NULL
-				: lock_fn_classify(e->u.call->name, texts, e->u.call->nargs < 3 ? e->u.call->nargs : 3, &buf);
+			callee ? NULL
+			       : lock_fn_classify(e->u.call->name, texts, e->u.call->nargs < 3 ? e->u.call->nargs : 3, &buf);
+		if (callee) {
+			/* the project's own lock and unlock functions */
+			int p = -1;
+			int o = own_lock_op(c, callee->id, &p);
+			if ((o == LOCK_ACQUIRE || o == LOCK_RELEASE) && p >= 0) {
+				buf.name = e->u.call->name;
+				buf.op = o;
+				buf.arg = p;
+				buf.source = "the project's own lock function";
+				lf = &buf;
+			}
+		}
 		if (!lf || (uint32_t)lf->arg >= e->u.call->nargs)
 			continue;
 		const struct expr *a = &e->u.call->args[lf->arg];
 		struct lockop op = {ei, lf->op, mutex_key(c, mf, a), strip_amp(c, a->text),
-				    returning_region(mf->f, e->region)};
+				    returning_region(mf->f, e->region), callee != NULL};
 		vec_push(&c->locks[fn], op);
 	}
 	return &c->locks[fn];
@@ -556,9 +736,50 @@ static bool static_local_decl(const struct mfunc *mf, uint32_t ei, const struct 
 	return false;
 }
 
-/* Records an unlocked write of static w at event ei of fi. The first write
- * of w in a function is what shared-mutable-state reports; later ones in the
- * same function become notes on it (each still fails the gate). `via`: the
+/* Idempotent lazy initialisation of a scalar static:
+ *
+ *   static uint64_t h;
+ *   if (!h)
+ *       h = hash_of("content-length", 14);
+ *
+ * Two threads racing here store the same value computed from constants: not
+ * a finding. The value must be a whole non-pointer variable (a pointer from
+ * malloc would differ per thread), the branch taken only while it is zero,
+ * and the stored expression read no variable at all. */
+static bool lazy_constant_init(const struct mfunc *mf, uint32_t ei, const struct var *v)
+{
+	const struct func *f = mf->f;
+	const struct event *e = &f->events[ei];
+	const struct ref *r = &e->u.access.ref;
+	if (!plain_path(r) || r->deref || (v->flags & (VF_POINTER | VF_ARRAY | VF_RECORD | VF_FNPTR)))
+		return false;
+	const struct assign *as = NULL;
+	for (uint32_t k = ei > 2 ? ei - 2 : 0; k < f->nevents && k <= ei + 2; k++) {
+		const struct event *a = &f->events[k];
+		if (a->kind == EV_ASSIGN && !a->u.assign->compound && a->u.assign->lhs.var == r->var &&
+		    plain_path(&a->u.assign->lhs) && a->loc.off == e->loc.off && a->loc.file == e->loc.file)
+			as = a->u.assign;
+	}
+	if (!as || as->rhs.nreads != 0)
+		return false;
+	for (uint32_t k = 0; k < as->rhs.ncalls; k++) {
+		int32_t ci = as->rhs.calls[k];
+		if (ci < 0 || (uint32_t)ci >= f->nevents || f->events[ci].kind != EV_CALL ||
+		    f->events[ci].u.call->indirect)
+			return false;
+	}
+	if (e->region < 0 || (uint32_t)e->region >= f->nregions)
+		return false;
+	const struct region *rg = &f->regions[e->region];
+	/* `if (!v)`: the condition reads v alone and calls nothing */
+	return rg->kind == RG_THEN && rg->negated && rg->cond.ncalls == 0 && rg->cond.nreads == 1 &&
+	       rg->cond.reads[0].var == r->var && plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref;
+}
+
+/* Records an unlocked write of static w at event ei of fi. The first
+ * unlocked write in a function is what shared-mutable-state reports; later
+ * ones in the same function (of w or of other statics) become notes on it
+ * (each still fails the gate). `via`: the
  * pointer written through, or NULL; `with`: the library call, or NULL. */
 static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, const struct var *w,
 			const struct var *via, const char *with)
@@ -575,7 +796,9 @@ static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi,
 		snprintf(what, sizeof(what), "writes %s '%s' with '%s'", storage_text(w), w->name, with);
 	else
 		snprintf(what, sizeof(what), "writes %s '%s'", storage_text(w), w->name);
-	char *k = xasprintf("%u:%s", fi, w->usr ? w->usr : w->name);
+	/* one finding per function: its other unlocked writes (of this or other
+	 * statics) are notes on the first */
+	char *k = xasprintf("%u", fi);
 	const char *key = intern(&c->pool, k);
 	free(k);
 	uintptr_t first = (uintptr_t)hmap_get(&c->first_write, key);
@@ -613,6 +836,16 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			return;
 		if (static_local_decl(mf, ei, v) || prot)
 			return;
+		if (lazy_constant_init(mf, ei, v)) {
+			/* not a finding, but no proof of safety for the offload gate either */
+			struct gate_evidence *ev =
+				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					 "'%s' initialises %s '%s' lazily without a lock (an idempotent race: every "
+					 "thread stores the same value)",
+					 mf->f->name, storage_text(v), v->name);
+			ev->ev = (int32_t)ei;
+			return;
+		}
 		if (!r->ptr_deref) {
 			shared_fail(c, g, fi, ei, v, NULL, NULL);
 		} else {
@@ -652,7 +885,7 @@ static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, u
 {
 	const struct mfunc *mf = &c->m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
-	const struct mt_unsafe_fn *u = mt_unsafe_find(e->u.call->name);
+	const struct lib_model *u = mt_unsafe_find(e->u.call->name);
 	if (!u)
 		return;
 	if (u->null_arg >= 0) {
@@ -677,6 +910,33 @@ static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, u
 	ev->ev = (int32_t)ei;
 }
 
+/* process-wide-state: a library call that changes what every thread of the
+ * process shares (fds 0-2, the standard streams, the working directory, the
+ * umask, signal dispositions). A lock of the gem's does not help: Ruby and
+ * other gems do not take it. */
+static void process_state(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
+{
+	const struct mfunc *mf = &c->m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	char what[160];
+	if (!process_state_change(e->u.call, what, sizeof(what)))
+		return;
+	struct gate_evidence *ev = gate_add(g, GATE_SHARED_STATE, GATE_FAIL, &e->loc, (int32_t)fi,
+					    "'%s' %s while the GVL is released", mf->f->name, what);
+	ev->ev = (int32_t)ei;
+	/* one finding per function: its other changes are notes on the first */
+	char *k = xasprintf("p:%u", fi);
+	const char *key = intern(&c->pool, k);
+	free(k);
+	uintptr_t first = (uintptr_t)hmap_get(&c->first_write, key);
+	if (first) {
+		gate_note_add(&g->ev.v[first - 1], &e->loc, "'%s' also %s here", mf->f->name, what);
+		return;
+	}
+	ev->rule = "process-wide-state";
+	hmap_put(&c->first_write, key, (void *)(uintptr_t)g->ev.n);
+}
+
 void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g)
 {
@@ -694,6 +954,7 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 			if (!locked)
 				library_writes(&c, g, fi, ei);
 			mt_unsafe(&c, g, fi, ei);
+			process_state(&c, g, fi, ei);
 		}
 	}
 	free(prot);
@@ -980,7 +1241,8 @@ static int event_chan(const struct model *m, const struct mfunc *mf, uint32_t ei
 			*rd = found[callee->id];
 		return sub;
 	}
-	const struct err_channel_fn *ec = err_channel_find(e->u.call->name);
+	struct err_channel_fn ecb;
+	const struct err_channel_fn *ec = err_channel_find(e->u.call->name, &ecb) ? &ecb : NULL;
 	if (ec && ec->channel == channel) {
 		if (ec->clears)
 			return CH_CLEAR;
@@ -1033,7 +1295,7 @@ static bool chan_producer(const struct model *m, const struct msite *s, const st
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
 		const struct event *e = w.e;
-		if (!library_call(m, e) || err_channel_find(e->u.call->name))
+		if (!library_call(m, e) || err_channel_find(e->u.call->name, NULL))
 			continue;
 		if (err_channel_producer(channel, e->u.call->name, e->u.call->decl_file)) {
 			*pfn = w.fi;
@@ -1179,7 +1441,8 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 		const lockop_vec *ops = fn_locks(&c, fi);
 		for (size_t k = 0; k < ops->n; k++) {
 			const struct lockop *op = &ops->v[k];
-			if (!op->key)
+			/* a helper's own lock calls: the helper is in the reach set too */
+			if (!op->key || op->own)
 				continue;
 			struct key_ops *ko = key_ops_get(&keys, op->key);
 			if (op->op == LOCK_ACQUIRE) {

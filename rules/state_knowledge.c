@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "util.h"
 
 static int by_name(const void *key, const void *elem)
@@ -16,214 +17,15 @@ static int by_name(const void *key, const void *elem)
 #define FIND(table, name)                                                                              \
 	((name) ? bsearch((name), (table), ARRAY_SIZE(table), sizeof((table)[0]), by_name) : NULL)
 
-/* Functions POSIX does not require to be thread-safe (XSH 2.9.1, "Thread-Safety":
- * "All functions defined by this volume of POSIX.1-2017 shall be thread-safe,
- * except that the following functions need not be thread-safe"), the SUSv3
- * entries that POSIX.1-2008 removed with their functions, and C11's rand/srand.
- * The same set backs clang-tidy's concurrency-mt-unsafe "posix" list
- * (linter-anchors.md 1.10). */
-static const struct mt_unsafe_fn mt_unsafe[] = {
-	{"asctime", -1, "returns a pointer to a static buffer", "asctime_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"basename", -1, "may modify its argument and return a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"catgets", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"crypt", -1, "returns a pointer to a static buffer", "crypt_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"ctermid", 0, "writes a static buffer when passed NULL", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL argument)"},
-	{"ctime", -1, "returns a pointer to a static buffer", "ctime_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_clearerr", -1, "uses the database's shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_close", -1, "uses the database's shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_delete", -1, "uses the database's shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_error", -1, "uses the database's shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_fetch", -1, "returns data in a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_firstkey", -1, "keeps the iteration position in shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_nextkey", -1, "keeps the iteration position in shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_open", -1, "uses the database's shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dbm_store", -1, "uses the database's shared state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dirname", -1, "may modify its argument and return a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"dlerror", -1, "returns a message in a buffer shared with later dl* calls", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"drand48", -1, "keeps the generator state in a static variable", "erand48 with a caller-owned state (or a per-call generator)",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"ecvt", -1, "returns a pointer to a static buffer", "snprintf",
-	 "SUSv3 XSH 2.9.1 Thread-Safety (removed from POSIX.1-2008)"},
-	{"encrypt", -1, "keeps the key in static state (set by setkey)", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"endgrent", -1, "uses the process-wide group database cursor", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"endpwent", -1, "uses the process-wide password database cursor", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"endutxent", -1, "uses the process-wide utmpx cursor", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"fcvt", -1, "returns a pointer to a static buffer", "snprintf",
-	 "SUSv3 XSH 2.9.1 Thread-Safety (removed from POSIX.1-2008)"},
-	{"ftw", -1, "keeps traversal state in static storage", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"gcvt", -1, "not required to be thread-safe", "snprintf",
-	 "SUSv3 XSH 2.9.1 Thread-Safety (removed from POSIX.1-2008)"},
-	{"getc_unlocked", -1, "reads the stream without its lock", "getc (or flockfile around it)",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getchar_unlocked", -1, "reads stdin without its lock", "getchar",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getdate", -1, "returns a static struct and uses the getdate_err global", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getenv", -1, "reads the environment, which setenv/putenv in another thread may change under it", "read the variable before releasing the GVL",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getgrent", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getgrgid", -1, "returns a pointer to a static buffer", "getgrgid_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getgrnam", -1, "returns a pointer to a static buffer", "getgrnam_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"gethostbyaddr", -1, "returns a pointer to a static buffer", "getnameinfo",
-	 "SUSv3 XSH 2.9.1 Thread-Safety (removed from POSIX.1-2008)"},
-	{"gethostbyname", -1, "returns a pointer to a static buffer", "getaddrinfo",
-	 "SUSv3 XSH 2.9.1 Thread-Safety (removed from POSIX.1-2008)"},
-	{"gethostent", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getlogin", -1, "returns a pointer to a static buffer", "getlogin_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getnetbyaddr", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getnetbyname", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getnetent", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getopt", -1, "keeps its position in the optind/optarg globals", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getprotobyname", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getprotobynumber", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getprotoent", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getpwent", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getpwnam", -1, "returns a pointer to a static buffer", "getpwnam_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getpwuid", -1, "returns a pointer to a static buffer", "getpwuid_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getservbyname", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getservbyport", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getservent", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getutxent", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getutxid", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"getutxline", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"gmtime", -1, "returns a pointer to a static buffer", "gmtime_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"hcreate", -1, "uses the one process-wide hash table", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"hdestroy", -1, "uses the one process-wide hash table", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"hsearch", -1, "uses the one process-wide hash table", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"inet_ntoa", -1, "returns a pointer to a static buffer", "inet_ntop",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"l64a", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"lgamma", -1, "stores the sign in the signgam global", "lgamma_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"lgammaf", -1, "stores the sign in the signgam global", "lgammaf_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"lgammal", -1, "stores the sign in the signgam global", "lgammal_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"localeconv", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"localtime", -1, "returns a pointer to a static buffer", "localtime_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"lrand48", -1, "keeps the generator state in a static variable", "nrand48 with a caller-owned state",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"mbrlen", 2, "keeps the conversion state in a static object when ps is NULL", "pass a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL ps argument)"},
-	{"mbrtowc", 3, "keeps the conversion state in a static object when ps is NULL", "pass a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL ps argument)"},
-	{"mbsnrtowcs", 4, "keeps the conversion state in a static object when ps is NULL", "pass a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL ps argument)"},
-	{"mbsrtowcs", 3, "keeps the conversion state in a static object when ps is NULL", "pass a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL ps argument)"},
-	{"mrand48", -1, "keeps the generator state in a static variable", "jrand48 with a caller-owned state",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"nftw", -1, "keeps traversal state in static storage", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"nl_langinfo", -1, "returns a pointer to a static buffer", "nl_langinfo_l",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"ptsname", -1, "returns a pointer to a static buffer", "ptsname_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"putc_unlocked", -1, "writes the stream without its lock", "putc",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"putchar_unlocked", -1, "writes stdout without its lock", "putchar",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"putenv", -1, "changes the process environment that other threads read", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"pututxline", -1, "uses the process-wide utmpx cursor", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"rand", -1, "keeps the generator state in a static variable", "rand_r or a per-call generator",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety; C11 7.22.2.1"},
-	{"readdir", -1, "returns an entry in a buffer shared by all users of the DIR stream", "use the DIR stream from one thread only (readdir_r is deprecated)",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"setenv", -1, "changes the process environment that other threads read", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"setgrent", -1, "uses the process-wide group database cursor", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"setkey", -1, "stores the key in static state", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"setlocale", -1, "changes the process-wide locale under other threads", "uselocale with a newlocale object, or *_l functions",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety (setlocale: need not be thread-safe)"},
-	{"setpwent", -1, "uses the process-wide password database cursor", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"setutxent", -1, "uses the process-wide utmpx cursor", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"srand", -1, "seeds the generator state shared with rand", "rand_r or a per-call generator",
-	 "C11 7.22.2.2 (srand is not required to avoid data races)"},
-	{"strerror", -1, "may return a pointer to a static buffer", "strerror_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"strsignal", -1, "returns a pointer to a static buffer", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"strtok", -1, "keeps its position in static state", "strtok_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"system", -1, "changes the process's signal dispositions while the command runs", "posix_spawn",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"tmpnam", 0, "writes a static buffer when passed NULL", "mkstemp",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL argument)"},
-	{"ttyname", -1, "returns a pointer to a static buffer", "ttyname_r",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"unsetenv", -1, "changes the process environment that other threads read", NULL,
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"wcrtomb", 2, "keeps the conversion state in a static object when ps is NULL", "pass a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL ps argument)"},
-	{"wcsnrtombs", 4, "keeps the conversion state in a static object when ps is NULL", "pass a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL ps argument)"},
-	{"wcsrtombs", 3, "keeps the conversion state in a static object when ps is NULL", "pass a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 (need not be thread-safe when passed a NULL ps argument)"},
-	{"wcstombs", -1, "not required to be thread-safe", "wcsrtombs with a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-	{"wctomb", -1, "keeps the shift state in a static object", "wcrtomb with a caller-owned mbstate_t",
-	 "POSIX.1-2017 XSH 2.9.1 Thread-Safety"},
-};
-
-const struct mt_unsafe_fn *mt_unsafe_find(const char *name)
+/* Functions not required to be thread-safe: the library models with
+ * thread_safe: never (rules/models/posix-mt-unsafe.yml holds POSIX.1-2017
+ * XSH 2.9.1's list, the SUSv3 entries POSIX.1-2008 removed and C11's
+ * rand/srand; the same set backs clang-tidy's concurrency-mt-unsafe "posix"
+ * list, linter-anchors.md 1.10). */
+const struct lib_model *mt_unsafe_find(const char *name)
 {
-	return FIND(mt_unsafe, name);
+	const struct lib_model *lm = model_find(name);
+	return lm && lm->thread_safe == LM_TS_NEVER ? lm : NULL;
 }
 
 /* Functions whose result or effect belongs to the calling thread
@@ -278,49 +80,34 @@ const char *thread_state_kind_text(int kind)
 	}
 }
 
-/* Reads (and clears) of per-thread error channels. errno is deliberately not
- * here: Ruby carries it back to the caller in every path (gvl-semantics.md
- * 2.4). */
-static const struct err_channel_fn err_channel[] = {
-	{"ERR_clear_error", ERRCH_OPENSSL, true, "OpenSSL ERR_clear_error(3)"},
-	{"ERR_get_error", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3): \"the thread's error queue\""},
-	{"ERR_get_error_all", ERRCH_OPENSSL, false, "OpenSSL 3 ERR_get_error(3)"},
-	{"ERR_get_error_line", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_get_error_line_data", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_peek_error", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_peek_error_all", ERRCH_OPENSSL, false, "OpenSSL 3 ERR_get_error(3)"},
-	{"ERR_peek_error_data", ERRCH_OPENSSL, false, "OpenSSL 3 ERR_get_error(3)"},
-	{"ERR_peek_error_func", ERRCH_OPENSSL, false, "OpenSSL 3 ERR_get_error(3)"},
-	{"ERR_peek_error_line", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_peek_error_line_data", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_peek_last_error", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_peek_last_error_all", ERRCH_OPENSSL, false,
-	 "OpenSSL 3 ERR_get_error(3); ruby/openssl ossl_make_error (gvl-semantics.md 2.7)"},
-	{"ERR_peek_last_error_data", ERRCH_OPENSSL, false, "OpenSSL 3 ERR_get_error(3)"},
-	{"ERR_peek_last_error_func", ERRCH_OPENSSL, false, "OpenSSL 3 ERR_get_error(3)"},
-	{"ERR_peek_last_error_line", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_peek_last_error_line_data", ERRCH_OPENSSL, false, "OpenSSL ERR_get_error(3)"},
-	{"ERR_print_errors", ERRCH_OPENSSL, false, "OpenSSL ERR_print_errors(3) (empties the thread's queue)"},
-	{"ERR_print_errors_cb", ERRCH_OPENSSL, false, "OpenSSL ERR_print_errors(3)"},
-	{"ERR_print_errors_fp", ERRCH_OPENSSL, false, "OpenSSL ERR_print_errors(3)"},
-	{"GetLastError", ERRCH_WIN32, false, "Win32 errhandlingapi.h: \"the calling thread's last-error code\""},
-	{"SetLastError", ERRCH_WIN32, true, "Win32 errhandlingapi.h"},
-	{"WSAGetLastError", ERRCH_WIN32, false, "Win32 winsock2.h (the calling thread's last Winsock error)"},
-	{"__h_errno_location", ERRCH_H_ERRNO, false, "glibc netdb.h: `#define h_errno (*__h_errno_location ())`"},
-	{"dlerror", ERRCH_DLFCN, false, "POSIX.1-2017 dlerror (glibc keeps the message per thread)"},
-	{"git_error_clear", ERRCH_LIBGIT2, true, "libgit2 git2/errors.h"},
-	{"git_error_last", ERRCH_LIBGIT2, false,
-	 "libgit2 git2/errors.h: \"the last git_error object that was generated for the current thread\""},
-	{"giterr_clear", ERRCH_LIBGIT2, true, "libgit2 git2/deprecated.h (old name of git_error_clear)"},
-	{"giterr_last", ERRCH_LIBGIT2, false, "libgit2 git2/deprecated.h (old name of git_error_last)"},
-	{"herror", ERRCH_H_ERRNO, false, "SUSv2/glibc netdb.h (prints h_errno)"},
-	{"xmlGetLastError", ERRCH_LIBXML2, false, "libxml2 xmlerror.h (per thread with thread support)"},
-	{"xmlResetLastError", ERRCH_LIBXML2, true, "libxml2 xmlerror.h"},
+/* Per-thread error channels by their model name (error_channel: {name: ...}). */
+static const char *const channel_names[] = {
+	[ERRCH_OPENSSL] = "openssl", [ERRCH_LIBGIT2] = "libgit2", [ERRCH_DLFCN] = "dlfcn",
+	[ERRCH_H_ERRNO] = "h_errno", [ERRCH_WIN32] = "win32",    [ERRCH_LIBXML2] = "libxml2",
 };
 
-const struct err_channel_fn *err_channel_find(const char *name)
+static int channel_of(const char *name)
 {
-	return FIND(err_channel, name);
+	for (int i = 1; i < (int)ARRAY_SIZE(channel_names); i++)
+		if (str_eq(channel_names[i], name))
+			return i;
+	return 0;
+}
+
+/* Reads (and clears) of per-thread error channels: model entries with
+ * error_channel use reads or clears. errno is deliberately not one: Ruby
+ * carries it back to the caller in every path (gvl-semantics.md 2.4). */
+bool err_channel_find(const char *name, struct err_channel_fn *out)
+{
+	const struct lib_model *lm = model_find(name);
+	if (!lm || (lm->err_use != LM_ERR_READS && lm->err_use != LM_ERR_CLEARS))
+		return false;
+	int ch = channel_of(lm->err_channel);
+	if (!ch)
+		return false;
+	if (out)
+		*out = (struct err_channel_fn){lm->name, ch, lm->err_use == LM_ERR_CLEARS, lm->source};
+	return true;
 }
 
 const char *err_channel_text(int channel)
@@ -361,6 +148,9 @@ bool err_channel_producer(int channel, const char *name, const char *decl_file)
 					       "getipnodebyaddr", "getipnodebyname"};
 	if (!name)
 		return false;
+	const struct lib_model *lm = model_find(name);
+	if (lm && lm->err_use == LM_ERR_PRODUCES && channel_of(lm->err_channel) == channel)
+		return true;
 	switch (channel) {
 	case ERRCH_OPENSSL:
 		if (decl_file && strstr(decl_file, "/openssl/"))
@@ -593,9 +383,7 @@ const char *state_knowledge_unsorted(void)
 	for (size_t i = 1; i < ARRAY_SIZE(table); i++)                                 \
 		if (strcmp((table)[i - 1].name, (table)[i].name) >= 0)                 \
 			return (table)[i].name;
-	CHECK(mt_unsafe)
 	CHECK(thread_state)
-	CHECK(err_channel)
 	CHECK(lock_fns)
 	CHECK(writers)
 #undef CHECK

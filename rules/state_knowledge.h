@@ -8,15 +8,12 @@
 
 #include <stdbool.h>
 
-/* A library function that is not required to be thread-safe. */
-struct mt_unsafe_fn {
-	const char *name;
-	int null_arg;        /* >= 0: unsafe only when this argument is NULL (ctermid(NULL)) */
-	const char *why;     /* "returns a pointer to a static buffer" ... */
-	const char *instead; /* a reentrant replacement, or NULL */
-	const char *source;
-};
-const struct mt_unsafe_fn *mt_unsafe_find(const char *name);
+/* A library function that is not required to be thread-safe: its model
+ * (thread_safe: never) with name, why, instead (a reentrant replacement, or
+ * NULL), null_arg (>= 0: unsafe only when this argument is NULL, ctermid(NULL))
+ * and source. */
+struct lib_model;
+const struct lib_model *mt_unsafe_find(const char *name);
 
 enum thread_state_kind {
 	TS_TLS_API = 1,  /* thread-specific data: pthread_getspecific ... */
@@ -52,7 +49,9 @@ struct err_channel_fn {
 	bool clears;     /* empties the channel (ERR_clear_error) rather than reading it */
 	const char *source;
 };
-const struct err_channel_fn *err_channel_find(const char *name);
+/* Whether name reads or clears a per-thread error channel (its model's
+ * error_channel use); fills *out (may be NULL). */
+bool err_channel_find(const char *name, struct err_channel_fn *out);
 /* "OpenSSL's per-thread error queue" ... */
 const char *err_channel_text(int channel);
 /* Whether a call of `name` declared in decl_file (may be NULL) can leave an

@@ -7,6 +7,7 @@
 
 #include "gates.h"
 #include "knowledge.h"
+#include "libmodel.h"
 
 /* ---- helpers ---- */
 
@@ -420,7 +421,9 @@ static void scan_ubf_call(const struct model *m, struct ubf_scan *us, uint32_t f
 		ui_push(us, fi, ei, UI_OTHER, true, n);
 		return;
 	}
-	if (alias || c->origin == ORIGIN_SYSTEM || c->origin == ORIGIN_RUBY)
+	/* a library model that says async_signal_safe: false decides it */
+	const struct lib_model *lm = model_find(n);
+	if (alias || c->origin == ORIGIN_SYSTEM || c->origin == ORIGIN_RUBY || (lm && lm->async_signal_safe == 0))
 		ui_push(us, fi, ei, UI_OTHER, false, n);
 	else
 		ui_push(us, fi, ei, UI_OPAQUE, false, n);

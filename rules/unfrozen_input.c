@@ -68,10 +68,13 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 		sb_puts(&fix, "copy what the callback needs into memory you own before releasing the GVL");
 
 	bool through = in->via && !str_eq(in->via, s->called);
+	/* headline: what and where; the reason and the fix in a note */
 	struct finding *f = rule_report(rc, &e->loc, sf->f->name,
-					"'%s' gives the callback of %s%s%s%s a pointer into %s %s, but %s; %s", in->what,
-					s->called, through ? " (through '" : "", through ? in->via : "",
-					through ? "')" : "", noun, o, sb_str(&why), sb_str(&fix));
+					"'%s' gives the callback of %s%s%s%s a pointer into %s %s, which is not frozen, "
+					"copied or locked",
+					in->what, s->called, through ? " (through '" : "", through ? in->via : "",
+					through ? "')" : "", noun, o);
+	finding_note(f, &e->loc, "%s; %s", sb_str(&why), sb_str(&fix));
 	if (in->why_loc.line && in->why)
 		finding_note(f, &in->why_loc,
 			     in->state == IOS_EXPOSED ? "'%s' is given the %s here"

@@ -2,9 +2,9 @@
  * running the callback, although nothing set it before the call.
  *
  * rb_thread_call_without_gvl2 and rb_nogvl(..., RB_NOGVL_INTR_FAIL) return 0
- * without calling the callback when an interrupt is pending; with
- * RB_NOGVL_OFFLOAD_SAFE a queued operation the fiber scheduler cancels never
- * runs. Looked at: fields of the data struct (a local struct whose address is
+ * without calling the callback when an interrupt is pending. With only
+ * RB_NOGVL_OFFLOAD_SAFE the callback runs or the call raises (a cancelled
+ * operation raises into the waiting fiber): not a finding. Looked at: fields of the data struct (a local struct whose address is
  * the callback's data), locals the struct points to (a.buf = buf, a.res =
  * &res), and the call's return value dereferenced. A read is fine when the
  * place was set before the call, or on a path where the callback's return
@@ -222,13 +222,15 @@ static const char *reason(const struct msite *s)
 	if (s->flags & NOGVL_PENDING_INTR_FAIL)
 		return "with RB_NOGVL_PENDING_INTR_FAIL the call returns 0 without running it when an interrupt is "
 		       "pending";
-	return "with RB_NOGVL_OFFLOAD_SAFE a queued operation that the fiber scheduler cancelled never runs";
+	return "the call may return without running it";
 }
 
 static void check_site(struct rule_ctx *rc, const struct msite *s)
 {
-	if (!s->flags_known ||
-	    !(s->flags & (NOGVL_INTR_FAIL | NOGVL_PENDING_INTR_FAIL | NOGVL_OFFLOAD_SAFE)))
+	/* RB_NOGVL_OFFLOAD_SAFE alone: the callback runs, or the call raises (a
+	 * cancelled operation raises into the waiting fiber), so a read after it
+	 * is never reached with the result unset */
+	if (!s->flags_known || !(s->flags & (NOGVL_INTR_FAIL | NOGVL_PENDING_INTR_FAIL)))
 		return;
 	struct ctx c = {0};
 	c.m = rc->m;
@@ -332,8 +334,8 @@ const struct rule_desc rule_unset_result = {
 	.summary = "A result is read after a release call that may not run the callback, without having been set "
 		   "before the call.",
 	.rationale = "rb_thread_call_without_gvl2 and rb_nogvl(..., RB_NOGVL_INTR_FAIL) check for pending "
-		     "interrupts first and, if there are any, return 0 without calling the callback; with "
-		     "RB_NOGVL_OFFLOAD_SAFE a queued operation that the fiber scheduler cancels never runs. A result "
+		     "interrupts first and, if there are any, return 0 without calling the callback (a call with "
+		     "only RB_NOGVL_OFFLOAD_SAFE runs the callback or raises, so it is not reported). A result "
 		     "field the callback would have written then holds stack garbage (sirupsen/sysvmq PR #3: a "
 		     "segfault and rb_sys_fail with errno 0).",
 	.fix = "Initialise the data struct before the call (`struct args a = {0};` or memset) and give the "

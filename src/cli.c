@@ -24,6 +24,7 @@ void options_free(struct options *o)
 	vec_free(&o->extra_args);
 	vec_free(&o->enable);
 	vec_free(&o->disable);
+	vec_free(&o->models);
 	vec_free(&o->outputs);
 	arena_free(&o->arena);
 }
@@ -92,6 +93,9 @@ void print_usage(FILE *out)
 	      "      --config FILE         use FILE for every analysed file instead of the\n"
 	      "                            nearest .nogvl-lint.yml\n"
 	      "      --no-config           ignore .nogvl-lint.yml files\n"
+	      "      --models FILE         add or override library models (what a library\n"
+	      "                            function does: thread safety, blocking ...) from\n"
+	      "                            FILE, a YAML file like rules/models/*.yml (repeatable)\n"
 	      "      --baseline FILE       report only findings not recorded in FILE, and list\n"
 	      "                            recorded ones that are fixed\n"
 	      "      --write-baseline FILE record the current findings in FILE\n"
@@ -144,6 +148,7 @@ enum {
 	OPT_WRITE_BASELINE,
 	OPT_CONFIG,
 	OPT_NO_CONFIG,
+	OPT_MODELS,
 	OPT_REPORT_UNUSED,
 	OPT_NO_PROGRESS,
 	OPT_DUMP_COMMANDS,
@@ -211,6 +216,7 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 		{"write-baseline", required_argument, NULL, OPT_WRITE_BASELINE},
 		{"config", required_argument, NULL, OPT_CONFIG},
 		{"no-config", no_argument, NULL, OPT_NO_CONFIG},
+		{"models", required_argument, NULL, OPT_MODELS},
 		{"report-unused-suppressions", no_argument, NULL, OPT_REPORT_UNUSED},
 		{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 		{"dump-commands", no_argument, NULL, OPT_DUMP_COMMANDS},
@@ -316,6 +322,9 @@ int options_parse(struct options *o, int argc, char **argv, FILE *err)
 			break;
 		case OPT_CONFIG:
 			o->config_file = optarg;
+			break;
+		case OPT_MODELS:
+			vec_push(&o->models, optarg);
 			break;
 		case OPT_NO_CONFIG:
 			o->no_config = true;

@@ -46,6 +46,7 @@ struct options {
 	const char *write_baseline;       /* --write-baseline FILE */
 	const char *config_file;          /* --config FILE: this config for every file */
 	bool no_config;                   /* --no-config: ignore .nogvl-lint.yml files */
+	VEC(const char *) models;         /* --models FILE: user library models */
 	bool report_unused_suppressions;  /* --report-unused-suppressions */
 	bool progress_off;                /* --no-progress */
 	bool list_rules, help, version;

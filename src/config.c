@@ -176,7 +176,7 @@ static int parse_rule(struct yctx *y, const yaml_node_t *k, const yaml_node_t *v
 }
 
 static const char *const known_keys[] = {
-	"allow_incomplete", "defines", "exclude", "fail_level", "include", "include_dirs", "inherit", "report_unused_suppressions",
+	"allow_incomplete", "defines", "exclude", "fail_level", "include", "include_dirs", "inherit", "models", "report_unused_suppressions",
 	"ruby_include", "rules",
 };
 
@@ -200,8 +200,8 @@ static int parse_root(struct yctx *y, const yaml_node_t *root)
 		}
 		const char *key = scalar(k);
 		if (str_in_list(key, known_keys, ARRAY_SIZE(known_keys)) < 0) {
-			rc = fail_at(y, k, "unknown key '%s' (known: allow_incomplete, defines, exclude, fail_level, include, include_dirs, "
-					   "inherit, report_unused_suppressions, ruby_include, rules)", key);
+			rc = fail_at(y, k, "unknown key '%s' (known: allow_incomplete, defines, exclude, fail_level, include, "
+					   "include_dirs, inherit, models, report_unused_suppressions, ruby_include, rules)", key);
 			break;
 		}
 		if (hmap_has(&seen, key)) {
@@ -229,6 +229,15 @@ static int parse_root(struct yctx *y, const yaml_node_t *root)
 			rc = get_strings(y, v, key, &c->exclude, NULL);
 		} else if (strcmp(key, "include_dirs") == 0) {
 			rc = get_strings(y, v, key, &c->include_dirs, c->dir);
+		} else if (strcmp(key, "models") == 0) {
+			/* library model files (rules/libmodel.h), below this file's
+			 * directory: a configuration in an analysed tree names no file
+			 * outside it */
+			rc = get_strings(y, v, key, &c->models, c->dir);
+			for (size_t i = 0; !rc && i < c->models.n; i++)
+				if (!path_is_below(c->models.v[i], c->dir))
+					rc = fail_at(y, v, "'models': '%s' is not below the directory of this file",
+						     c->models.v[i]);
 		} else if (strcmp(key, "defines") == 0) {
 			rc = get_strings(y, v, key, &c->defines, NULL);
 			for (size_t i = 0; !rc && i < c->defines.n; i++) {
@@ -404,6 +413,7 @@ void config_free(struct config *c)
 	strlist_free(&c->include);
 	strlist_free(&c->exclude);
 	strlist_free(&c->include_dirs);
+	strlist_free(&c->models);
 	strlist_free(&c->defines);
 	strlist_free(&c->ruby_include);
 	arena_free(&c->arena);

@@ -53,6 +53,7 @@ struct config {
 	strlist include;     /* glob patterns */
 	strlist exclude;
 	strlist include_dirs; /* absolute */
+	strlist models;       /* library model files (absolute, below dir) */
 	strlist defines;      /* NAME or NAME=VALUE */
 	strlist ruby_include; /* absolute */
 	struct arena arena;

@@ -29,7 +29,63 @@ struct queue {
 	size_t head, n;
 };
 
+/* An EDGE_PARAM edge is followed only when a caller that passes its target
+ * in that parameter position has been reached itself (context: fiobj_each2(o,
+ * task) called with json_task from a callback does not reach the rb_task
+ * another caller passes). The first caller found is returned (-1 none). */
+static int32_t param_enabled(const struct model *m, const struct reach *r, const struct edge *e)
+{
+	size_t lo = 0, hi = m->param_via.n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct param_via *p = &m->param_via.v[mid];
+		if (p->from < e->from || (p->from == e->from && (p->ev < e->ev || (p->ev == e->ev && p->to < e->to))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < m->param_via.n; i++) {
+		const struct param_via *p = &m->param_via.v[i];
+		if (p->from != e->from || p->ev != e->ev || p->to != e->to)
+			break;
+		if (r[p->caller].reached)
+			return (int32_t)p->caller;
+	}
+	return -1;
+}
+
+static void bfs_pass(const struct model *m, struct reach *r, struct queue *q, enum ctx_kind ctx, uint32_t *nopaque);
+
+/* Breadth-first from the queued roots; parameter calls whose enabling caller
+ * is reached later are picked up by further passes until nothing changes. */
 static void bfs(const struct model *m, struct reach *r, struct queue *q, enum ctx_kind ctx, uint32_t *nopaque)
+{
+	for (;;) {
+		bfs_pass(m, r, q, ctx, nopaque);
+		size_t before = q->n;
+		for (size_t i = 0; i < before; i++) {
+			uint32_t f = q->v[i];
+			const struct mfunc *mf = &m->fns.v[f];
+			for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
+				const struct edge *e = &m->edges.v[k];
+				if (e->kind != EDGE_PARAM || e->to < 0 || r[e->to].reached || !edge_followable(m, e, ctx))
+					continue;
+				if (param_enabled(m, r, e) < 0)
+					continue;
+				r[e->to].reached = 1;
+				r[e->to].pred_fn = (int32_t)f;
+				r[e->to].pred_ev = (int32_t)e->ev;
+				r[e->to].site = r[f].site;
+				r[e->to].edge_kind = e->kind;
+				q->v[q->n++] = (uint32_t)e->to;
+			}
+		}
+		if (q->n == before)
+			return;
+	}
+}
+
+static void bfs_pass(const struct model *m, struct reach *r, struct queue *q, enum ctx_kind ctx, uint32_t *nopaque)
 {
 	while (q->head < q->n) {
 		uint32_t f = q->v[q->head++];
@@ -43,6 +99,8 @@ static void bfs(const struct model *m, struct reach *r, struct queue *q, enum ct
 			}
 			if (!edge_followable(m, e, ctx) || r[e->to].reached)
 				continue;
+			if (e->kind == EDGE_PARAM && param_enabled(m, r, e) < 0)
+				continue; /* maybe in a later pass */
 			r[e->to].reached = 1;
 			r[e->to].pred_fn = (int32_t)f;
 			r[e->to].pred_ev = (int32_t)e->ev;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "report.h"
 
 static void print_loc(FILE *out, const struct loc *l)
@@ -51,6 +52,11 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 			s->flags_known ? gvl_flags_text(s->flags, fl, sizeof(fl)) : "not a constant",
 			ubf_kind_text(s->ubf_kind));
 		fprintf(out, "  verdict: %s\n", offload_verdict_name(oi->verdict));
+		if (oi->withheld_by) {
+			fprintf(out, "  withheld (%s): move the cleanup at ", oi->withheld_by);
+			print_loc(out, &oi->withheld_loc);
+			fputs(" into an rb_ensure handler first: offloading adds a cancellation path that raises\n", out);
+		}
 		if (oi->missing.kind != FACT_NONE) {
 			char *t = missing_fact_text(&oi->missing);
 			fputs("  next step: ", out);
@@ -68,6 +74,24 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 				print_loc(out, &e->loc);
 				fputs(": ", out);
 				fput_visible(e->msg, out);
+				fputc('\n', out);
+			}
+			for (size_t k = 0; k < oi->g.basis.n; k++) {
+				const struct gate_basis *b = &oi->g.basis.v[k];
+				if (b->gate != g)
+					continue;
+				fputs("      model: ", out);
+				fput_visible(b->lm->name, out);
+				fprintf(out, " (%s, thread_safe: %s) from ", b->lm->library,
+					lm_thread_safe_name(b->lm->thread_safe));
+				fput_visible(b->lm->file, out);
+				fprintf(out, ":%u%s, called at ", b->lm->line,
+					b->lm->user ? (b->lm->overrides ? ", a user model overriding the built-in one"
+									 : ", a user model")
+						    : "");
+				print_loc(out, &b->loc);
+				fputs("; source: ", out);
+				fput_visible(b->lm->source, out);
 				fputc('\n', out);
 			}
 		}

@@ -82,6 +82,10 @@ struct xctx {
 	VEC(struct region) rg;
 	int32_t region;
 	int guard;           /* > 0: the GVL is known held here */
+	bool has_withgvl;    /* the function calls rb_thread_call_with_gvl somewhere */
+	const CXCursor *if_rest; /* walk_compound -> IfStmt: the statements after the if */
+	unsigned if_nrest;
+	bool rest_holds_gvl; /* IfStmt -> walk_compound: they hold the GVL (own flag) */
 	const char *fn_usr;  /* USR of the function being walked */
 	int atomic;          /* > 0: inside an atomic builtin's arguments */
 	bool pp_pass;        /* first pass: preprocessing record only */
@@ -1067,6 +1071,91 @@ static bool is_atomic_expr(struct xctx *x, CXCursor c)
 	return r.macro && (str_starts(t->sp, "atomic_") || strstr(t->sp, "ATOMIC") != NULL);
 }
 
+static bool atomic_builtin_ident(const char *n)
+{
+	return str_starts(n, "__atomic_") || str_starts(n, "__c11_atomic_") || str_starts(n, "__sync_");
+}
+
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* The atomic builtins a project macro's body names, through nested project
+ * macros (depth-limited): *found is the one seen, *count how many distinct. */
+static void macro_atomic_builtins(struct xctx *x, const char *name, int depth, const char **found, int *count)
+{
+	if (depth > 3 || *count > 1)
+		return;
+	for (size_t i = 0; i < x->tu->macro_defs.n && *count <= 1; i++) {
+		const struct macro_def *md = &x->tu->macro_defs.v[i];
+		if (!md->name || !md->body || strcmp(md->name, name) != 0)
+			continue;
+		/* the body text starts with the macro's name and parameters */
+		const char *b = md->body + strlen(md->name);
+		if (md->function_like && *b == '(') {
+			const char *close = strchr(b, ')');
+			b = close ? close + 1 : b;
+		}
+		while (*b && *count <= 1) {
+			if (!ident_char(*b) || (*b >= '0' && *b <= '9')) {
+				b++;
+				continue;
+			}
+			char id[64];
+			size_t n = 0;
+			while (ident_char(b[n]) && n < sizeof(id) - 1) {
+				id[n] = b[n];
+				n++;
+			}
+			id[n] = '\0';
+			while (ident_char(b[n]))
+				n++;
+			b += n;
+			if (atomic_builtin_ident(id)) {
+				if (!*found || strcmp(*found, id) != 0) {
+					(*count)++;
+					*found = intern(&x->tu->pool, id);
+				}
+			} else if (strcmp(id, name) != 0) {
+				macro_atomic_builtins(x, id, depth + 1, found, count);
+			}
+		}
+	}
+}
+
+/* The builtin an atomic expression stands for (__atomic_exchange_n ...), read
+ * at its spelling location: written there, or the one builtin a project
+ * macro used there expands to (a gem's fio_atomic_xchange). C11's
+ * atomic_exchange & co. keep their own names. Interned; NULL when it is not
+ * one or cannot be told. */
+static const char *atomic_builtin_name(struct xctx *x, CXCursor c)
+{
+	CXFile f = NULL;
+	unsigned off = 0;
+	clang_getSpellingLocation(clang_getCursorLocation(c), &f, NULL, NULL, &off);
+	if (!f)
+		return NULL;
+	size_t size = 0;
+	const char *text = clang_getFileContents(x->ctu, f, &size);
+	if (!text || off >= size)
+		return NULL;
+	size_t n = 0;
+	while (off + n < size && n < 64 && ident_char(text[off + n]))
+		n++;
+	if (n == 0 || n >= 64)
+		return NULL;
+	char name[64];
+	memcpy(name, text + off, n);
+	name[n] = '\0';
+	if (atomic_builtin_ident(name) || str_starts(name, "atomic_"))
+		return intern(&x->tu->pool, name);
+	const char *found = NULL;
+	int count = 0;
+	macro_atomic_builtins(x, name, 0, &found, &count);
+	return count == 1 ? found : NULL;
+}
+
 static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out);
 
 /* walk_expr_at with the depth limit (extract.h: EXTRACT_MAX_DEPTH) */
@@ -1203,7 +1292,16 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 			break;
 		}
 		struct range r;
-		if (first_tok_is(x, c, "&", &r)) {
+		bool addr_of = first_tok_is(x, c, "&", &r);
+		if (!addr_of && r.macro) {
+			/* inside a macro body (StringValue(v) is rb_string_value(&(v))) the
+			 * tokens are not the expansion's: the result is a pointer to the
+			 * operand's type */
+			CXType rt = clang_getCanonicalType(clang_getCursorType(c));
+			CXType ot = clang_getCanonicalType(clang_getCursorType(kd.p[0]));
+			addr_of = rt.kind == CXType_Pointer && clang_equalTypes(clang_getPointeeType(rt), ot);
+		}
+		if (addr_of) {
 			struct esum in = {0};
 			walk_ref(x, kd.p[0], &in, ACC_ADDR);
 			esum_merge(out, &in);
@@ -1318,11 +1416,23 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		break;
 	}
 	/* generic: walk children as reads */
-	bool atomic = k == CXCursor_UnexposedExpr && is_atomic_expr(x, c);
-	if (atomic)
-		x->atomic++;
 	struct kids kd;
 	kids_get(c, &kd);
+	/* an AtomicExpr (pointer and memory order at least), not an implicit
+	 * cast around a call */
+	unsigned nexpr = 0;
+	for (unsigned i = 0; i < kd.n; i++)
+		if (is_expr_kind(clang_getCursorKind(kd.p[i])))
+			nexpr++;
+	const char *builtin = k == CXCursor_UnexposedExpr && nexpr >= 2 ? atomic_builtin_name(x, c) : NULL;
+	bool atomic = builtin || (k == CXCursor_UnexposedExpr && is_atomic_expr(x, c));
+	if (atomic)
+		x->atomic++;
+	/* an atomic builtin (clang's AtomicExpr) is recorded as a call of the
+	 * builtin, with its operands as arguments in source order (pointer first),
+	 * so a project's own spinlock can be recognised from it */
+	struct esum bargs[6];
+	unsigned nb = 0;
 	for (unsigned i = 0; i < kd.n; i++) {
 		enum CXCursorKind ck = clang_getCursorKind(kd.p[i]);
 		if (ck == CXCursor_TypeRef || ck == CXCursor_MemberRef || ck == CXCursor_ParmDecl)
@@ -1331,10 +1441,58 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 			struct esum in = {0};
 			walk_expr(x, kd.p[i], ACC_READ, &in);
 			esum_merge(out, &in);
-			esum_free(&in);
+			if (builtin && nb < ARRAY_SIZE(bargs)) {
+				try_evaluate(x, kd.p[i], &in);
+				bargs[nb++] = in;
+			} else {
+				esum_free(&in);
+			}
 		} else if (clang_isStatement(ck) || clang_isDeclaration(ck)) {
 			walk_stmt(x, kd.p[i]);
 		}
+	}
+	if (builtin) {
+		struct call call = {0};
+		call.parent = -1;
+		call.parent_arg = -1;
+		call.result.var = -1;
+		call.result.path = "";
+		call.result_used = 1;
+		call.origin = ORIGIN_SYSTEM;
+		call.name = builtin;
+		call.usr = arena_printf(&x->tu->arena, "c:@F@%s", builtin);
+		struct esum ce = {0};
+		set_expr_common(x, c, &ce);
+		ce.e.kind = EX_FUNC;
+		ce.e.func_usr = call.usr;
+		ce.e.func_name = call.name;
+		ce.e.exact = 0;
+		esum_finish(x, &ce, &call.callee);
+		esum_free(&ce);
+		call.nargs = nb;
+		call.args = nb ? arena_alloc(&x->tu->arena, (size_t)nb * sizeof(struct expr)) : NULL;
+		/* clang keeps an AtomicExpr's operands as pointer, order, value1,
+		 * order-on-failure, value2, weak: put them back in the order they
+		 * are written (op(ptr, val, order); op(ptr, expected, desired, weak,
+		 * order, failure-order)) */
+		static const unsigned order3[] = {0, 2, 1}, order6[] = {0, 2, 4, 5, 1, 3};
+		const unsigned *order = nb == 3 ? order3 : nb == 6 ? order6 : NULL;
+		if (order) {
+			struct esum tmp[6];
+			for (unsigned i = 0; i < nb; i++)
+				tmp[i] = bargs[order[i]];
+			memcpy(bargs, tmp, nb * sizeof(struct esum));
+		}
+		for (unsigned i = 0; i < nb; i++) {
+			esum_finish(x, &bargs[i], &call.args[i]);
+			esum_free(&bargs[i]);
+		}
+		struct event *e = new_event(x, EV_CALL, c);
+		*e->u.call = call;
+		vec_push(&out->calls, (int32_t)x->ev.n - 1);
+	} else {
+		for (unsigned i = 0; i < nb; i++)
+			esum_free(&bargs[i]);
 	}
 	kids_free(&kd);
 	if (atomic)
@@ -1530,6 +1688,127 @@ static int cond_gvl(struct xctx *x, struct esum *cond)
 	return cond->negated ? -1 : 1;
 }
 
+/* ---- a gem's own "do I hold the GVL" flag ----
+ *
+ * `if (flag) return f(arg); ... rb_thread_call_with_gvl(f, arg);` (or the two
+ * calls in the two branches of one if/else): whatever the condition tests (a
+ * TLS flag, a field, ruby_thread_has_gvl_p()), the branch that calls f
+ * directly is the one that already holds the GVL, or the gem would not call
+ * f there without it. That branch counts as guarded. */
+
+#define OWNFLAG_MAX_TARGETS 8
+
+struct withgvl_targets {
+	CXCursor decl[OWNFLAG_MAX_TARGETS];
+	unsigned n;
+	bool direct;    /* second pass: a direct call of one of them was seen */
+	unsigned nodes; /* visit budget */
+};
+
+/* What the first argument of a call names: a function, a parameter or a
+ * variable (null when it is anything else). */
+static CXCursor callee_decl_of_expr(CXCursor e)
+{
+	CXCursor s = strip_wrappers(e, NULL);
+	if (clang_getCursorKind(s) != CXCursor_DeclRefExpr)
+		return clang_getNullCursor();
+	CXCursor d = clang_getCursorReferenced(s);
+	enum CXCursorKind k = clang_getCursorKind(d);
+	if (k != CXCursor_FunctionDecl && k != CXCursor_ParmDecl && k != CXCursor_VarDecl)
+		return clang_getNullCursor();
+	return d;
+}
+
+static bool call_named(CXCursor c, const char *name)
+{
+	CXString sp = clang_getCursorSpelling(c);
+	const char *n = clang_getCString(sp);
+	bool r = n && strcmp(n, name) == 0;
+	clang_disposeString(sp);
+	return r;
+}
+
+#define OWNFLAG_NODE_BUDGET 20000u
+
+static enum CXChildVisitResult withgvl_collect_cb(CXCursor c, CXCursor parent, CXClientData d)
+{
+	(void)parent;
+	struct withgvl_targets *t = d;
+	if (++t->nodes > OWNFLAG_NODE_BUDGET)
+		return CXChildVisit_Break;
+	if (clang_getCursorKind(c) == CXCursor_CallExpr && call_named(c, WITH_GVL_API) &&
+	    clang_Cursor_getNumArguments(c) >= 1 && t->n < OWNFLAG_MAX_TARGETS) {
+		CXCursor dcl = callee_decl_of_expr(clang_Cursor_getArgument(c, 0));
+		if (!clang_Cursor_isNull(dcl))
+			t->decl[t->n++] = dcl;
+	}
+	return CXChildVisit_Recurse;
+}
+
+static enum CXChildVisitResult direct_call_cb(CXCursor c, CXCursor parent, CXClientData d)
+{
+	(void)parent;
+	struct withgvl_targets *t = d;
+	if (++t->nodes > OWNFLAG_NODE_BUDGET)
+		return CXChildVisit_Break;
+	if (clang_getCursorKind(c) != CXCursor_CallExpr)
+		return CXChildVisit_Recurse;
+	struct kids kd;
+	kids_get(c, &kd);
+	CXCursor dcl = kd.n ? callee_decl_of_expr(kd.p[0]) : clang_getNullCursor();
+	kids_free(&kd);
+	if (!clang_Cursor_isNull(dcl))
+		for (unsigned i = 0; i < t->n; i++)
+			if (clang_equalCursors(dcl, t->decl[i])) {
+				t->direct = true;
+				return CXChildVisit_Break;
+			}
+	return CXChildVisit_Recurse;
+}
+
+static void withgvl_collect(CXCursor s, struct withgvl_targets *t)
+{
+	if (clang_Cursor_isNull(s))
+		return;
+	if (clang_getCursorKind(s) == CXCursor_CallExpr)
+		withgvl_collect_cb(s, clang_getNullCursor(), t);
+	clang_visitChildren(s, withgvl_collect_cb, t);
+}
+
+static bool calls_directly(CXCursor s, struct withgvl_targets *t)
+{
+	if (clang_Cursor_isNull(s) || !t->n)
+		return false;
+	t->direct = false;
+	if (clang_getCursorKind(s) == CXCursor_CallExpr)
+		direct_call_cb(s, clang_getNullCursor(), t);
+	if (!t->direct)
+		clang_visitChildren(s, direct_call_cb, t);
+	return t->direct;
+}
+
+/* `a` calls f directly and `b` (the other branch, or the statements after an
+ * if whose branch leaves) passes the same f to rb_thread_call_with_gvl. */
+static bool own_gvl_flag_pair(const CXCursor *a, unsigned na, const CXCursor *b, unsigned nb)
+{
+	struct withgvl_targets t = {0};
+	for (unsigned i = 0; i < nb; i++)
+		withgvl_collect(b[i], &t);
+	if (!t.n || t.nodes > OWNFLAG_NODE_BUDGET)
+		return false;
+	/* a side that itself re-enters through rb_thread_call_with_gvl is not
+	 * the "already held" side */
+	struct withgvl_targets ta = {0};
+	for (unsigned i = 0; i < na; i++)
+		withgvl_collect(a[i], &ta);
+	if (ta.n || ta.nodes > OWNFLAG_NODE_BUDGET)
+		return false;
+	for (unsigned i = 0; i < na; i++)
+		if (calls_directly(a[i], &t))
+			return t.nodes <= OWNFLAG_NODE_BUDGET;
+	return false;
+}
+
 static void walk_branch(struct xctx *x, int kind, CXCursor body, struct esum *cond, bool negated, bool guarded)
 {
 	int32_t saved = x->region;
@@ -1559,15 +1838,24 @@ static void walk_compound(struct xctx *x, CXCursor c)
 		if (clang_getCursorKind(s) == CXCursor_IfStmt) {
 			/* `if (!ruby_thread_has_gvl_p()) return ...;` guards the rest */
 			size_t before_rg = x->rg.n;
+			x->if_rest = kd.p + i + 1;
+			x->if_nrest = kd.n - i - 1;
+			x->rest_holds_gvl = false;
 			walk_stmt(x, s);
+			x->if_rest = NULL;
+			x->if_nrest = 0;
+			bool rest_holds = x->rest_holds_gvl;
+			x->rest_holds_gvl = false;
 			if (x->rg.n > before_rg) {
 				struct region *r = &x->rg.v[before_rg];
 				if (r->kind == RG_THEN && r->negated && r->ends_with_return && r->cond.ncalls == 1 &&
 				    r->cond.calls[0] >= 0 &&
-				    gvl_is_guard_predicate(x->ev.v[r->cond.calls[0]].u.call->name)) {
-					extra_guard++;
-					x->guard++;
-				}
+				    gvl_is_guard_predicate(x->ev.v[r->cond.calls[0]].u.call->name))
+					rest_holds = true;
+			}
+			if (rest_holds) {
+				extra_guard++;
+				x->guard++;
 			}
 			continue;
 		}
@@ -1641,6 +1929,11 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 		return;
 	}
 	case CXCursor_IfStmt: {
+		/* the statements after this if in its block (walk_compound) */
+		const CXCursor *rest = x->if_rest;
+		unsigned nrest = x->if_nrest;
+		x->if_rest = NULL;
+		x->if_nrest = 0;
 		struct kids kd;
 		kids_get(c, &kd);
 		unsigned i = 0;
@@ -1653,6 +1946,24 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 		struct esum cond = {0};
 		walk_expr(x, kd.p[i], ACC_READ, &cond);
 		int g = cond_gvl(x, &cond);
+		if (g == 0 && x->has_withgvl && i + 1 < kd.n) {
+			/* a gem's own GVL flag: f() in one branch, rb_thread_call_with_gvl(f)
+			 * in the other (or after this if, when the branch leaves) */
+			CXCursor thn = kd.p[i + 1];
+			bool has_else = i + 2 < kd.n;
+			CXCursor els = has_else ? kd.p[i + 2] : clang_getNullCursor();
+			if (has_else) {
+				if (own_gvl_flag_pair(&thn, 1, &els, 1))
+					g = 1;
+				else if (own_gvl_flag_pair(&els, 1, &thn, 1))
+					g = -1;
+			} else if (nrest && stmt_jumps_out(thn)) {
+				if (own_gvl_flag_pair(&thn, 1, rest, nrest))
+					g = 1;
+				else if (own_gvl_flag_pair(rest, nrest, &thn, 1))
+					x->rest_holds_gvl = true;
+			}
+		}
 		if (i + 1 < kd.n)
 			walk_branch(x, RG_THEN, kd.p[i + 1], &cond, cond.negated, g > 0);
 		if (i + 2 < kd.n)
@@ -1818,6 +2129,12 @@ static void extract_function(struct xctx *x, CXCursor c, struct fileinfo *fi)
 			body = kd.p[i];
 	kids_free(&kd);
 	if (!clang_Cursor_isNull(body)) {
+		struct withgvl_targets wt = {0};
+		withgvl_collect(body, &wt);
+		x->has_withgvl = wt.n > 0;
+		x->if_rest = NULL;
+		x->if_nrest = 0;
+		x->rest_holds_gvl = false;
 		push_region(x, RG_BODY, body, NULL, false);
 		walk_stmt(x, body);
 	}

@@ -697,6 +697,78 @@ static void build_edges(struct model *m)
 	}
 }
 
+/* Library calls that run handlers registered with another call of the same
+ * library. Source: SQLite C API, sqlite3_busy_handler ("the busy handler is
+ * invoked ... when an attempt is made to access a database table associated
+ * with another database connection that is locked": by sqlite3_step,
+ * sqlite3_exec, sqlite3_prepare*, and sqlite3_backup_step, whose page says
+ * "the busy-handler function is invoked (if one is specified)"),
+ * sqlite3_progress_handler ("invoked periodically during long running calls
+ * to sqlite3_step() and sqlite3_prepare() and similar"), sqlite3_commit_hook /
+ * sqlite3_rollback_hook / sqlite3_update_hook (invoked by statements that
+ * commit, roll back or change rows).
+ * TODO(issue 15): the "callbacks" property of the library models
+ * (rules/models/) replaces this table: registrar, handler argument, the
+ * calls that run it. */
+static const char *const sqlite_runners[] = {
+	"sqlite3_backup_step", "sqlite3_exec",        "sqlite3_prepare",    "sqlite3_prepare16",
+	"sqlite3_prepare16_v2", "sqlite3_prepare16_v3", "sqlite3_prepare_v2", "sqlite3_prepare_v3",
+	"sqlite3_step",         NULL,
+};
+static const struct lib_callback {
+	const char *registrar; /* the call that registers the handler */
+	int arg;               /* the handler argument */
+	const char *const *runners; /* NULL-terminated: calls that may run it */
+} lib_callbacks[] = {
+	{"sqlite3_busy_handler", 1, sqlite_runners},
+	{"sqlite3_commit_hook", 1, sqlite_runners},
+	{"sqlite3_progress_handler", 2, sqlite_runners},
+	{"sqlite3_rollback_hook", 1, sqlite_runners},
+	{"sqlite3_update_hook", 1, sqlite_runners},
+};
+
+static bool in_null_list(const char *name, const char *const *l)
+{
+	for (; *l; l++)
+		if (strcmp(name, *l) == 0)
+			return true;
+	return false;
+}
+
+/* Edges from each call of a runner (a library function with no body here) to
+ * the handlers the project registers anywhere with the matching registrar. */
+static void add_library_callback_edges(struct model *m)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(lib_callbacks); k++) {
+		const struct lib_callback *lc = &lib_callbacks[k];
+		VEC(uint32_t) handlers = {0};
+		for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+			const struct mfunc *mf = &m->fns.v[fi];
+			for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+				const struct event *e = &mf->f->events[ei];
+				if (e->kind != EV_CALL || e->u.call->indirect || !str_eq(e->u.call->name, lc->registrar) ||
+				    (uint32_t)lc->arg >= e->u.call->nargs || fn_id_from(m, e->u.call->usr, mf->tu) >= 0)
+					continue;
+				struct cbres r = resolve_fn_expr(m, mf, ei, &e->u.call->args[lc->arg]);
+				for (uint32_t i = 0; i < r.ntargets; i++)
+					vec_push(&handlers, r.targets[i]);
+			}
+		}
+		for (uint32_t fi = 0; fi < m->fns.n && handlers.n; fi++) {
+			const struct mfunc *mf = &m->fns.v[fi];
+			for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+				const struct event *e = &mf->f->events[ei];
+				if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->name ||
+				    !in_null_list(e->u.call->name, lc->runners) || fn_id_from(m, e->u.call->usr, mf->tu) >= 0)
+					continue;
+				for (size_t h = 0; h < handlers.n; h++)
+					add_edge(m, fi, (int32_t)handlers.v[h], ei, EDGE_LIBCB);
+			}
+		}
+		vec_free(&handlers);
+	}
+}
+
 static int edge_cmp(const void *a, const void *b)
 {
 	const struct edge *x = a, *y = b;
@@ -705,6 +777,18 @@ static int edge_cmp(const void *a, const void *b)
 	if (x->ev != y->ev)
 		return x->ev < y->ev ? -1 : 1;
 	return x->to < y->to ? -1 : x->to > y->to;
+}
+
+static int param_via_cmp(const void *a, const void *b)
+{
+	const struct param_via *x = a, *y = b;
+	if (x->from != y->from)
+		return x->from < y->from ? -1 : 1;
+	if (x->ev != y->ev)
+		return x->ev < y->ev ? -1 : 1;
+	if (x->to != y->to)
+		return x->to < y->to ? -1 : 1;
+	return x->caller < y->caller ? -1 : x->caller > y->caller;
 }
 
 static const struct model *sort_model;
@@ -776,6 +860,8 @@ static bool add_param_edges(struct model *m)
 				struct cbres r = resolve_fn_expr(m, caller, ed->ev, a);
 				for (uint32_t i = 0; i < r.ntargets; i++) {
 					add_edge(m, fi, (int32_t)r.targets[i], ei, EDGE_PARAM);
+					struct param_via pv = {fi, ei, (int32_t)r.targets[i], ed->from};
+					vec_push(&m->param_via, pv);
 					any = true;
 				}
 			}
@@ -972,11 +1058,13 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		free(remap);
 	}
 	build_edges(m);
+	add_library_callback_edges(m);
 	index_edges(m);
 	if (add_param_edges(m)) {
 		m->in_edges.n = 0;
 		index_edges(m);
 	}
+	xqsort(m->param_via.v, m->param_via.n, sizeof(struct param_via), param_via_cmp);
 	find_withgvl(m);
 	mark_protected(m);
 	for (size_t i = 0; i < m->sites.n; i++) {
@@ -1007,6 +1095,7 @@ void model_free(struct model *m)
 	hmap_free(&m->fn_defs);
 	vec_free(&m->edges);
 	vec_free(&m->in_edges);
+	vec_free(&m->param_via);
 	vec_free(&m->sites);
 	vec_free(&m->wrappers);
 	hmap_foreach(&m->bindings, e)

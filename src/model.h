@@ -33,6 +33,18 @@ enum edge_kind {
 	EDGE_POINTER,      /* fp(), s->fn(): resolved through bindings or assignments */
 	EDGE_FNARG,        /* g(cb) where g is a library function that may call cb */
 	EDGE_PARAM,        /* fn(x) where fn is a parameter, resolved from the callers' arguments */
+	EDGE_LIBCB,        /* a library call that runs handlers registered with another library
+			      call (sqlite3_backup_step runs the sqlite3_busy_handler handler) */
+};
+
+/* Which caller justifies an EDGE_PARAM edge: `from` calls its parameter at
+ * event ev, and `caller` passes `to` in that position (one entry per caller;
+ * sorted by from, ev, to, caller). A parameter call only reaches `to` on a
+ * path through such a caller. */
+struct param_via {
+	uint32_t from, ev;
+	int32_t to;
+	uint32_t caller;
 };
 
 struct edge {
@@ -138,6 +150,7 @@ struct model {
 				     * of one tree each defining a non-static `m`) */
 	VEC(struct edge) edges;     /* sorted by from */
 	VEC(uint32_t) in_edges;     /* edge ids sorted by to */
+	VEC(struct param_via) param_via; /* the callers behind each EDGE_PARAM edge */
 	VEC(struct msite) sites;    /* sorted by location */
 	VEC(struct wrapper) wrappers;
 	struct hmap bindings;       /* "record\1field" -> VEC of binding pointers */

@@ -131,6 +131,7 @@ void finding_chain_set(struct finding *f, const struct model *m, const struct re
 		const char *how = r->edge_kind == EDGE_POINTER || r->edge_kind == EDGE_PARAM
 					  ? "called through a function pointer here from"
 				  : r->edge_kind == EDGE_FNARG ? "passed to a library call here from"
+				  : r->edge_kind == EDGE_LIBCB ? "run as a registered handler by the library call here from"
 							       : "called here from";
 		finding_note(f, &ev->loc, "'%s' %s '%s'", me->f->name, how, caller->f->name);
 		cur = (uint32_t)r->pred_fn;

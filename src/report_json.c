@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gates.h" /* gate_user_basis */
+#include "libmodel.h"
 #include "sysprobe.h"
 #include "output.h"
 #include "rule.h"
@@ -195,6 +197,8 @@ static json_t *joffload(const struct model *m, const struct msite *s)
 				json_t *je = json_loc(&e->loc);
 				json_object_set_new(je, "state", json_string(gate_state_name(e->state)));
 				json_object_set_new(je, "message", json_text(e->msg));
+				if (e->fact_name)
+					json_object_set_new(je, "missing_fact", json_text(e->fact_name));
 				json_array_append_new(ev, je);
 			}
 			json_object_set_new(jg, "evidence", ev);
@@ -221,6 +225,29 @@ static json_t *joffload(const struct model *m, const struct msite *s)
 		json_object_set_new(mf, "more", json_integer(oi->missing.others));
 	}
 	json_object_set_new(o, "missing_fact", mf);
+	/* the library model entries that decided gates; user_model: the verdict
+	 * rests on at least one entry from a user's model file */
+	json_t *models = json_array();
+	for (size_t k = 0; oi && k < oi->g.basis.n; k++) {
+		const struct gate_basis *b = &oi->g.basis.v[k];
+		json_t *jm = json_object();
+		json_object_set_new(jm, "gate", json_string(gate_name(b->gate)));
+		json_object_set_new(jm, "function", json_text(b->lm->name));
+		json_object_set_new(jm, "library", json_text(b->lm->library));
+		char *where = xasprintf("%s:%u", b->lm->file, b->lm->line);
+		json_object_set_new(jm, "model", json_text(where));
+		free(where);
+		json_object_set_new(jm, "user", json_boolean(b->lm->user));
+		json_array_append_new(models, jm);
+	}
+	json_object_set_new(o, "models", models);
+	json_object_set_new(o, "user_model", json_boolean(oi && gate_user_basis(&oi->g)));
+	/* a candidate not offered until another finding on the call is fixed */
+	if (oi && oi->withheld_by) {
+		json_t *w = json_loc(&oi->withheld_loc);
+		json_object_set_new(w, "rule", json_string(oi->withheld_by));
+		json_object_set_new(o, "withheld", w);
+	}
 	return o;
 }
 

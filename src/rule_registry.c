@@ -74,13 +74,60 @@ const char *rule_suggest(const char *name)
 	return best;
 }
 
+/* Headlines say what is wrong and where in at most about HEADLINE_MAX bytes;
+ * the rest of a longer message (the why and the fix) becomes the finding's
+ * first note. Split at the last "; " or ": " that keeps the headline within
+ * the limit; with none, cut at a word (or UTF-8 character) boundary. */
+#define HEADLINE_MAX 140
+#define HEADLINE_MIN 40
+
+static size_t headline_split(const char *msg, size_t len, size_t *rest)
+{
+	size_t best = 0;
+	for (size_t i = HEADLINE_MIN; i + 1 < len && i <= HEADLINE_MAX; i++)
+		if ((msg[i] == ';' || msg[i] == ':') && msg[i + 1] == ' ')
+			best = i;
+	if (best) {
+		*rest = best + 2;
+		return best;
+	}
+	/* no clause boundary: cut before the last space within the limit, or at
+	 * a UTF-8 character boundary */
+	size_t cut = HEADLINE_MAX;
+	for (size_t i = HEADLINE_MAX; i > HEADLINE_MIN; i--)
+		if (msg[i] == ' ') {
+			cut = i;
+			break;
+		}
+	while (cut > 0 && ((unsigned char)msg[cut] & 0xC0) == 0x80)
+		cut--;
+	*rest = cut;
+	while (*rest < len && msg[*rest] == ' ')
+		(*rest)++;
+	return cut;
+}
+
 struct finding *rule_report(struct rule_ctx *rc, const struct loc *loc, const char *function, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
 	char *msg = xvasprintf(fmt, ap);
 	va_end(ap);
-	struct finding *f = finding_add(rc->out, rc->rule, rc->severity, loc, function, msg);
+	size_t len = strlen(msg);
+	/* debug rules keep their one-line diagnostics whole */
+	if (len <= HEADLINE_MAX + 20 || (rc->rule->flags & RULE_DEBUG)) {
+		struct finding *f = finding_add(rc->out, rc->rule, rc->severity, loc, function, msg);
+		free(msg);
+		return f;
+	}
+	size_t rest = 0;
+	size_t head = headline_split(msg, len, &rest);
+	bool cut = msg[head] != ';' && msg[head] != ':';
+	char *h = xasprintf("%.*s%s", (int)head, msg, cut ? " ..." : "");
+	struct finding *f = finding_add(rc->out, rc->rule, rc->severity, loc, function, h);
+	free(h);
+	if (rest < len)
+		finding_note(f, loc, "%s%s", cut ? "... " : "", msg + rest);
 	free(msg);
 	return f;
 }

@@ -11,6 +11,7 @@
 #include <xxhash.h>
 #include "gvlapi.h"
 #include "fingerprint.h"
+#include "libmodel.h"
 #include "log.h"
 #include "offload.h"
 #include "output.h"
@@ -558,6 +559,62 @@ static bool touches_changed(const struct finding *f, void *ctx)
 	return false;
 }
 
+static int cmp_str_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The library models: the built-in ones, then the files each configuration's
+ * `models:` names (in path order), then --models FILE (which may override
+ * both). A bad file is a configuration error. */
+static int load_models(const struct options *o, struct run *r)
+{
+	char *err = NULL;
+	models_reset();
+	if (models_init(&err) != 0)
+		goto bad;
+	strlist files = {0};
+	hmap_foreach(&r->cfg.by_path, e)
+	{
+		for (const struct config *c = e->val; c; c = c->parent)
+			for (size_t i = 0; i < c->models.n; i++) {
+				/* below the configuration's directory after symlinks too */
+				char *real = path_absolute(c->models.v[i]), *rdir = path_absolute(c->dir);
+				bool ok = path_is_below(real, rdir);
+				free(rdir);
+				if (!ok) {
+					err = xasprintf("%s: models: '%s' leads outside the directory of the configuration",
+							c->path, c->models.v[i]);
+					free(real);
+					strlist_free(&files);
+					goto bad;
+				}
+				bool dup = false;
+				for (size_t k = 0; k < files.n && !dup; k++)
+					dup = str_eq(files.v[k], real);
+				if (dup)
+					free(real);
+				else
+					vec_push(&files, real);
+			}
+	}
+	if (files.n > 1)
+		xqsort(files.v, files.n, sizeof(files.v[0]), cmp_str_ptr);
+	for (size_t i = 0; i < files.n && !err; i++)
+		if (models_load_file(files.v[i], &err) == 0)
+			log_verbose(1, "library models: %s", files.v[i]);
+	strlist_free(&files);
+	for (size_t i = 0; i < o->models.n && !err; i++)
+		if (models_load_file(o->models.v[i], &err) == 0)
+			log_verbose(1, "library models: %s", o->models.v[i]);
+	if (!err)
+		return 0;
+bad:
+	log_error("%s", err);
+	free(err);
+	return 2;
+}
+
 int run_analysis(const struct options *o, struct run *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -645,6 +702,8 @@ int run_analysis(const struct options *o, struct run *r)
 		log_error("%s", r->cfg.error);
 		return 2;
 	}
+	if (load_models(o, r) != 0)
+		return 2;
 	if (!kept && total_jobs) {
 		log_error("all %zu source files are excluded by the configuration (.nogvl-lint.yml include/exclude)",
 			  total_jobs);
@@ -858,6 +917,26 @@ int run_analysis(const struct options *o, struct run *r)
 			    active + r->header_sp.n, r->header_sp.n, parsed, token_only, inactive);
 		for (size_t i = 0; i < r->model->sites.n; i++) {
 			const struct site_verdict *oi = site_verdict_of(r->model, (uint32_t)i);
+			const struct lib_model *ul = oi ? gate_user_basis(&oi->g) : NULL;
+			if (ul && (oi->verdict == OV_CANDIDATE || oi->verdict == OV_FLAGGED_SAFE)) {
+				const struct msite *s = &r->model->sites.v[i];
+				char *p = display_path(s->loc.file);
+				log_verbose(1, "%s:%u: offload: the verdict '%s' for the callback of %s rests on a user model: "
+					       "'%s' (%s:%u)%s",
+					    p, s->loc.line, offload_verdict_name(oi->verdict), s->called, ul->name, ul->file,
+					    ul->line, ul->overrides ? ", which overrides the built-in model" : "");
+				free(p);
+			}
+			if (oi && oi->withheld_by) {
+				const struct msite *s = &r->model->sites.v[i];
+				char *p = display_path(s->loc.file), *wp = display_path(oi->withheld_loc.file);
+				log_verbose(1, "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
+					       "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
+					       "first (offloading adds a cancellation path that raises)",
+					    p, s->loc.line, s->called, oi->withheld_by, wp, oi->withheld_loc.line);
+				free(p);
+				free(wp);
+			}
 			if (!oi || (oi->verdict != OV_CANNOT_VERIFY && oi->verdict != OV_FLAGGED_CANNOT_VERIFY))
 				continue;
 			const struct msite *s = &r->model->sites.v[i];

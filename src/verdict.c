@@ -116,6 +116,7 @@ void gate_result_free(struct gate_result *g)
 		vec_free(&g->ev.v[i].notes);
 	}
 	vec_free(&g->ev);
+	vec_free(&g->basis);
 }
 
 void site_verdicts_free(struct site_verdict *v, size_t n)

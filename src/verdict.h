@@ -37,7 +37,7 @@ struct model;
 	X(THREAD_STATE, "thread state", 1, gate_check_thread_state)   /* no TLS, thread identity, locale, sigmask */ \
 	X(ERROR_CHANNEL, "per-thread error channel", 1, gate_check_error_channel) /* read after the call */           \
 	X(LOCK, "lock across the release", 1, gate_check_locks)       /* locked on one side, unlocked on the other */ \
-	X(INPUTS, "inputs", 1, gate_check_inputs)                     /* frozen, copied or locked, kept alive */     \
+	X(INPUTS, "inputs", 1, gate_check_inputs_all)                 /* frozen/copied/locked, kept alive; object state */ \
 	X(OUTPUTS, "outputs", 1, gate_check_outputs)                  /* per-call buffers */                         \
 	X(SHARED_STATE, "shared state", 1, gate_check_shared_state)   /* no unlocked writes to globals/statics */    \
 	X(FD, "file descriptors", 1, gate_check_fd)                   /* no fd/FILE * another fiber could close */   \
@@ -82,9 +82,21 @@ struct gate_evidence {
 	char *fact_name; /* owned; set with gate_fact */
 };
 
+/* A library model entry that decided a gate for a call the callback makes
+ * (--explain-callback shows them; a user model is flagged in -v and JSON).
+ * rules/libmodel.h defines the entry; rules/gates.h the helpers. */
+struct lib_model;
+struct gate_basis {
+	int gate;
+	const struct lib_model *lm;
+	struct loc loc;  /* the first call decided by it */
+	int32_t fn;
+};
+
 struct gate_result {
 	int state[GATE_COUNT];
 	VEC(struct gate_evidence) ev;
+	VEC(struct gate_basis) basis; /* one per (gate, model entry) */
 };
 
 enum offload_verdict {
@@ -129,6 +141,10 @@ struct site_verdict {
 	bool small_work;      /* GATE_WORK_SIZE failed: bounded-small work */
 	bool threshold_guard; /* the release sits under a size comparison */
 	struct missing_fact missing; /* for the cannot-verify verdicts */
+	/* OV_CANDIDATE held back (not offered) until another finding on the same
+	 * call is fixed: that rule's slug and where (cleanup-not-ensured ...). */
+	const char *withheld_by;
+	struct loc withheld_loc;
 };
 
 /* The verdict of site (NULL before the offload phase ran, or out of range). */

@@ -20,7 +20,9 @@
  *
  * Other expectations on a line:
  *
- *     expect-msg: text    a finding on this line has a message containing text
+ *     expect-msg: text    a finding on this line has text in its headline, or in
+ *                         a note at the same line (where the why and the fix of
+ *                         a long message go)
  *     expect-note: text   a finding (on any line) has a note on this line whose
  *                         message contains text: the call chain, a macro note
  *
@@ -54,6 +56,21 @@
 #include "rule.h"
 #include "run.h"
 #include "util.h"
+
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		if (n < 0)
+			return false;
+		p++;
+		for (int i = 0; i < n; i++, p++)
+			if ((*p & 0xC0) != 0x80)
+				return false;
+	}
+	return true;
+}
 
 struct expect {
 	char *file; /* absolute */
@@ -277,8 +294,28 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 				const struct finding *f = r.findings.v.v[i];
 				if (f->suppressed)
 					continue;
+				/* every headline (debug rules keep theirs whole) is short (rule_report: at most 140 bytes plus
+				 * " ...") and valid UTF-8, whatever the analysed names */
+				if ((strlen(f->msg) > 164 && !(f->rule->flags & RULE_DEBUG)) || !utf8_valid(f->msg)) {
+					if (!failed)
+						printf("FAIL %s\n", casepath);
+					failed = 1;
+					printf("  headline too long or not UTF-8 (%zu bytes): %s\n", strlen(f->msg), f->msg);
+				}
+				/* expect-msg matches the headline or the note at the finding's
+				 * own place that carries the rest of a long message */
+				char *text = xstrdup(f->msg);
+				for (size_t n = 0; n < f->notes.n; n++) {
+					const struct note *nt = &f->notes.v[n];
+					if (nt->loc.line != f->loc.line || !nt->loc.file || !f->loc.file ||
+					    strcmp(nt->loc.file, f->loc.file) != 0)
+						continue;
+					char *t = xasprintf("%s\n%s", text, nt->msg);
+					free(text);
+					text = t;
+				}
 				struct got g = {xstrdup(f->loc.file ? f->loc.file : ""), f->loc.line, f->loc.col, f->severity,
-						f->rule->slug, xstrdup(f->msg), NULL, false};
+						f->rule->slug, text, NULL, false};
 				vec_push(&got, g);
 				for (size_t k = 0; k < f->notes.n; k++) {
 					const struct note *n = &f->notes.v[k];

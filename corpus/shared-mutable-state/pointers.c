@@ -30,15 +30,26 @@ static void bump_any(struct counters *c)
 	c->writes++;
 }
 
+/* one finding per function: each kind of write in its own helper */
+static void fill_shared(void)
+{
+	char *out = shared_buf;
+	out[0] = 'a'; /* expect: shared-mutable-state */ /* expect-msg: writes static 'shared_buf' through 'out' */
+	strcpy(out + 1, "bc");                /* the same static again: a note on the write above */
+}
+
+static void clear_other(void)
+{
+	memset(other_buf, 0, 8); /* expect: shared-mutable-state */ /* expect-msg: writes static 'other_buf' with 'memset' */
+}
+
 static void *work(void *p)
 {
 	struct counters mine = {0};
 	struct counters *g = &global_counters;
-	char *out = shared_buf;
 	g->writes = 1; /* expect: shared-mutable-state */ /* expect-msg: writes static 'global_counters' through 'g' */
-	out[0] = 'a'; /* expect: shared-mutable-state */ /* expect-msg: writes static 'shared_buf' through 'out' */
-	memset(other_buf, 0, 8); /* expect: shared-mutable-state */ /* expect-msg: writes static 'other_buf' with 'memset' */
-	strcpy(out + 1, "bc");                /* the same static again: a note on the write above */
+	fill_shared();
+	clear_other();
 	bump(&global_counters);
 	bump_any(&global_counters);
 	bump_any(&mine);

@@ -14,7 +14,7 @@ static void *poke(void *p)
 {
 	struct st *s = p;
 	s->stop = 1;
-	rb_ivar_set(s->obj, rb_intern("@poked"), Qtrue); /* expect: ruby-api-without-gvl, ruby-api-without-gvl */
+	rb_ivar_set(s->obj, rb_intern("@poked"), Qtrue); /* expect: ruby-api-without-gvl */
 	return NULL;
 }
 

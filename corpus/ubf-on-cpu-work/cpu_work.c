@@ -68,7 +68,7 @@ VALUE cpu_sites(VALUE self, VALUE str)
 	struct buf b = {0};
 	b.p = (const unsigned char *)RSTRING_PTR(str); /* expect: unfrozen-input */
 	b.n = (size_t)RSTRING_LEN(str);
-	rb_thread_call_without_gvl(checksum_nogvl, &b, RUBY_UBF_IO, NULL); /* expect: ubf-on-cpu-work */ /* expect-msg: RUBY_UBF_IO cannot interrupt 'checksum_nogvl': it makes no blocking system call */
+	rb_thread_call_without_gvl(checksum_nogvl, &b, RUBY_UBF_IO, NULL); /* expect: ubf-on-cpu-work */ /* expect-msg: RUBY_UBF_IO cannot interrupt 'checksum_nogvl' */ /* expect-msg: it makes no blocking system call */
 	rb_thread_call_without_gvl(copy_nogvl, &b, RUBY_UBF_PROCESS, NULL); /* expect: ubf-on-cpu-work */ /* expect-msg: discards its result */
 	rb_thread_call_without_gvl2(checksum_nogvl, &b, RUBY_UBF_IO, NULL); /* expect: ubf-on-cpu-work */ /* expect-msg: cancelling waits for the whole computation */
 	rb_nogvl(checksum_nogvl, &b, RUBY_UBF_PROCESS, NULL, 0); /* expect: ubf-on-cpu-work */ /* expect-msg: RUBY_UBF_PROCESS cannot interrupt */

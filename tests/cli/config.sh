@@ -106,4 +106,31 @@ check "a bad file in a subdirectory: exit 2" is "$rc" 2
 check "a bad file in a subdirectory: named" has err.txt "ext/sub/.nogvl-lint.yml:1:22: rule 'removed-api'"
 run --config "$T/nothere.yml" ext
 check "--config missing file: exit 2" is "$rc" 2
+# library models: a bad model file is a configuration error with path:line:col
+rm -f ext/sub/.nogvl-lint.yml
+printf 'library: x\nfunctions:\n  f: {thread_safe: sometimes, source: s}\n' >"$T/bad-model.yml"
+run --models "$T/bad-model.yml" ext
+check "bad --models file: exit 2" is "$rc" 2
+check "bad --models file: path:line:col" has err.txt "bad-model.yml:3:20: 'thread_safe' must be one of always, per_handle, never, not 'sometimes'"
+printf 'library: x\nfunctions:\n  f: &a {source: s}\n  g: *a\n' >"$T/bomb.yml"
+run --models "$T/bomb.yml" ext
+check "a YAML alias bomb in a model: exit 2" is "$rc" 2
+check "a YAML alias bomb in a model: refused" has err.txt "bomb.yml:3:6: YAML anchors are not allowed in model files"
+mkdir -p models
+printf 'library: x\nfunctions:\n  f: {source: a}\n  f: {source: b}\n' >models/dup.yml
+printf 'models: [models/dup.yml]\n' >.nogvl-lint.yml
+run ext
+check "a model named in .nogvl-lint.yml: duplicate function, exit 2" is "$rc" 2
+check "a model named in .nogvl-lint.yml: duplicate named" has err.txt "models/dup.yml:4:3: 'f' is modelled twice in this file"
+printf 'models: [../outside.yml]\n' >.nogvl-lint.yml
+run ext
+check "models outside the configuration's directory: exit 2" is "$rc" 2
+check "models outside the configuration's directory: said" has err.txt "is not below the directory of this file"
+rm -f .nogvl-lint.yml models/dup.yml
+printf 'library: x\nfunctions:\n  some_fn: {thread_safe: always, source: "our docs"}\n' >models/ok.yml
+printf 'models: [models/ok.yml]\n' >.nogvl-lint.yml
+run -v ext
+check "a good model: runs" is "$rc" 1
+check "a good model: loaded" has err.txt "library models: .*models/ok.yml"
+rm -f .nogvl-lint.yml
 finish

@@ -105,14 +105,39 @@ VALUE sum(VALUE self, VALUE str)
 	return LONG2NUM(a.out);
 }
 EOC
+cp "$T/cond/cond.c" "$T/cond.orig.c"
+run -DHAVE_RUBY_THREAD_H=1 "$T/cond"
+expect_out "extconf.rb needs have_func(\"rb_nogvl\", \"ruby/thread.h\")" "the extconf.rb hint"
 run -DHAVE_RUBY_THREAD_H=1 --fix "$T/cond"
 expect_rc 0 "--fix on the conditional include"
 grep -n 'RB_NOGVL_OFFLOAD_SAFE 0' "$T/cond/cond.c" | grep -q '^8:' || { cat "$T/cond/cond.c"; fail "the fallback is not right after the #endif"; }
+# nothing requires Ruby 2.6 (no HAVE_RB_NOGVL guard, no gemspec): the call goes
+# through a macro that is rb_nogvl under HAVE_RB_NOGVL and the original call
+# under #else
+grep -q '^	NOGVL_OFFLOAD_WITHOUT_GVL(sum_nogvl, &a, NULL, NULL);$' "$T/cond/cond.c" || { cat "$T/cond/cond.c"; fail "the call is not rewritten to the macro"; }
+grep -q '^#else /\* Ruby < 2.6 has no rb_nogvl: the original calls \*/$' "$T/cond/cond.c" || fail "no #else with the original call"
+grep -q '^#define NOGVL_OFFLOAD_WITHOUT_GVL(f, d, u, ud) rb_thread_call_without_gvl((f), (d), (u), (ud))$' "$T/cond/cond.c" || fail "the original call is not kept"
+# a gemspec next to the extension that requires Ruby 2.7: plain rb_nogvl
+mkdir -p "$T/spec/ext"
+cp "$T/cond.orig.c" "$T/spec/ext/cond.c"
+printf 'Gem::Specification.new do |s|\n  s.name = "x"\n  s.required_ruby_version = ">= 2.7.0"\nend\n' >"$T/spec/x.gemspec"
+run -DHAVE_RUBY_THREAD_H=1 --fix "$T/spec/ext"
+grep -q '^	rb_nogvl(sum_nogvl, &a, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE);$' "$T/spec/ext/cond.c" || { cat "$T/spec/ext/cond.c"; fail "with required_ruby_version >= 2.7 the call is not plain rb_nogvl"; }
+grep -q 'HAVE_RB_NOGVL' "$T/spec/ext/cond.c" && fail "with required_ruby_version >= 2.7 the patch still adds the HAVE_RB_NOGVL fallback"
 if command -v cc >/dev/null 2>&1; then
 	rubyhdr=$(ruby -e 'print RbConfig::CONFIG["rubyhdrdir"]')
 	rubyarch=$(ruby -e 'print RbConfig::CONFIG["rubyarchhdrdir"]')
 	cc -fsyntax-only -Wall -Werror -I"$rubyarch" -I"$rubyhdr" -DHAVE_RUBY_THREAD_H "$T/cond/cond.c" ||
 		fail "the fixed file does not build against the installed Ruby headers"
+	# with and without HAVE_RB_NOGVL (Ruby < 2.6 builds take the #else branch)
+	cc -fsyntax-only -Wall -Werror -I"$rubyarch" -I"$rubyhdr" -DHAVE_RUBY_THREAD_H -DHAVE_RB_NOGVL "$T/cond/cond.c" ||
+		fail "the fixed file does not build with HAVE_RB_NOGVL"
+	cc -E -P -I"$rubyarch" -I"$rubyhdr" -DHAVE_RUBY_THREAD_H -DHAVE_RB_NOGVL "$T/cond/cond.c" | tr -s " \n" " " | grep -q 'rb_nogvl((sum_nogvl), (&a), (((void \*)0)), (((void \*)0)), 0)' ||
+		fail "with HAVE_RB_NOGVL the call is not rb_nogvl with the flag"
+	cc -E -P -I"$rubyarch" -I"$rubyhdr" -DHAVE_RUBY_THREAD_H "$T/cond/cond.c" | tr -s " \n" " " | grep -q 'rb_thread_call_without_gvl((sum_nogvl), (&a)' ||
+		fail "without HAVE_RB_NOGVL the call is not the original one"
+	cc -fsyntax-only -Wall -Werror -I"$rubyarch" -I"$rubyhdr" -DHAVE_RUBY_THREAD_H "$T/spec/ext/cond.c" ||
+		fail "the gemspec case does not build"
 	mkdir -p "$T/ruby34/ruby"
 	if ! grep -q RB_NOGVL_OFFLOAD_SAFE "$rubyhdr/ruby/thread.h"; then
 		sed 's|^#define RB_NOGVL_UBF_ASYNC_SAFE.*|&\n#define RB_NOGVL_OFFLOAD_SAFE (0x4)|' "$rubyhdr/ruby/thread.h" >"$T/ruby34/ruby/thread.h"

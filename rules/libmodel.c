@@ -1,0 +1,648 @@
+/* libmodel.c: loads and answers library models (libmodel.h). */
+#include "libmodel.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "model_files.h"
+#include "util.h"
+
+/* ---- a small bounded YAML tree (no aliases, limited depth and size) ---- */
+
+enum ynode_kind { YN_SCALAR, YN_SEQ, YN_MAP };
+
+struct ynode {
+	int kind;
+	unsigned line, col;
+	bool plain;           /* an unquoted scalar */
+	const char *text;     /* YN_SCALAR */
+	struct ynode **kids;  /* YN_SEQ: items; YN_MAP: key, value, key, value ... */
+	size_t nkids, cap;
+};
+
+struct yload {
+	const char *path;
+	struct arena *a;
+	unsigned nodes;
+	char *err;
+};
+
+PRINTF_LIKE(4, 5)
+static int fail(struct yload *y, unsigned line, unsigned col, const char *fmt, ...)
+{
+	if (y->err)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	char *what = xvasprintf(fmt, ap);
+	va_end(ap);
+	y->err = xasprintf("%s:%u:%u: %s", y->path, line, col, what);
+	free(what);
+	return -1;
+}
+
+static void kid_add(struct ynode *p, struct ynode *k)
+{
+	if (p->nkids == p->cap) {
+		p->cap = p->cap ? p->cap * 2 : 8;
+		p->kids = xrealloc(p->kids, p->cap * sizeof(*p->kids));
+	}
+	p->kids[p->nkids++] = k;
+}
+
+static void ytree_free(struct ynode *n)
+{
+	if (!n)
+		return;
+	for (size_t i = 0; i < n->nkids; i++)
+		ytree_free(n->kids[i]);
+	free(n->kids);
+	free(n);
+}
+
+/* Parses one document into a tree. Returns the root, or NULL with y->err. */
+static struct ynode *yparse(struct yload *y, const char *text, size_t len)
+{
+	if (len > MODEL_MAX_BYTES) {
+		fail(y, 1, 1, "model file is larger than %u bytes", MODEL_MAX_BYTES);
+		return NULL;
+	}
+	yaml_parser_t p;
+	if (!yaml_parser_initialize(&p)) {
+		fail(y, 1, 1, "cannot initialise the YAML parser");
+		return NULL;
+	}
+	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
+	struct ynode *stack[MODEL_MAX_DEPTH + 1];
+	int depth = 0;
+	struct ynode *root = NULL;
+	int docs = 0;
+	bool done = false;
+	while (!done) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&p, &ev)) {
+			const yaml_mark_t *m = p.problem ? &p.problem_mark : &p.context_mark;
+			fail(y, (unsigned)m->line + 1, (unsigned)m->column + 1, "YAML syntax error: %s%s%s",
+			     p.problem ? p.problem : "unknown problem", p.context ? " " : "", p.context ? p.context : "");
+			break;
+		}
+		unsigned line = (unsigned)ev.start_mark.line + 1, col = (unsigned)ev.start_mark.column + 1;
+		struct ynode *n = NULL;
+		switch (ev.type) {
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			if (++docs > 1)
+				fail(y, line, col, "a second YAML document: one model file holds one mapping");
+			break;
+		case YAML_ALIAS_EVENT:
+			fail(y, line, col, "YAML aliases are not allowed in model files");
+			break;
+		case YAML_SCALAR_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			if (++y->nodes > MODEL_MAX_NODES) {
+				fail(y, line, col, "more than %u YAML nodes", MODEL_MAX_NODES);
+				break;
+			}
+			if ((ev.type == YAML_SCALAR_EVENT && ev.data.scalar.anchor) ||
+			    (ev.type == YAML_SEQUENCE_START_EVENT && ev.data.sequence_start.anchor) ||
+			    (ev.type == YAML_MAPPING_START_EVENT && ev.data.mapping_start.anchor)) {
+				fail(y, line, col, "YAML anchors are not allowed in model files");
+				break;
+			}
+			n = xcalloc(1, sizeof(*n));
+			n->line = line;
+			n->col = col;
+			if (ev.type == YAML_SCALAR_EVENT) {
+				n->kind = YN_SCALAR;
+				n->text = arena_strndup(y->a, (const char *)ev.data.scalar.value, ev.data.scalar.length);
+				n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+				if (strlen(n->text) != ev.data.scalar.length) {
+					free(n);
+					fail(y, line, col, "a NUL byte in a scalar");
+					break;
+				}
+			} else {
+				n->kind = ev.type == YAML_MAPPING_START_EVENT ? YN_MAP : YN_SEQ;
+			}
+			if (depth)
+				kid_add(stack[depth - 1], n);
+			else if (!root)
+				root = n;
+			else {
+				ytree_free(n);
+				fail(y, line, col, "more than one value at the top level");
+				break;
+			}
+			if (n->kind != YN_SCALAR) {
+				if (depth >= MODEL_MAX_DEPTH) {
+					fail(y, line, col, "nested more than %d levels deep", MODEL_MAX_DEPTH);
+					break;
+				}
+				stack[depth++] = n;
+			}
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			if (depth)
+				depth--;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&ev);
+		if (y->err)
+			break;
+	}
+	yaml_parser_delete(&p);
+	if (y->err) {
+		ytree_free(root);
+		return NULL;
+	}
+	return root;
+}
+
+/* ---- the registry ---- */
+
+struct registry {
+	bool loaded;
+	struct arena a;
+	struct hmap exact;   /* name -> struct lib_model* */
+	VEC(struct lib_model *) prefixes;
+	VEC(struct lib_model *) all;
+	size_t nuser;
+};
+
+static struct registry reg;
+
+void models_reset(void)
+{
+	hmap_free(&reg.exact);
+	vec_free(&reg.prefixes);
+	vec_free(&reg.all);
+	arena_free(&reg.a);
+	memset(&reg, 0, sizeof(reg));
+}
+
+static const char *kind_text(const struct ynode *n)
+{
+	return n->kind == YN_SCALAR ? "a scalar" : n->kind == YN_SEQ ? "a list" : "a mapping";
+}
+
+static int want_scalar(struct yload *y, const struct ynode *v, const char *key)
+{
+	if (v->kind != YN_SCALAR)
+		return fail(y, v->line, v->col, "'%s' must be a scalar, not %s", key, kind_text(v));
+	return 0;
+}
+
+static int get_bool(struct yload *y, const struct ynode *v, const char *key, int8_t *out)
+{
+	if (want_scalar(y, v, key))
+		return -1;
+	if (v->plain && (str_eq(v->text, "true") || str_eq(v->text, "yes"))) {
+		*out = 1;
+		return 0;
+	}
+	if (v->plain && (str_eq(v->text, "false") || str_eq(v->text, "no"))) {
+		*out = 0;
+		return 0;
+	}
+	return fail(y, v->line, v->col, "'%s' must be true or false, not '%s'", key, v->text);
+}
+
+static int get_int(struct yload *y, const struct ynode *v, const char *key, int8_t *out)
+{
+	if (want_scalar(y, v, key))
+		return -1;
+	char *end = NULL;
+	errno = 0;
+	long x = strtol(v->text, &end, 10);
+	if (!v->plain || !*v->text || *end || errno || x < 0 || x > 63)
+		return fail(y, v->line, v->col, "'%s' must be an argument index from 0 to 63, not '%s'", key, v->text);
+	*out = (int8_t)x;
+	return 0;
+}
+
+static int get_enum(struct yload *y, const struct ynode *v, const char *key, const char *const *names, size_t n,
+		    uint8_t *out)
+{
+	if (want_scalar(y, v, key))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (names[i] && str_eq(v->text, names[i])) {
+			*out = (uint8_t)i;
+			return 0;
+		}
+	struct strbuf sb = {0};
+	for (size_t i = 0; i < n; i++)
+		if (names[i])
+			sb_printf(&sb, "%s%s", sb.len ? ", " : "", names[i]);
+	fail(y, v->line, v->col, "'%s' must be one of %s, not '%s'", key, sb_str(&sb), v->text);
+	sb_free(&sb);
+	return -1;
+}
+
+static const char *const ts_names[] = {NULL, "always", "per_handle", "never"};
+static const char *const blocks_names[] = {NULL, "no", "bounded", "interruptible", "retries_eintr", "uninterruptible"};
+static const char *const ps_names[] = {"fd_table", "cwd", "umask", "environment", "locale", "signals", "stdio"};
+static const char *const err_use_names[] = {NULL, "produces", "reads", "clears"};
+
+const char *lm_thread_safe_name(int ts)
+{
+	return ts > 0 && ts < (int)ARRAY_SIZE(ts_names) ? ts_names[ts] : "unknown";
+}
+
+const char *lm_blocks_name(int b)
+{
+	return b > 0 && b < (int)ARRAY_SIZE(blocks_names) ? blocks_names[b] : "unknown";
+}
+
+const char *lm_process_state_name(unsigned bit)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ps_names); i++)
+		if (bit == 1u << i)
+			return ps_names[i];
+	return "?";
+}
+
+static int get_name_list(struct yload *y, const struct ynode *v, const char *key, const char *const **out)
+{
+	size_t n = v->kind == YN_SEQ ? v->nkids : 1;
+	if (v->kind == YN_MAP)
+		return fail(y, v->line, v->col, "'%s' must be a name or a list of names, not a mapping", key);
+	const char **l = arena_alloc(y->a, (n + 1) * sizeof(*l));
+	for (size_t i = 0; i < n; i++) {
+		const struct ynode *it = v->kind == YN_SEQ ? v->kids[i] : v;
+		if (want_scalar(y, it, key))
+			return -1;
+		if (!*it->text)
+			return fail(y, it->line, it->col, "'%s' has an empty name", key);
+		l[i] = it->text;
+	}
+	*out = l;
+	return 0;
+}
+
+static int parse_props(struct yload *y, const struct ynode *m, struct lib_model *lm, bool need_source)
+{
+	if (m->kind != YN_MAP)
+		return fail(y, m->line, m->col, "the model of '%s' must be a mapping, not %s", lm->name, kind_text(m));
+	bool seen[32] = {0};
+	static const char *const keys[] = {"thread_safe", "pure",  "blocks",     "ruby_alloc", "error_channel",
+					   "process_state", "calls_back", "async_signal_safe", "cheap", "size_arg",
+					   "why",   "instead",    "null_arg",   "source", "handle_arg"};
+	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
+		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
+		if (k->kind != YN_SCALAR)
+			return fail(y, k->line, k->col, "a key must be a scalar");
+		int ki = str_in_list(k->text, keys, ARRAY_SIZE(keys));
+		if (ki < 0)
+			return fail(y, k->line, k->col, "unknown key '%s' in the model of '%s'", k->text, lm->name);
+		if (seen[ki])
+			return fail(y, k->line, k->col, "'%s' given twice in the model of '%s'", k->text, lm->name);
+		seen[ki] = true;
+		int rc = 0;
+		switch (ki) {
+		case 0:
+			rc = get_enum(y, v, k->text, ts_names, ARRAY_SIZE(ts_names), &lm->thread_safe);
+			break;
+		case 1: rc = get_bool(y, v, k->text, &lm->pure); break;
+		case 2: rc = get_enum(y, v, k->text, blocks_names, ARRAY_SIZE(blocks_names), &lm->blocks); break;
+		case 3: rc = get_bool(y, v, k->text, &lm->ruby_alloc); break;
+		case 4: {
+			if (v->kind != YN_MAP)
+				return fail(y, v->line, v->col, "'error_channel' must be a mapping {name, use, read_with}");
+			for (size_t j = 0; j + 1 < v->nkids && !rc; j += 2) {
+				const struct ynode *ek = v->kids[j], *evv = v->kids[j + 1];
+				if (ek->kind != YN_SCALAR)
+					return fail(y, ek->line, ek->col, "a key must be a scalar");
+				if (str_eq(ek->text, "name")) {
+					rc = want_scalar(y, evv, "name");
+					lm->err_channel = evv->text;
+				} else if (str_eq(ek->text, "use")) {
+					rc = get_enum(y, evv, "use", err_use_names, ARRAY_SIZE(err_use_names), &lm->err_use);
+				} else if (str_eq(ek->text, "read_with")) {
+					rc = want_scalar(y, evv, "read_with");
+					lm->err_read_with = evv->text;
+				} else {
+					return fail(y, ek->line, ek->col, "unknown key '%s' in error_channel", ek->text);
+				}
+			}
+			if (!rc && (!lm->err_channel || !lm->err_use))
+				return fail(y, v->line, v->col, "'error_channel' needs 'name' and 'use'");
+			break;
+		}
+		case 5: {
+			const char *const *l = NULL;
+			rc = get_name_list(y, v, k->text, &l);
+			for (size_t j = 0; !rc && l[j]; j++) {
+				int bi = str_in_list(l[j], ps_names, ARRAY_SIZE(ps_names));
+				if (bi < 0) {
+					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
+					return fail(y, it->line, it->col,
+						    "unknown process state '%s' (fd_table, cwd, umask, environment, locale, "
+						    "signals, stdio)",
+						    l[j]);
+				}
+				lm->process_state |= (uint16_t)(1u << bi);
+			}
+			break;
+		}
+		case 6:
+			if (v->kind != YN_MAP || v->nkids != 2 || v->kids[0]->kind != YN_SCALAR ||
+			    !str_eq(v->kids[0]->text, "registered_by"))
+				return fail(y, v->line, v->col, "'calls_back' must be a mapping {registered_by: [names]}");
+			rc = get_name_list(y, v->kids[1], "registered_by", &lm->registered_by);
+			break;
+		case 7: rc = get_bool(y, v, k->text, &lm->async_signal_safe); break;
+		case 8: rc = get_bool(y, v, k->text, &lm->cheap); break;
+		case 9: rc = get_int(y, v, k->text, &lm->size_arg); break;
+		case 10:
+			rc = want_scalar(y, v, k->text);
+			lm->why = v->text;
+			break;
+		case 11:
+			rc = want_scalar(y, v, k->text);
+			lm->instead = v->text;
+			break;
+		case 12: rc = get_int(y, v, k->text, &lm->null_arg); break;
+		case 14: rc = get_int(y, v, k->text, &lm->handle_arg); break;
+		case 13:
+			rc = want_scalar(y, v, k->text);
+			if (!rc && !*v->text)
+				return fail(y, v->line, v->col, "'source' is empty");
+			lm->source = v->text;
+			break;
+		}
+		if (rc)
+			return -1;
+	}
+	if (need_source && !lm->source)
+		return fail(y, m->line, m->col, "the model of '%s' has no 'source' (cite the man page or documentation)",
+			    lm->name);
+	if (lm->thread_safe == LM_TS_NEVER && !lm->why)
+		return fail(y, m->line, m->col, "'%s' is thread_safe: never but says not 'why'", lm->name);
+	if (seen[14] && lm->thread_safe != LM_TS_PER_HANDLE)
+		return fail(y, m->line, m->col, "'handle_arg' is only meaningful with thread_safe: per_handle");
+	if (lm->null_arg >= 0 && lm->thread_safe != LM_TS_NEVER)
+		return fail(y, m->line, m->col, "'null_arg' is only meaningful with thread_safe: never");
+	return 0;
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (const char *p = s; *p; p++) {
+		bool ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+			  (*p == '*' && !p[1] && p != s);
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+static struct lib_model *lookup_entry(const char *name)
+{
+	struct lib_model *lm = hmap_get(&reg.exact, name);
+	if (lm)
+		return lm;
+	for (size_t i = 0; i < reg.prefixes.n; i++)
+		if (str_eq(reg.prefixes.v[i]->name, name))
+			return reg.prefixes.v[i];
+	return NULL;
+}
+
+static void replace_entry(struct lib_model *old, struct lib_model *nu)
+{
+	size_t n = strlen(nu->name);
+	if (n && nu->name[n - 1] == '*') {
+		for (size_t i = 0; i < reg.prefixes.n; i++)
+			if (reg.prefixes.v[i] == old)
+				reg.prefixes.v[i] = nu;
+	} else {
+		hmap_put(&reg.exact, nu->name, nu);
+	}
+	for (size_t i = 0; i < reg.all.n; i++)
+		if (reg.all.v[i] == old)
+			reg.all.v[i] = nu;
+}
+
+int models_load_text(const char *path, const char *text, size_t len, bool user, char **err)
+{
+	if (user && !reg.loaded && models_init(err))
+		return -1;
+	struct yload y = {path, &reg.a, 0, NULL};
+	struct ynode *root = yparse(&y, text, len);
+	if (!root) {
+		if (!y.err)
+			fail(&y, 1, 1, "empty model file");
+		*err = y.err;
+		return -1;
+	}
+	const char *library = NULL;
+	const struct ynode *fns = NULL;
+	VEC(struct lib_model *) added = {0};
+	if (root->kind != YN_MAP) {
+		fail(&y, root->line, root->col, "a model file must be a mapping with 'library' and 'functions'");
+		goto out;
+	}
+	for (size_t i = 0; i + 1 < root->nkids; i += 2) {
+		const struct ynode *k = root->kids[i], *v = root->kids[i + 1];
+		if (k->kind != YN_SCALAR) {
+			fail(&y, k->line, k->col, "a key must be a scalar");
+			goto out;
+		}
+		if (str_eq(k->text, "library")) {
+			if (library) {
+				fail(&y, k->line, k->col, "'library' given twice");
+				goto out;
+			}
+			if (want_scalar(&y, v, "library"))
+				goto out;
+			library = v->text;
+		} else if (str_eq(k->text, "functions")) {
+			if (fns) {
+				fail(&y, k->line, k->col, "'functions' given twice");
+				goto out;
+			}
+			if (v->kind != YN_MAP) {
+				fail(&y, v->line, v->col, "'functions' must be a mapping of function names, not %s",
+				     kind_text(v));
+				goto out;
+			}
+			fns = v;
+		} else if (str_eq(k->text, "about")) {
+			if (want_scalar(&y, v, "about"))
+				goto out;
+		} else {
+			fail(&y, k->line, k->col, "unknown key '%s' (expected library, about, functions)", k->text);
+			goto out;
+		}
+	}
+	if (!library || !*library) {
+		fail(&y, root->line, root->col, "a model file needs 'library: NAME'");
+		goto out;
+	}
+	if (!fns) {
+		fail(&y, root->line, root->col, "a model file needs 'functions:'");
+		goto out;
+	}
+	struct hmap here = {0};
+	for (size_t i = 0; i + 1 < fns->nkids && !y.err; i += 2) {
+		const struct ynode *k = fns->kids[i], *v = fns->kids[i + 1];
+		if (k->kind != YN_SCALAR || !valid_name(k->text)) {
+			fail(&y, k->line, k->col, "'%s' is not a C function name (or a prefix ending in '*')",
+			     k->kind == YN_SCALAR ? k->text : kind_text(k));
+			break;
+		}
+		struct lib_model *prev_here = hmap_get(&here, k->text);
+		if (prev_here) {
+			fail(&y, k->line, k->col, "'%s' is modelled twice in this file (first at line %u)", k->text,
+			     prev_here->line);
+			break;
+		}
+		struct lib_model *lm = arena_alloc(&reg.a, sizeof(*lm));
+		lm->name = k->text;
+		lm->library = library;
+		lm->file = arena_strdup(&reg.a, path);
+		lm->line = k->line;
+		lm->col = k->col;
+		lm->user = user;
+		lm->pure = lm->ruby_alloc = lm->async_signal_safe = lm->cheap = -1;
+		lm->size_arg = lm->null_arg = -1;
+		lm->handle_arg = 0;
+		if (parse_props(&y, v, lm, true))
+			break;
+		hmap_put(&here, lm->name, lm);
+		vec_push(&added, lm);
+	}
+	hmap_free(&here);
+	if (y.err)
+		goto out;
+	/* every entry is valid: now check them against what is loaded, then commit */
+	for (size_t i = 0; i < added.n; i++) {
+		struct lib_model *lm = added.v[i], *old = lookup_entry(lm->name);
+		if (old && (!user || old->user)) {
+			fail(&y, lm->line, lm->col, "'%s' is already modelled at %s:%u", lm->name, old->file, old->line);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < added.n; i++) {
+		struct lib_model *lm = added.v[i], *old = lookup_entry(lm->name);
+		if (old) {
+			lm->overrides = true;
+			replace_entry(old, lm);
+			continue;
+		}
+		size_t n = strlen(lm->name);
+		if (lm->name[n - 1] == '*')
+			vec_push(&reg.prefixes, lm);
+		else
+			hmap_put(&reg.exact, lm->name, lm);
+		vec_push(&reg.all, lm);
+	}
+	if (user)
+		reg.nuser += added.n;
+out:
+	vec_free(&added);
+	ytree_free(root);
+	if (y.err) {
+		*err = y.err;
+		return -1;
+	}
+	return 0;
+}
+
+int models_init(char **err)
+{
+	if (reg.loaded)
+		return 0;
+	reg.loaded = true;
+	for (unsigned i = 0; i < model_nfiles; i++) {
+		char *path = xasprintf("rules/models/%s", model_files[i].name);
+		int rc = models_load_text(path, model_files[i].text, model_files[i].len, false, err);
+		free(path);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+int models_load_file(const char *path, char **err)
+{
+	char *e = NULL;
+	if (models_init(&e)) {
+		*err = e;
+		return -1;
+	}
+	size_t len = 0;
+	char *text = read_file(path, &len, MODEL_MAX_BYTES);
+	if (!text) {
+		if (errno == EFBIG)
+			*err = xasprintf("%s:1:1: model file is larger than %u bytes", path, MODEL_MAX_BYTES);
+		else
+			*err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	int rc = models_load_text(path, text, len, true, err);
+	free(text);
+	return rc;
+}
+
+const struct lib_model *model_find(const char *fn)
+{
+	if (!fn || !*fn)
+		return NULL;
+	if (!reg.loaded) {
+		char *err = NULL;
+		if (models_init(&err)) {
+			/* a broken built-in model is a build defect (tests/unit checks
+			 * them); answer "no model" rather than guess */
+			free(err);
+		}
+	}
+	struct lib_model *lm = hmap_get(&reg.exact, fn);
+	if (lm)
+		return lm;
+	const struct lib_model *best = NULL;
+	size_t best_len = 0;
+	for (size_t i = 0; i < reg.prefixes.n; i++) {
+		const char *p = reg.prefixes.v[i]->name;
+		size_t n = strlen(p) - 1;
+		if (n > best_len && strncmp(fn, p, n) == 0) {
+			best = reg.prefixes.v[i];
+			best_len = n;
+		}
+	}
+	return best;
+}
+
+const char *model_where(const struct lib_model *lm, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s:%u", lm ? lm->file : "?", lm ? lm->line : 0);
+	return buf;
+}
+
+size_t models_user_count(void)
+{
+	return reg.nuser;
+}
+
+const struct lib_model *const *models_all(size_t *n)
+{
+	if (!reg.loaded) {
+		char *err = NULL;
+		if (models_init(&err))
+			free(err);
+	}
+	*n = reg.all.n;
+	return (const struct lib_model *const *)reg.all.v;
+}
