@@ -178,6 +178,12 @@ static const char *build_fix(const struct model *m, const struct msite *s, struc
 	const struct call *c = mf->f->events[s->ev].u.call;
 	if (!c->callee.exact || !c->rparen || s->loc.file != s->tu->path)
 		return "the call is not spelled out in the main file";
+	/* what is spelled where the call is must be the call itself: a call made
+	 * by a header macro named as another macro's argument
+	 * (`FOR_EACH_OP(DEFINE_STUB)`) has its file location on that argument */
+	if (!c->callee.text || !c->name || strcmp(c->callee.text, c->name) != 0)
+		return "the call is written inside a macro: add the flag in the macro if every release site it makes "
+		       "qualifies";
 	const char *file = s->tu->path;
 	/* rewriting to rb_nogvl: keep the gem building where rb_nogvl is absent
 	 * (Ruby < 2.6) unless the call is already under HAVE_RB_NOGVL or a
