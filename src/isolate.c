@@ -11,6 +11,7 @@
 #include <malloc.h>
 #endif
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -210,6 +211,7 @@ static int start(struct worker_proc *w, const struct parse_opts *o)
 		close(down[1]);
 		return -1;
 	}
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(down[0]);
@@ -219,7 +221,14 @@ static int start(struct worker_proc *w, const struct parse_opts *o)
 		return -1;
 	}
 	if (pid == 0) {
-		/* only async-signal-safe calls until exec */
+		/* only async-signal-safe calls until exec. A parser process dies
+		 * with the thread that started it (which stops it before it ends):
+		 * killed by SIGTERM or SIGKILL, nogvl-lint leaves no worker behind,
+		 * even one stuck in a hanging include (PR_SET_PDEATHSIG survives
+		 * exec) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
 		dup2(down[0], 0);
 		dup2(up[1], 1);
 		char *argv[] = {self, "--internal-parse-worker", NULL};

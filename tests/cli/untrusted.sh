@@ -432,6 +432,18 @@ for sig in TERM INT; do
 	kill -$sig $pid
 	wait $pid
 	check 19 "SIG$sig: nothing left in \$TMPDIR" is "$(ls tmp | tr '\n' ' ')" ""
+	# the parser process stuck on fifo.h dies with nogvl-lint, not left behind
+	left=""
+	for n in 1 2 3 4 5 6 7 8 9 10; do
+		left=""
+		for p in $(pgrep -f -- --internal-parse-worker); do
+			case $(readlink "/proc/$p/cwd" 2>/dev/null) in "$T/c19-$sig"*) left="$left $p" ;; esac
+		done
+		[ -z "$left" ] && break
+		sleep 0.2
+	done
+	check 19 "SIG$sig: no parser process left behind" is "$left" ""
+	for p in $left; do kill -9 "$p" 2>/dev/null; done
 done
 # 20: paths longer than PATH_MAX are named, not skipped without a word
 mkdir -p "$T/c20/.git" && cd "$T/c20" || exit 1
