@@ -726,6 +726,38 @@ static void cls_worse(struct cls *acc, const struct cls *c)
 static struct cls classify_var(const struct model *m, const struct mfunc *mf, const struct ref *o, uint32_t at,
 			       uint32_t rel, int depth);
 
+static struct cls classify_expr(const struct model *m, const struct mfunc *mf, const struct expr *x, int32_t parent,
+				uint32_t at, int depth);
+
+/* The gem's function whose value rb_protect(fn, arg, &state) returns (Ruby
+ * 3.1 ruby/internal/intern/proc.h: "the return value of func"), else NULL. */
+static const struct mfunc *protected_body(const struct model *m, const struct call *c)
+{
+	if (!c->name || strcmp(c->name, "rb_protect") != 0 || c->nargs < 1 || c->args[0].kind != EX_FUNC ||
+	    !c->args[0].func_usr)
+		return NULL;
+	return model_func_by_usr(m, c->args[0].func_usr);
+}
+
+/* Every value a function of the gem returns, the worst of them (a fresh
+ * string returned on every path is fresh). */
+static struct cls classify_returns(const struct model *m, const struct mfunc *fn, int depth)
+{
+	struct cls r = {0};
+	bool any = false;
+	for (uint32_t ei = 0; ei < fn->f->nevents; ei++) {
+		const struct event *e = &fn->f->events[ei];
+		if (e->kind != EV_RETURN || !e->u.ret)
+			continue;
+		any = true;
+		struct cls c = classify_expr(m, fn, e->u.ret, -1, ei, depth + 1);
+		cls_worse(&r, &c);
+	}
+	if (!any)
+		return (struct cls){.state = IOS_UNKNOWN};
+	return r;
+}
+
 /* How the value of expression x (evaluated at event `at` of mf) was made. */
 static struct cls classify_expr(const struct model *m, const struct mfunc *mf, const struct expr *x, int32_t parent,
 				uint32_t at, int depth)
@@ -738,10 +770,15 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 		const struct call *c = e->u.call;
 		r.why = c->name;
 		r.loc = e->loc;
+		const struct mfunc *body = NULL;
 		if (IN(c->name, frozen_makers))
 			r.state = IOS_FROZEN;
 		else if (IN(c->name, fresh_makers))
 			r.state = IOS_FRESH;
+		else if ((body = protected_body(m, c)) != NULL)
+			/* rb_protect(make_buffer, ...) returns what make_buffer returns
+			 * (or Qnil when it raised) */
+			return classify_returns(m, body, depth + 1);
 		else if (IN(c->name, dup_makers))
 			r.state = IOS_DUP;
 		else if (IN(c->name, passthrough) && c->nargs) {
