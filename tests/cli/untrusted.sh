@@ -360,7 +360,14 @@ compdb '"-x"' '"ir"'
 run --no-progress -v -p .
 check 14 "-x ir: analysed as C" has "$OUT" "ext.c:6:2: error"
 check 14 "-x ir: dropped and said" has "$ERR" "dropped flag -x ir (only -x c, c++"
-run --no-progress --tu-timeout 0 -p .
+# (under ASan, LeakSanitizer's own tracer crashes at the exit of this
+# in-process run, "LeakSanitizer has encountered a fatal error", not a leak:
+# leak checking is off for this one command there)
+if [ "$ASAN" = 1 ]; then
+	ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0" run --no-progress --tu-timeout 0 -p .
+else
+	run --no-progress --tu-timeout 0 -p .
+fi
 check 14 "-x ir, --tu-timeout 0: no crash" is "$rc" 1
 
 # ---- 15. nothing analysable: JSON and SARIF are still documents
