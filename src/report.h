@@ -91,7 +91,7 @@ struct summary {
 	size_t sites, callbacks, unresolved;
 	size_t suppressed, baselined; /* findings hidden by comments / by --baseline */
 	/* issue 14: what could not be read. files_missing_headers: analysed with
-	 * #includes that stayed unresolved (missing_headers names them, sorted);
+	 * #includes that stayed unresolved (missing_headers names them, most-missed first);
 	 * files_incomplete: of those, files that spell a release API (or include
 	 * a project header that does) and got no analysed release site;
 	 * foreign_files: sources in languages libclang does not read, with

@@ -387,7 +387,8 @@ static const char *spelled_api(const char *w, size_t n, bool rust)
 	return a ? a->name : NULL;
 }
 
-void scan_spellings(const char *file, const char *text, size_t len, bool rust, spelling_vec *out)
+void scan_spellings(const char *file, const char *text, size_t len, bool rust, const struct hmap *names,
+		    spelling_vec *out)
 {
 	unsigned line = 1;
 	bool line_start = true, in_define = false;
@@ -454,6 +455,12 @@ void scan_spellings(const char *file, const char *text, size_t len, bool rust, s
 			while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '_'))
 				i++;
 			const char *api = spelled_api(text + b, i - b, rust);
+			if (!api && names && i - b < 128) {
+				char id[128];
+				memcpy(id, text + b, i - b);
+				id[i - b] = '\0';
+				api = hmap_get(names, id);
+			}
 			if (api) {
 				struct spelling sp = {xstrdup(file), api, line, in_define};
 				vec_push(out, sp);

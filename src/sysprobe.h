@@ -72,8 +72,12 @@ typedef VEC(struct spelling) spelling_vec;
 
 /* Appends the spellings in text: C (rust false): the release APIs of
  * gvlapi.h; Rust and other languages: rb_nogvl, rb_thread_call_without_gvl,
- * rb_thread_call_without_gvl2 and RB_NOGVL_OFFLOAD_SAFE. */
-void scan_spellings(const char *file, const char *text, size_t len, bool rust, spelling_vec *out);
+ * rb_thread_call_without_gvl2 and RB_NOGVL_OFFLOAD_SAFE. names (may be NULL)
+ * adds identifiers to look for: identifier -> the string recorded as `api`
+ * (it must outlive out), such as the project's release wrappers. */
+struct hmap;
+void scan_spellings(const char *file, const char *text, size_t len, bool rust, const struct hmap *names,
+		    spelling_vec *out);
 void spellings_free(spelling_vec *v);
 
 struct tu_facts;
