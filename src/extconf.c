@@ -30,6 +30,7 @@ void extconf_info_free(struct extconf_info *ei)
 	strlist_free(&ei->notes);
 	strlist_free(&ei->cond_srcs);
 	strlist_free(&ei->cond_probes);
+	strlist_free(&ei->headers);
 }
 
 static void add_unique(strlist *l, char *s)
@@ -306,6 +307,19 @@ static const char *find_call(const char *line, const char *name)
 			return p + n;
 	}
 	return NULL;
+}
+
+/* A header name safe to create in the virtual directory: letters, digits,
+ * '_', '-', '.', not starting with '.', at most 64 bytes. */
+static bool plain_header_name(const char *h)
+{
+	size_t n = strlen(h);
+	if (n == 0 || n > 64 || h[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)h[i]) && h[i] != '_' && h[i] != '-' && h[i] != '.')
+			return false;
+	return true;
 }
 
 /* ---- headers of other platforms ---- */
@@ -921,6 +935,15 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 				if (!*p)
 					break;
 			}
+		}
+		/* create_header("curb_config.h"): mkmf writes the $defs into that
+		 * header, which the sources include by name; a plain name only (the
+		 * stand-in lives in a virtual directory) */
+		if ((a = find_call(line, "create_header")) != NULL) {
+			literal_args(a, &args);
+			if (args.n == 1 && plain_header_name(args.v[0]))
+				add_unique(&out->headers, xstrdup(args.v[0]));
+			strlist_free(&args);
 		}
 		/* $objs: the objects mkmf links (and so the sources it compiles) */
 		if (strstr(line, "$objs"))

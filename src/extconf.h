@@ -23,6 +23,7 @@ struct extconf_info {
 	strlist pkg_modules; /* pkg_config("x") */
 	strlist lib_names;   /* have_library/find_library("x"): maybe pkg-config modules */
 	uint8_t rust;        /* create_rust_makefile / rb_sys: a Rust extension */
+	strlist headers;     /* create_header("NAME") names other than extconf.h (plain names) */
 	/* $objs = %w[a.o b.o] (issue 17 item 7): mkmf builds only these objects;
 	 * objs_unknown when a $objs line could not be read */
 	strlist objs;

@@ -275,6 +275,7 @@ void inputs_free(struct inputs *in)
 	strlist_free(&in->foreign);
 	strlist_free(&in->report_only);
 	free(in->virtual_dir);
+	strlist_free(&in->extconf_headers);
 }
 
 static bool is_cxx(const char *file)
@@ -920,6 +921,13 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			free(srcdir);
 			for (size_t k = 0; k < ei->defines.n; k++)
 				vec_push(&j.args, xasprintf("-D%s", ei->defines.v[k]));
+			for (size_t k = 0; k < ei->headers.n; k++) {
+				bool dup = false;
+				for (size_t h = 0; h < in->extconf_headers.n && !dup; h++)
+					dup = strcmp(in->extconf_headers.v[h], ei->headers.v[k]) == 0;
+				if (!dup)
+					vec_push(&in->extconf_headers, xstrdup(ei->headers.v[k]));
+			}
 			const char *probe = extconf_build_probe(ei, j.file);
 			if (probe)
 				j.build_probe = xstrdup(probe);

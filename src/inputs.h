@@ -53,6 +53,7 @@ struct inputs {
 	strlist warnings;       /* one line each, printed by the driver */
 	strlist notes;          /* one line each, printed with -v */
 	char *virtual_dir;      /* directory of the virtual extconf header */
+	strlist extconf_headers;/* buildless: create_header("NAME") names, stand-ins in virtual_dir */
 	strlist gem_roots;      /* buildless: the gem of each extconf.rb (may repeat) */
 	strlist search_roots;   /* buildless: trees searched for missing headers */
 	strlist report_only;    /* files (or directories) named with -p or named files of an

@@ -244,6 +244,9 @@ static uint64_t cache_salt(const struct options *o, const struct run *r)
 		free(text);
 		free(cfg);
 	}
+	/* the stand-in headers a parse can find (create_header names) */
+	for (size_t i = 0; i < r->vpaths.n; i++)
+		sb_printf(&sb, "virtual %s\n", r->vpaths.v[i]);
 	uint64_t h = XXH3_64bits(sb_str(&sb), sb.len);
 	sb_free(&sb);
 	return h;
@@ -785,12 +788,18 @@ int run_analysis(const struct options *o, struct run *r)
 	po->no_pch = o->no_pch;
 	/* buildless: an extconf.h for `#include RUBY_EXTCONF_H` (found after the
 	 * gem's own directories, so a generated one wins) */
-	r->vpath = path_join(r->in.virtual_dir, "extconf.h");
-	r->vf.Filename = r->vpath;
-	r->vf.Contents = "/* nogvl-lint: buildless stand-in for extconf.h */\n";
-	r->vf.Length = (unsigned long)strlen(r->vf.Contents);
-	po->virtual_files = &r->vf;
-	po->nvirtual = 1;
+	static const char stand_in[] = "/* nogvl-lint: buildless stand-in for extconf.h */\n";
+	vec_push(&r->vpaths, path_join(r->in.virtual_dir, "extconf.h"));
+	/* and for the headers named with create_header (its $defs are -D flags
+	 * already): curb's curb_config.h */
+	for (size_t i = 0; i < r->in.extconf_headers.n; i++)
+		if (strcmp(r->in.extconf_headers.v[i], "extconf.h") != 0)
+			vec_push(&r->vpaths, path_join(r->in.virtual_dir, r->in.extconf_headers.v[i]));
+	r->vf = xcalloc(r->vpaths.n, sizeof(*r->vf));
+	for (size_t i = 0; i < r->vpaths.n; i++)
+		r->vf[i] = (struct CXUnsavedFile){r->vpaths.v[i], stand_in, (unsigned long)strlen(stand_in)};
+	po->virtual_files = r->vf;
+	po->nvirtual = (unsigned)r->vpaths.n;
 	if (o->cache_dir) {
 		char *cerr = NULL;
 		if (cache_open(&r->cache, o->cache_dir, cache_salt(o, r), &cerr) != 0) {
@@ -1064,7 +1073,8 @@ int run_exit_status(const struct options *o, const struct run *r)
 
 void run_free(struct run *r)
 {
-	free(r->vpath);
+	strlist_free(&r->vpaths);
+	free(r->vf);
 	spellings_free(&r->foreign_sp);
 	spellings_free(&r->header_sp);
 	strlist_free(&r->sum.missing_headers);

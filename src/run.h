@@ -28,10 +28,10 @@ struct run {
 	/* how the files were parsed, kept for re-parsing fixed files */
 	struct file_classifier fc;
 	struct parse_opts po;
-	char *vpath;               /* the virtual extconf.h */
+	strlist vpaths;            /* the virtual extconf.h and create_header stand-ins */
 	struct facts_cache cache;  /* --cache */
 	bool cache_on;
-	struct CXUnsavedFile vf;
+	struct CXUnsavedFile *vf;  /* one per vpaths entry */
 	spelling_vec foreign_sp;   /* GVL-release spellings in sources not analysed (inputs.foreign) */
 	spelling_vec header_sp;    /* ... in the project's headers and macro bodies (the -v counter) */
 	struct changed_lines changed; /* --changed-lines */
