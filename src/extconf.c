@@ -370,6 +370,321 @@ static const char *other_platform_probe(const char *text)
 	return NULL;
 }
 
+/* ---- what the installed library decides (pkg-config, headers) ---- */
+
+static bool kw_at(const char *t, const char *kw);
+
+/* A helper of extconf.rb comparing the library's version with its argument:
+ * `def name(arg)` ... `Gem::Version.new($var) >= Gem::Version.new(arg)`. */
+struct ver_pred {
+	char *name;
+	char *var; /* the version variable it reads ($magick_version) */
+	char op[3];
+};
+
+struct reader {
+	const struct extconf_env *env;
+	const char *dir;
+	const char *text; /* the whole extconf.rb (for looking ahead) */
+	struct inc_lists *il;
+	strlist incdirs;   /* -I directories of the modules pkg-config knows */
+	char *chosen;      /* the module chosen from a candidate list */
+	char *chosen_version;
+	strlist var_names, var_versions; /* $var = PKGConfig.modversion(...) */
+	VEC(struct ver_pred) preds;
+	struct extconf_info *out;
+};
+
+/* Gem::Version order of two dotted versions (missing parts are 0). */
+static int version_cmp(const char *a, const char *b)
+{
+	while (*a || *b) {
+		unsigned long x = strtoul(a, (char **)&a, 10), y = strtoul(b, (char **)&b, 10);
+		if (x != y)
+			return x < y ? -1 : 1;
+		while (*a && *a != '.')
+			a++;
+		while (*b && *b != '.')
+			b++;
+		if (*a == '.')
+			a++;
+		if (*b == '.')
+			b++;
+	}
+	return 0;
+}
+
+static bool module_word(const char *w)
+{
+	if (!*w || strlen(w) > 100 || w[0] == '-')
+		return false;
+	for (const char *p = w; *p; p++)
+		if (!(isalnum((unsigned char)*p) || strchr("._+-", *p)))
+			return false;
+	return !str_ends(w, ".h") && !str_ends(w, ".c");
+}
+
+/* The identifier (with ?/!) at p; malloc'ed, or NULL. */
+static char *ident_at(const char *p)
+{
+	const char *b = p;
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == b)
+		return NULL;
+	if (*p == '?' || *p == '!')
+		p++;
+	return xstrndup(b, (size_t)(p - b));
+}
+
+/* The token inside `Gem::Version.new(` at p: "$var", "@var", "arg". */
+static char *gem_version_arg(const char *p)
+{
+	const char *k = strstr(p, "Gem::Version.new(");
+	if (!k)
+		return NULL;
+	k += strlen("Gem::Version.new(");
+	while (*k == ' ')
+		k++;
+	const char *b = k;
+	if (*k == '$' || *k == '@')
+		k++;
+	while (isalnum((unsigned char)*k) || *k == '_')
+		k++;
+	return k > b ? xstrndup(b, (size_t)(k - b)) : NULL;
+}
+
+/* Reads, before the line-by-line pass, what depends on the library's
+ * version: the module chosen from candidate lists, the variables holding
+ * its version, and the helpers comparing them. */
+static void read_versions(struct reader *r)
+{
+	const struct extconf_env *env = r->env;
+	if (!env || !env->pkg)
+		return;
+	const char *t = r->text;
+	/* pkg_config("x"): its include directories answer have_header */
+	for (const char *p = t; (p = strstr(p, "pkg_config")) != NULL; p += 10) {
+		const char *a = find_call(p, "pkg_config");
+		if (a != p + 10)
+			continue;
+		strlist args = {0};
+		literal_args(a, &args);
+		if (args.n && module_word(args.v[0]))
+			env->pkg(env->ctx, r->dir, args.v[0], NULL, &r->incdirs);
+		strlist_free(&args);
+	}
+	/* a module chosen from %w[...] candidates the gem asks pkg-config
+	 * about one by one: the newest installed one */
+	bool chooses = strstr(t, "PKGConfig.exist?(") || strstr(t, "PKGConfig.have_package(");
+	unsigned asked = 0;
+	for (const char *p = t; chooses && (p = strstr(p, "%w")) != NULL; p += 2) {
+		char open = p[2];
+		char close = open == '[' ? ']' : open == '(' ? ')' : open == '{' ? '}' : 0;
+		if (!close)
+			continue;
+		const char *e = strchr(p + 3, close);
+		if (!e)
+			break;
+		char *body = xstrndup(p + 3, (size_t)(e - p - 3));
+		strlist words = {0};
+		if (!strchr(body, '#') && shell_split(body, &words) == 0) {
+			bool all = words.n > 0;
+			for (size_t i = 0; i < words.n && all; i++)
+				all = module_word(words.v[i]);
+			for (size_t i = 0; all && i < words.n && asked < 32; i++, asked++) {
+				char *v = NULL;
+				strlist dirs = {0};
+				if (env->pkg(env->ctx, r->dir, words.v[i], &v, &dirs) && v &&
+				    (!r->chosen_version || version_cmp(v, r->chosen_version) > 0)) {
+					free(r->chosen);
+					free(r->chosen_version);
+					r->chosen = xstrdup(words.v[i]);
+					r->chosen_version = v;
+					v = NULL;
+				}
+				free(v);
+				strlist_free(&dirs);
+			}
+		}
+		strlist_free(&words);
+		free(body);
+	}
+	if (r->chosen) {
+		env->pkg(env->ctx, r->dir, r->chosen, NULL, &r->incdirs);
+		vec_push(&r->out->notes, xasprintf("pkg-config module %s (version %s) chosen from the candidate lists "
+						   "(the newest installed)",
+						   r->chosen, r->chosen_version));
+		/* PKGConfig.cflags(chosen): its flags go into the compile */
+		if (strstr(t, "PKGConfig.cflags(") || strstr(t, "PKGConfig.cflags_only_I("))
+			add_unique(&r->out->pkg_modules, xstrdup(r->chosen));
+	}
+	/* $var = PKGConfig.modversion(...) / pkg_config("x", "modversion") */
+	char *copy = xstrdup(t), *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const char *mv = strstr(line, "PKGConfig.modversion(");
+		const char *pc = find_call(line, "pkg_config");
+		const char *eq = strchr(line, '=');
+		const char *v = line;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		if ((mv || pc) && eq && eq[1] != '=' && (*v == '$' || *v == '@' || isalpha((unsigned char)*v))) {
+			const char *vb = v;
+			if (*v == '$' || *v == '@')
+				v++;
+			while (isalnum((unsigned char)*v) || *v == '_')
+				v++;
+			char *name = xstrndup(vb, (size_t)(v - vb));
+			char *ver = NULL;
+			strlist args = {0};
+			if (mv) {
+				const char *a = mv + strlen("PKGConfig.modversion");
+				literal_args(a, &args);
+				if (args.n && module_word(args.v[0]))
+					env->pkg(env->ctx, r->dir, args.v[0], &ver, NULL);
+				else if (!args.n && r->chosen_version)
+					ver = xstrdup(r->chosen_version);
+			} else {
+				literal_args(pc, &args);
+				if (args.n == 2 && strcmp(args.v[1], "modversion") == 0 && module_word(args.v[0]))
+					env->pkg(env->ctx, r->dir, args.v[0], &ver, NULL);
+			}
+			strlist_free(&args);
+			if (ver) {
+				vec_push(&r->var_names, name);
+				vec_push(&r->var_versions, ver);
+			} else {
+				free(name);
+			}
+		}
+		/* def name(arg) ... Gem::Version.new($var) OP Gem::Version.new(arg) */
+		const char *d = line;
+		while (*d == ' ' || *d == '\t')
+			d++;
+		if (kw_at(d, "def")) {
+			char *name = ident_at(d + 4);
+			/* the body's first lines (the remaining text, up to 4 lines) */
+			const char *q = t + (line - copy) + strlen(line);
+			for (unsigned k = 0; name && k < 4 && *q; k++) {
+				q++;
+				const char *nl = strchr(q, '\n');
+				size_t len = nl ? (size_t)(nl - q) : strlen(q);
+				char *bl = xstrndup(q, len);
+				char *a1 = gem_version_arg(bl);
+				const char *g2 = a1 ? strstr(strstr(bl, "Gem::Version.new(") + 1, "Gem::Version.new(") : NULL;
+				char *a2 = g2 ? gem_version_arg(g2) : NULL;
+				if (a1 && a2 && (a1[0] == '$' || a1[0] == '@')) {
+					const char *op = strstr(bl, ")");
+					while (op && *op && !strchr("<>=", *op))
+						op++;
+					struct ver_pred vp = {0};
+					if (op && *op && strchr("<>", *op)) {
+						vp.op[0] = op[0];
+						vp.op[1] = op[1] == '=' ? '=' : 0;
+						vp.name = name;
+						vp.var = a1;
+						a1 = NULL;
+						name = NULL;
+						vec_push(&r->preds, vp);
+					}
+				}
+				free(a1);
+				free(a2);
+				bool stop = strstr(bl, "end") != NULL;
+				free(bl);
+				if (stop || !nl)
+					break;
+				q = nl;
+			}
+			free(name);
+		}
+	}
+	free(copy);
+}
+
+static void reader_free(struct reader *r)
+{
+	strlist_free(&r->incdirs);
+	free(r->chosen);
+	free(r->chosen_version);
+	strlist_free(&r->var_names);
+	strlist_free(&r->var_versions);
+	for (size_t i = 0; i < r->preds.n; i++) {
+		free(r->preds.v[i].name);
+		free(r->preds.v[i].var);
+	}
+	vec_free(&r->preds);
+}
+
+/* Is header h found where this build looks: the system, the extconf.rb's
+ * directory, the include directories read so far and pkg-config's? */
+static bool header_here(const struct reader *r, const char *h)
+{
+	if (!*h || strstr(h, ".."))
+		return false;
+	if (system_has_header(h))
+		return true;
+	const strlist *lists[1 + INC_NBUCKETS] = {&r->incdirs};
+	for (unsigned k = 0; r->il && k < INC_NBUCKETS; k++)
+		lists[1 + k] = &r->il->dirs[k];
+	char *p = path_join(r->dir, h);
+	bool ok = path_is_file(p);
+	free(p);
+	for (unsigned k = 0; !ok && k < ARRAY_SIZE(lists); k++)
+		for (size_t i = 0; lists[k] && i < lists[k]->n && !ok; i++) {
+			char *q = path_join(lists[k]->v[i], h);
+			ok = path_is_file(q);
+			free(q);
+		}
+	return ok;
+}
+
+/* The value of a version helper call `name('7.0.0')` in cond: 1, 0, or -1
+ * when cond calls none (or its version is unknown). */
+static int version_pred_value(const struct reader *r, const char *cond)
+{
+	for (size_t i = 0; i < r->preds.n; i++) {
+		const struct ver_pred *vp = &r->preds.v[i];
+		const char *a = find_call(cond, vp->name);
+		if (!a || *a != '(')
+			continue;
+		strlist args = {0};
+		literal_args(a, &args);
+		const char *have = NULL;
+		for (size_t k = 0; k < r->var_names.n && !have; k++)
+			if (strcmp(r->var_names.v[k], vp->var) == 0)
+				have = r->var_versions.v[k];
+		int val = -1;
+		if (args.n && have) {
+			int c = version_cmp(have, args.v[0]);
+			if (vp->op[0] == '>')
+				val = vp->op[1] ? c >= 0 : c > 0;
+			else
+				val = vp->op[1] ? c <= 0 : c < 0;
+		}
+		strlist_free(&args);
+		return val;
+	}
+	return -1;
+}
+
+/* The header a have_header/check_header/find_header in text probes, or NULL. */
+static char *header_probe_arg(const char *text)
+{
+	static const char *const calls[] = {"have_header", "check_header", "find_header"};
+	for (size_t k = 0; k < ARRAY_SIZE(calls); k++) {
+		const char *a = find_call(text, calls[k]);
+		if (!a)
+			continue;
+		strlist args = {0};
+		literal_args(a, &args);
+		char *h = args.n ? xstrdup(args.v[0]) : NULL;
+		strlist_free(&args);
+		return h;
+	}
+	return NULL;
+}
+
 /* Is a condition only and-ed tests? What is or-ed or negated holds without
  * each of its probes, so nothing is concluded from those. */
 static bool only_conjunctions(const char *cond)
@@ -377,22 +692,103 @@ static bool only_conjunctions(const char *cond)
 	return !(strstr(cond, " or ") || strstr(cond, "||") || strchr(cond, '!') || strstr(cond, "not "));
 }
 
-/* A condition that fails here: it and-s (or is) a probe for a header of
- * another platform. */
-static bool condition_fails(const char *cond)
+/* The value of a condition on this machine: 0 when it fails here (it and-s
+ * a probe for a header of another platform, or a version helper that is
+ * false), 1 when every and-ed test is known to hold (installed headers,
+ * true version helpers), -1 when unknown (taken as true). */
+static int cond_value(const struct reader *r, const char *cond)
 {
-	return only_conjunctions(cond) && other_platform_probe(cond) != NULL;
+	if (!only_conjunctions(cond))
+		return -1;
+	if (other_platform_probe(cond))
+		return 0;
+	/* the and-ed tests one by one */
+	int all = 1;
+	char *c = xstrdup(cond);
+	for (char *p = c; p && *p;) {
+		char *next = NULL;
+		char *a1 = strstr(p, "&&"), *a2 = strstr(p, " and ");
+		char *cut = a1 && (!a2 || a1 < a2) ? a1 : a2;
+		if (cut) {
+			*cut = '\0';
+			next = cut + (cut == a1 ? 2 : 5);
+		}
+		int v = version_pred_value(r, p);
+		if (v < 0) {
+			char *h = header_probe_arg(p);
+			v = h && header_here(r, h) ? 1 : -1;
+			free(h);
+		}
+		if (v == 0) {
+			free(c);
+			return 0;
+		}
+		if (v < 0)
+			all = -1;
+		p = next;
+	}
+	free(c);
+	return all;
 }
 
-/* A line whose trailing `if` fails here (`$defs << "-DX" if have_header("sys/event.h")`). */
-static bool modifier_fails(const char *line)
+/* A line whose trailing `if` fails here (`$defs << "-DX" if have_header("sys/event.h")`),
+ * or whose trailing `unless` holds. */
+static bool modifier_fails(const struct reader *r, const char *line)
 {
 	const char *m = strstr(line, " if ");
-	return m && condition_fails(m + 4);
+	if (m)
+		return cond_value(r, m + 4) == 0;
+	m = strstr(line, " unless ");
+	return m && cond_value(r, m + 8) == 1;
 }
 
-/* blocks[] entry of an `if` that fails here */
-static char false_block[] = "\x01(fails here)";
+/* An open Ruby block: the function its condition requires (cond_srcs), or
+ * NULL; fails: its current branch is not taken on this machine; taken: one
+ * of its branches is known to be taken, so the later ones are not. */
+struct rblock {
+	char *probe;
+	bool fails, taken;
+};
+typedef VEC(struct rblock) block_vec;
+
+static unsigned indent_of(const char *line)
+{
+	unsigned n = 0;
+	while (line[n] == ' ' || line[n] == '\t')
+		n++;
+	return n;
+}
+
+/* `if have_header("a.h")` with a.h absent here, followed (at the same
+ * indentation) by `elsif have_header("b.h")` with b.h installed: the real
+ * build takes the elsif branch. at: the if line's text in r->text. */
+static bool alternative_installed(const struct reader *r, const char *at)
+{
+	unsigned ind = indent_of(at);
+	const char *q = strchr(at, '\n');
+	for (unsigned k = 0; q && k < 400; k++) {
+		q++;
+		const char *nl = strchr(q, '\n');
+		size_t len = nl ? (size_t)(nl - q) : strlen(q);
+		const char *t = q + indent_of(q);
+		if ((size_t)(t - q) < len && indent_of(q) == ind) {
+			if (kw_at(t, "elsif")) {
+				char *l = xstrndup(t, (size_t)(q + len - t));
+				char *h = header_probe_arg(l);
+				bool ok = h && only_conjunctions(l + 5) && header_here(r, h);
+				free(h);
+				free(l);
+				if (ok)
+					return true;
+				continue;
+			}
+			if (kw_at(t, "else") || kw_at(t, "end"))
+				return false;
+		}
+		q = nl;
+	}
+	return false;
+}
 
 /* ---- sources built only under a have_func condition ---- */
 
@@ -436,17 +832,17 @@ static char *probe_of_condition(const char *cond)
 	return r;
 }
 
-/* Opens or closes a Ruby block on this (comment-stripped) line: blocks[] holds,
- * per open block, the function its condition requires or NULL. */
-static void track_blocks(const char *line, strlist *blocks)
+/* Opens or closes a Ruby block on this (comment-stripped) line (at: the
+ * line in r->text): blocks[] holds, per open block, the function its
+ * condition requires or NULL, and whether its current branch is taken here. */
+static void track_blocks(const struct reader *r, const char *line, const char *at, block_vec *blocks)
 {
 	const char *t = line;
 	while (*t == ' ' || *t == '\t')
 		t++;
 	if (kw_at(t, "end") || *t == '}') {
 		if (blocks->n) {
-			if (blocks->v[blocks->n - 1] != false_block)
-				free(blocks->v[blocks->n - 1]);
+			free(blocks->v[blocks->n - 1].probe);
 			blocks->n--;
 		}
 		return;
@@ -455,26 +851,56 @@ static void track_blocks(const char *line, strlist *blocks)
 	    kw_at(t, "ensure")) {
 		/* another branch: the condition of the block no longer holds */
 		if (blocks->n) {
-			if (blocks->v[blocks->n - 1] != false_block)
-				free(blocks->v[blocks->n - 1]);
-			blocks->v[blocks->n - 1] = NULL;
+			struct rblock *b = &blocks->v[blocks->n - 1];
+			free(b->probe);
+			b->probe = NULL;
+			if (kw_at(t, "rescue") || kw_at(t, "ensure") || kw_at(t, "when")) {
+				b->fails = false;
+			} else if (b->taken) {
+				b->fails = true; /* an earlier branch is taken here */
+			} else if (kw_at(t, "elsif")) {
+				int v = cond_value(r, t + 5);
+				b->fails = v == 0;
+				b->taken = v == 1;
+			} else {
+				b->fails = false;
+			}
 		}
 		return;
 	}
 	if (ends_with_end(t))
 		return;
 	if (kw_at(t, "if")) {
-		vec_push(blocks, condition_fails(t + 2) ? false_block : probe_of_condition(t + 2));
+		struct rblock b = {0};
+		int v = cond_value(r, t + 2);
+		if (v < 0) {
+			/* a header absent here with an installed alternative */
+			char *h = header_probe_arg(t + 2);
+			if (h && !header_here(r, h) && alternative_installed(r, at))
+				v = 0;
+			free(h);
+		}
+		b.fails = v == 0;
+		b.taken = v == 1;
+		b.probe = b.fails ? NULL : probe_of_condition(t + 2);
+		vec_push(blocks, b);
 		return;
 	}
-	static const char *const openers[] = {"unless", "while", "until", "case", "begin", "def", "class", "module"};
+	if (kw_at(t, "unless")) {
+		int v = cond_value(r, t + 6);
+		struct rblock b = {NULL, v == 1, v == 0};
+		vec_push(blocks, b);
+		return;
+	}
+	static const char *const openers[] = {"while", "until", "case", "begin", "def", "class", "module"};
+	struct rblock none = {0};
 	for (size_t i = 0; i < ARRAY_SIZE(openers); i++)
 		if (kw_at(t, openers[i])) {
-			vec_push(blocks, NULL);
+			vec_push(blocks, none);
 			return;
 		}
 	if (strstr(t, "= if ") || strstr(t, "= unless ") || strstr(t, "= case ") || strstr(t, "= begin")) {
-		vec_push(blocks, NULL);
+		vec_push(blocks, none);
 		return;
 	}
 	/* `... do`, `... do |x|`, `... {`, `... { |x|` at the end of the line */
@@ -496,12 +922,12 @@ static void track_blocks(const char *line, strlist *blocks)
 	}
 	if ((n >= 3 && strncmp(t + n - 2, "do", 2) == 0 && (isspace((unsigned char)t[n - 3]) || t[n - 3] == ')')) ||
 	    (n >= 1 && t[n - 1] == '{'))
-		vec_push(blocks, NULL);
+		vec_push(blocks, none);
 }
 
 /* `$srcs << "a.c"`, `$srcs.push(...)`, `$srcs += [...]` under a have_func
  * condition (enclosing, or a trailing `if have_func(...)`). */
-static void note_cond_srcs(const char *line, const strlist *blocks, struct extconf_info *out)
+static void note_cond_srcs(const char *line, const block_vec *blocks, struct extconf_info *out)
 {
 	const char *s = strstr(line, "$srcs");
 	if (!s || !(strstr(s, "<<") || strstr(s, ".push") || strstr(s, "+=") || strstr(s, ".concat") ||
@@ -514,8 +940,8 @@ static void note_cond_srcs(const char *line, const strlist *blocks, struct extco
 	else if (strstr(s, " unless "))
 		return;
 	for (size_t i = blocks->n; !probe && i > 0; i--)
-		if (blocks->v[i - 1] && blocks->v[i - 1] != false_block)
-			probe = xstrdup(blocks->v[i - 1]);
+		if (blocks->v[i - 1].probe)
+			probe = xstrdup(blocks->v[i - 1].probe);
 	if (!probe)
 		return;
 	const char *end = mod ? mod : s + strlen(s);
@@ -651,16 +1077,30 @@ bool extconf_objs_exclude(const struct extconf_info *ei, const char *file)
 
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
 {
+	struct extconf_env env = {ruby_dirs, NULL, NULL};
+	extconf_parse_env(text, dir, &env, out);
+}
+
+void extconf_parse_env(const char *text, const char *dir, const struct extconf_env *env, struct extconf_info *out)
+{
+	const strlist *ruby_dirs = env->ruby_dirs;
 	struct ruby_text rt = {0};
 	rt.dirs = ruby_dirs;
 	struct inc_lists il = {0};
+	struct reader r = {0};
+	r.env = env;
+	r.dir = dir;
+	r.text = text;
+	r.il = &il;
+	r.out = out;
+	read_versions(&r);
 	char *copy = xstrdup(text);
 	char *save = NULL;
 	strlist pending_words = {0}; /* %w[...] lists, for `.each { |f| have_func(f) }` */
 	unsigned pending_age = 0;
 	struct strbuf wacc = {0};     /* a %w[...] list being read */
 	char wclose = 0;              /* its closing bracket while it is open */
-	strlist blocks = {0};         /* open Ruby blocks: the function each requires, or NULL */
+	block_vec blocks = {0};       /* open Ruby blocks */
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* strip comments (outside literals, roughly) */
 		char *hash = NULL;
@@ -677,12 +1117,12 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		}
 		if (hash)
 			*hash = '\0';
-		track_blocks(line, &blocks);
+		track_blocks(&r, line, text + (line - copy), &blocks);
 		/* inside an `if` that fails here, or under a trailing one: nothing
 		 * of this line happens in a build on this machine */
-		bool fails = modifier_fails(line);
+		bool fails = modifier_fails(&r, line);
 		for (size_t i = 0; i < blocks.n && !fails; i++)
-			fails = blocks.v[i] == false_block;
+			fails = blocks.v[i].fails;
 		if (fails) {
 			const char *h = other_platform_probe(line);
 			if (h)
@@ -942,9 +1382,9 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 		vec_free(&il.why[k]);
 	}
 	for (size_t i = 0; i < blocks.n; i++)
-		if (blocks.v[i] == false_block)
-			blocks.v[i] = NULL;
-	strlist_free(&blocks);
+		free(blocks.v[i].probe);
+	vec_free(&blocks);
+	reader_free(&r);
 	sb_free(&wacc);
 	free(copy);
 	hmap_free(&rt.words);
@@ -955,41 +1395,22 @@ void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, 
 
 static char miss_marker;
 
-const struct extconf_info *extconf_for(struct extconf_cache *c, const char *dir, char *const *roots, size_t nroots)
+char *extconf_walk_up(const char *dir, const char *name, char *const *roots, size_t nroots)
 {
 	char *cur = xstrdup(dir);
-	const struct extconf_info *found = NULL;
-	for (unsigned depth = 0; depth < 32; depth++) {
-		void *hit = hmap_get(&c->by_dir, cur);
-		if (hit) {
-			found = hit == &miss_marker ? NULL : hit;
-			if (found || hit == &miss_marker) {
-				if (found)
-					break;
-			}
-		} else {
-			char *p = path_join(cur, "extconf.rb");
-			size_t n = 0;
-			char *text = path_is_file(p) ? read_file(p, &n, 4u * 1024 * 1024) : NULL;
-			char *key = xstrdup(cur);
-			vec_push(&c->keys, key);
-			if (text) {
-				struct extconf_info *ei = xcalloc(1, sizeof(*ei));
-				ei->path = p;
-				extconf_parse(text, cur, c->ruby_dirs, ei);
-				free(text);
-				hmap_put(&c->by_dir, key, ei);
-				found = ei;
-				break;
-			}
+	char *found = NULL;
+	for (unsigned depth = 0; depth < 32 && !found; depth++) {
+		char *p = path_join(cur, name);
+		if (path_is_file(p)) {
+			found = xstrdup(cur);
 			free(p);
-			hmap_put(&c->by_dir, key, &miss_marker);
+			break;
 		}
+		free(p);
 		/* go up while still inside a root */
 		bool inside = false;
-		for (size_t i = 0; i < nroots; i++)
-			if (path_is_below(cur, roots[i]) && strcmp(cur, roots[i]) != 0)
-				inside = true;
+		for (size_t i = 0; i < nroots && !inside; i++)
+			inside = path_is_below(cur, roots[i]) && strcmp(cur, roots[i]) != 0;
 		if (!inside)
 			break;
 		char *up = path_dirname(cur);
@@ -1000,11 +1421,47 @@ const struct extconf_info *extconf_for(struct extconf_cache *c, const char *dir,
 	return found;
 }
 
+const struct extconf_info *extconf_for(struct extconf_cache *c, const char *dir, char *const *roots, size_t nroots)
+{
+	/* by_dir: the asked directory -> its extconf.rb's directory (or the
+	 * miss marker); that directory -> the parsed extconf.rb */
+	void *hit = hmap_get(&c->by_dir, dir);
+	if (hit == &miss_marker)
+		return NULL;
+	if (hit)
+		return hit;
+	char *ext_dir = extconf_walk_up(dir, "extconf.rb", roots, nroots);
+	struct extconf_info *ei = NULL;
+	if (ext_dir) {
+		char *key = xasprintf("\x01%s", ext_dir); /* parsed files, apart from asked dirs */
+		ei = hmap_get(&c->by_dir, key);
+		if (!ei) {
+			char *p = path_join(ext_dir, "extconf.rb");
+			size_t n = 0;
+			char *text = read_file(p, &n, 4u * 1024 * 1024);
+			ei = xcalloc(1, sizeof(*ei));
+			ei->path = p;
+			struct extconf_env env = {c->ruby_dirs, c->pkg, c->pkg_ctx};
+			extconf_parse_env(text ? text : "", ext_dir, &env, ei);
+			free(text);
+			vec_push(&c->keys, key);
+			hmap_put(&c->by_dir, key, ei);
+		} else {
+			free(key);
+		}
+		free(ext_dir);
+	}
+	char *k = xstrdup(dir);
+	vec_push(&c->keys, k);
+	hmap_put(&c->by_dir, k, ei ? (void *)ei : (void *)&miss_marker);
+	return ei;
+}
+
 void extconf_cache_free(struct extconf_cache *c)
 {
 	hmap_foreach(&c->by_dir, e)
 	{
-		if (e->val != &miss_marker) {
+		if (e->val != &miss_marker && e->key[0] == '\x01') {
 			extconf_info_free(e->val);
 			free(e->val);
 		}

@@ -357,6 +357,119 @@ static void test_extconf__objs(void **state)
 	extconf_info_free(&ei);
 }
 
+
+/* A fake pkg-config: the modules "fake" has, with their versions and one
+ * include directory each (what extconf_env's pkg asks). */
+struct fake_pkg {
+	const char *names[3], *versions[3];
+	const char *incdir;
+	unsigned asked;
+};
+
+static bool fake_pkg(void *ctx, const char *extconf_dir, const char *module, char **version, strlist *incdirs)
+{
+	struct fake_pkg *f = ctx;
+	(void)extconf_dir;
+	f->asked++;
+	for (unsigned i = 0; i < 3 && f->names[i]; i++)
+		if (strcmp(f->names[i], module) == 0) {
+			if (version)
+				*version = xstrdup(f->versions[i]);
+			if (incdirs)
+				vec_push(incdirs, xstrdup(f->incdir));
+			return true;
+		}
+	return false;
+}
+
+/* Issue 15 / stop 22: what the installed library decides, read the way a
+ * real `ruby extconf.rb` on this machine would (the rmagick pattern, in our
+ * own words): a module chosen from candidate lists, its version compared in
+ * a helper, and an if/elsif header chain where only the second is installed. */
+static const char version_extconf[] =
+	"require 'mkmf'\n"
+	"require 'pkg-config'\n"
+	"OLD_PKGS = %w[\n"
+	"  libfoo-6.big\n"
+	"  libfoo-6\n"
+	"].freeze\n"
+	"NEW_PKGS = %w[libfoo-7]\n"
+	"def installed(list)\n"
+	"  list.select { |pkg| PKGConfig.exist?(pkg) }\n"
+	"end\n"
+	"$pkg = (installed(NEW_PKGS) + installed(OLD_PKGS)).first\n"
+	"$foo_version = PKGConfig.modversion($pkg)[/^(\\d+\\.\\d+\\.\\d+)/]\n"
+	"$CPPFLAGS += ' ' + PKGConfig.cflags($pkg)\n"
+	"if have_header('foo7/core.h')\n"
+	"  $defs.push('-DPICKED_SEVEN=1')\n"
+	"elsif have_header('foo/core.h')\n"
+	"  $defs.push('-DPICKED_SIX=1')\n"
+	"else\n"
+	"  $defs.push('-DPICKED_NONE=1')\n"
+	"end\n"
+	"if have_header('stdio.h')\n"
+	"  $defs.push('-DSTDIO_BRANCH=1')\n"
+	"else\n"
+	"  $defs.push('-DNO_STDIO_BRANCH=1')\n"
+	"end\n"
+	"$defs.push('-DFOO_AT_LEAST_6_9=1') if foo_at_least?('6.9.0')\n"
+	"$defs.push('-DFOO_SEVEN=1') if foo_at_least?('7.0.0')\n"
+	"$defs.push('-DFOO_BEFORE_SEVEN=1') unless foo_at_least?('7.0.0')\n"
+	"def foo_at_least?(version)\n"
+	"  Gem::Version.new($foo_version) >= Gem::Version.new(version)\n"
+	"end\n";
+
+static void test_extconf__installed_library(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	char *inc = path_join(dir, "inc6");
+	free(th_write(dir, "inc6/foo/core.h", "/* 6 */\n"));
+	/* version 6 installed (the second candidate of its list) */
+	struct fake_pkg six = {{"libfoo-6", NULL, NULL}, {"6.9.11", NULL, NULL}, inc, 0};
+	struct extconf_env env = {&rh.dirs, fake_pkg, &six};
+	struct extconf_info ei;
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse_env(version_extconf, "/gem/ext/foo", &env, &ei);
+	assert_true(HAS(&ei, "FOO_AT_LEAST_6_9=1"));
+	assert_false(HAS(&ei, "FOO_SEVEN=1"));
+	assert_true(HAS(&ei, "FOO_BEFORE_SEVEN=1"));
+	assert_true(HAS(&ei, "HAVE_FOO_CORE_H=1"));
+	assert_false(HAS(&ei, "HAVE_FOO7_CORE_H=1"));
+	assert_true(HAS(&ei, "PICKED_SIX=1"));
+	assert_false(HAS(&ei, "PICKED_SEVEN=1"));
+	assert_false(HAS(&ei, "PICKED_NONE=1"));
+	/* an installed header's branch is taken, so its else is not */
+	assert_true(HAS(&ei, "STDIO_BRANCH=1"));
+	assert_false(HAS(&ei, "NO_STDIO_BRANCH=1"));
+	/* PKGConfig.cflags of the chosen module goes into the compile */
+	assert_int_equal(ei.pkg_modules.n, 1);
+	assert_string_equal(ei.pkg_modules.v[0], "libfoo-6");
+	assert_true(six.asked <= 8);
+	extconf_info_free(&ei);
+
+	/* version 7 installed as well: the newest is chosen */
+	struct fake_pkg both = {{"libfoo-6", "libfoo-7", NULL}, {"6.9.11", "7.1.0", NULL}, inc, 0};
+	env.ctx = &both;
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse_env(version_extconf, "/gem/ext/foo", &env, &ei);
+	assert_true(HAS(&ei, "FOO_SEVEN=1"));
+	assert_false(HAS(&ei, "FOO_BEFORE_SEVEN=1"));
+	assert_string_equal(ei.pkg_modules.v[0], "libfoo-7");
+	extconf_info_free(&ei);
+
+	/* no pkg-config answers: as before, conditions are taken as true */
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse(version_extconf, "/gem/ext/foo", &rh.dirs, &ei);
+	assert_true(HAS(&ei, "FOO_SEVEN=1"));
+	assert_true(HAS(&ei, "HAVE_FOO7_CORE_H=1"));
+	assert_int_equal(ei.pkg_modules.n, 0);
+	extconf_info_free(&ei);
+	free(inc);
+	th_rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +483,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__nearest),
 		cmocka_unit_test(test_extconf__include_path),
 		cmocka_unit_test(test_extconf__objs),
+		cmocka_unit_test(test_extconf__installed_library),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
