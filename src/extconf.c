@@ -27,6 +27,7 @@ void extconf_info_free(struct extconf_info *ei)
 	strlist_free(&ei->pkg_modules);
 	strlist_free(&ei->lib_names);
 	strlist_free(&ei->objs);
+	strlist_free(&ei->srcs);
 	strlist_free(&ei->notes);
 	strlist_free(&ei->cond_srcs);
 	strlist_free(&ei->cond_probes);
@@ -374,6 +375,14 @@ static const char *other_platform_probe(const char *text)
 
 static bool kw_at(const char *t, const char *kw);
 
+static unsigned indent_of(const char *line)
+{
+	unsigned n = 0;
+	while (line[n] == ' ' || line[n] == '\t')
+		n++;
+	return n;
+}
+
 /* A helper of extconf.rb comparing the library's version with its argument:
  * `def name(arg)` ... `Gem::Version.new($var) >= Gem::Version.new(arg)`. */
 struct ver_pred {
@@ -392,8 +401,16 @@ struct reader {
 	char *chosen_version;
 	strlist var_names, var_versions; /* $var = PKGConfig.modversion(...) */
 	VEC(struct ver_pred) preds;
+	/* names (variables, methods without arguments) whose value is known
+	 * here: V_TRUE, V_FALSE, V_NIL; a name assigned differently twice is
+	 * V_UNKNOWN */
+	strlist names;
+	VEC(int) name_vals;
 	struct extconf_info *out;
 };
+
+/* Values of Ruby expressions as this machine's build would see them. */
+enum { V_UNKNOWN = -1, V_FALSE = 0, V_TRUE = 1, V_NIL = 2 };
 
 /* Gem::Version order of two dotted versions (missing parts are 0). */
 static int version_cmp(const char *a, const char *b)
@@ -465,6 +482,8 @@ static void read_versions(struct reader *r)
 	const char *t = r->text;
 	/* pkg_config("x"): its include directories answer have_header */
 	for (const char *p = t; (p = strstr(p, "pkg_config")) != NULL; p += 10) {
+		if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '$' || p[-1] == '.'))
+			continue; /* abort_pkg_config(...), PKGConfig.pkg_config */
 		const char *a = find_call(p, "pkg_config");
 		if (a != p + 10)
 			continue;
@@ -609,6 +628,8 @@ static void reader_free(struct reader *r)
 	free(r->chosen_version);
 	strlist_free(&r->var_names);
 	strlist_free(&r->var_versions);
+	strlist_free(&r->names);
+	vec_free(&r->name_vals);
 	for (size_t i = 0; i < r->preds.n; i++) {
 		free(r->preds.v[i].name);
 		free(r->preds.v[i].var);
@@ -692,43 +713,349 @@ static bool only_conjunctions(const char *cond)
 	return !(strstr(cond, " or ") || strstr(cond, "||") || strchr(cond, '!') || strstr(cond, "not "));
 }
 
+/* ---- boolean expressions a real build here decides ----
+ * A default build on this machine: RUBY_PLATFORM and host_os are Linux's,
+ * no --with-/--enable- option is given (with_config/enable_config return
+ * their default), and mkmf's $mingw/$mswin/$cygwin are nil. */
+
+static char *trim_dup(const char *b, const char *e)
+{
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	return xstrndup(b, (size_t)(e - b));
+}
+
+/* RUBY_PLATFORM here (x86_64-linux), or host_os/target_os (linux-gnu). */
+static const char *platform_string(const char *expr)
+{
+	bool os = strstr(expr, "host_os") || strstr(expr, "target_os");
+#if defined(__linux__) && defined(__x86_64__)
+	return os ? "linux-gnu" : "x86_64-linux";
+#elif defined(__linux__) && defined(__aarch64__)
+	return os ? "linux-gnu" : "aarch64-linux";
+#elif defined(__linux__)
+	return os ? "linux-gnu" : "linux";
+#else
+	(void)os;
+	return NULL;
+#endif
+}
+
+static bool platform_subject(const char *e)
+{
+	return strstr(e, "RUBY_PLATFORM") || strstr(e, "host_os'") || strstr(e, "host_os\"") ||
+	       strstr(e, "target_os'") || strstr(e, "target_os\"");
+}
+
+/* Does the regex /re/ at p (plain words or-ed: /mswin|mingw/i) match the
+ * platform string? -1 when the regex is more than that. */
+static int regex_matches(const char *p, const char *plat)
+{
+	if (*p != '/' || !plat)
+		return -1;
+	const char *e = strchr(p + 1, '/');
+	if (!e)
+		return -1;
+	char *body = xstrndup(p + 1, (size_t)(e - p - 1));
+	int r = 0;
+	for (const char *c = body; *c && r >= 0; c++)
+		if (!(isalnum((unsigned char)*c) || strchr("|_-()", *c)))
+			r = -1;
+	if (r == 0) {
+		char *save = NULL;
+		for (char *w = strtok_r(body, "|()", &save); w && r == 0; w = strtok_r(NULL, "|()", &save)) {
+			bool icase = e[1] == 'i';
+			for (const char *h = plat; *h && r == 0; h++)
+				if (icase ? strncasecmp(h, w, strlen(w)) == 0 : strncmp(h, w, strlen(w)) == 0)
+					r = 1;
+		}
+	}
+	free(body);
+	return r;
+}
+
+/* The environment of a default build: no variable the extconf.rb reads is set. */
+#define ENV_IS_DEFAULT 1
+
+static int name_value(const struct reader *r, const char *e)
+{
+	size_t n = strlen(e);
+	while (n && isspace((unsigned char)e[n - 1]))
+		n--;
+	if (n > 2 && strcmp(e + n - 2, "()") == 0)
+		n -= 2;
+	for (size_t i = 0; i < r->names.n; i++)
+		if (strlen(r->names.v[i]) == n && strncmp(r->names.v[i], e, n) == 0)
+			return r->name_vals.v[i];
+	return V_UNKNOWN;
+}
+
+/* An expression's top-level operator split: the first `op` outside
+ * parentheses, brackets, quotes and regex literals, or NULL. */
+static const char *top_level(const char *e, const char *op)
+{
+	int depth = 0;
+	char q = 0;
+	size_t n = strlen(op);
+	for (const char *p = e; *p; p++) {
+		if (q) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == q)
+				q = 0;
+			continue;
+		}
+		if (*p == '\'' || *p == '"')
+			q = *p;
+		else if (*p == '/' && (p == e || strchr("(~=,| ", p[-1])) && depth >= 0 && !(p[1] == ' '))
+			q = '/';
+		else if (*p == '(' || *p == '[' || *p == '{')
+			depth++;
+		else if (*p == ')' || *p == ']' || *p == '}')
+			depth--;
+		else if (depth == 0 && strncmp(p, op, n) == 0)
+			return p;
+	}
+	return NULL;
+}
+
+static int truthy(int v)
+{
+	return v == V_UNKNOWN ? V_UNKNOWN : v == V_TRUE ? V_TRUE : V_FALSE;
+}
+
+static char *header_probe_arg(const char *text);
+static int version_pred_value(const struct reader *r, const char *cond);
+static bool header_here(const struct reader *r, const char *h);
+
+static int expr_value_d(const struct reader *r, const char *expr, unsigned depth);
+
+/* Both sides of a top-level binary operator. */
+static int binary(const struct reader *r, const char *e, const char *at, size_t oplen, bool is_or, unsigned depth)
+{
+	char *a = trim_dup(e, at), *b = xstrdup(at + oplen);
+	int x = truthy(expr_value_d(r, a, depth + 1)), y = truthy(expr_value_d(r, b, depth + 1));
+	free(a);
+	free(b);
+	if (is_or)
+		return x == V_TRUE || y == V_TRUE ? V_TRUE : x == V_FALSE && y == V_FALSE ? V_FALSE : V_UNKNOWN;
+	return x == V_FALSE || y == V_FALSE ? V_FALSE : x == V_TRUE && y == V_TRUE ? V_TRUE : V_UNKNOWN;
+}
+
+static int expr_value_d(const struct reader *r, const char *expr, unsigned depth)
+{
+	if (depth > 16)
+		return V_UNKNOWN;
+	char *e = trim_dup(expr, expr + strlen(expr));
+	int v = V_UNKNOWN;
+	size_t n = strlen(e);
+	/* a trailing `then` */
+	if (n > 5 && strcmp(e + n - 5, " then") == 0) {
+		e[n - 5] = '\0';
+		char *t = trim_dup(e, e + strlen(e));
+		free(e);
+		e = t;
+		n = strlen(e);
+	}
+	const char *op;
+	if (!n) {
+		v = V_UNKNOWN;
+	} else if ((op = top_level(e, "||")) != NULL) {
+		v = binary(r, e, op, 2, true, depth);
+	} else if ((op = top_level(e, " or ")) != NULL) {
+		v = binary(r, e, op, 4, true, depth);
+	} else if ((op = top_level(e, "&&")) != NULL) {
+		v = binary(r, e, op, 2, false, depth);
+	} else if ((op = top_level(e, " and ")) != NULL) {
+		v = binary(r, e, op, 5, false, depth);
+	} else if (e[0] == '(' && e[n - 1] == ')' && top_level(e + 1, ")") == e + n - 1) {
+		e[n - 1] = '\0';
+		v = expr_value_d(r, e + 1, depth + 1);
+	} else if (str_starts(e, "!!")) {
+		v = truthy(expr_value_d(r, e + 2, depth + 1));
+	} else if ((e[0] == '!' && e[1] != '=' && e[1] != '~') || str_starts(e, "not ")) {
+		int x = truthy(expr_value_d(r, e + (e[0] == '!' ? 1 : 4), depth + 1));
+		v = x == V_UNKNOWN ? V_UNKNOWN : x == V_TRUE ? V_FALSE : V_TRUE;
+	} else if (strcmp(e, "true") == 0) {
+		v = V_TRUE;
+	} else if (strcmp(e, "false") == 0) {
+		v = V_FALSE;
+	} else if (strcmp(e, "nil") == 0 || strcmp(e, "$mingw") == 0 || strcmp(e, "$mswin") == 0 ||
+		   strcmp(e, "$cygwin") == 0) {
+		v = platform_string(e) ? V_NIL : V_UNKNOWN;
+	} else if ((str_starts(e, "ENV[") && e[n - 1] == ']' && !strchr(e, ' ')) ||
+		   ((str_starts(e, "ENV.key?(") || str_starts(e, "ENV.include?(") || str_starts(e, "ENV.has_key?(")) &&
+		    e[n - 1] == ')' && !strchr(e, ' '))) {
+		/* an environment variable: unset in a default build */
+		v = ENV_IS_DEFAULT ? (e[3] == '[' ? V_NIL : V_FALSE) : V_UNKNOWN;
+	} else if (strcmp(e, "Gem.win_platform?") == 0) {
+		v = platform_string(e) ? V_FALSE : V_UNKNOWN;
+	} else if (platform_subject(e)) {
+		/* RUBY_PLATFORM =~ /re/, /re/ =~ RUBY_PLATFORM, !~, ===, .match?(/re/), .include?('s') */
+		const char *plat = platform_string(e);
+		const char *re = NULL;
+		bool neg = strstr(e, "!~") != NULL;
+		for (const char *p = e; *p && !re; p++)
+			if (*p == '/' && (p == e || strchr("(~= ", p[-1])))
+				re = p;
+		const char *inc = strstr(e, ".include?(");
+		if (re && (strstr(e, "=~") || strstr(e, "!~") || strstr(e, "===") || strstr(e, ".match?(") ||
+			   strstr(e, ".match(")))
+			v = regex_matches(re, plat);
+		else if (inc && plat) {
+			const char *a = inc + strlen(".include?(");
+			char *lit = read_literal(&a);
+			v = lit ? (strstr(plat, lit) ? V_TRUE : V_FALSE) : V_UNKNOWN;
+			free(lit);
+		}
+		if (v != V_UNKNOWN && neg)
+			v = v == V_TRUE ? V_FALSE : V_TRUE;
+	} else if (str_starts(e, "enable_config") || str_starts(e, "with_config")) {
+		/* no option given: the default (second argument), nil without */
+		const char *a = e + (e[0] == 'e' ? strlen("enable_config") : strlen("with_config"));
+		while (*a == ' ' || *a == '(')
+			a++;
+		char *name = read_literal(&a);
+		while (*a == ' ')
+			a++;
+		if (!name) {
+			v = V_UNKNOWN;
+		} else if (*a == ')' || !*a) {
+			v = V_NIL;
+		} else if (*a == ',') {
+			a++;
+			while (*a == ' ')
+				a++;
+			if (str_starts(a, "true"))
+				v = V_TRUE;
+			else if (str_starts(a, "false"))
+				v = V_FALSE;
+			else if (str_starts(a, "nil") || str_starts(a, "ENV["))
+				v = V_NIL; /* an environment variable: unset in a default build */
+			else if (*a == '"' || *a == '\'')
+				v = V_TRUE;
+		}
+		free(name);
+	} else if ((v = version_pred_value(r, e)) != V_UNKNOWN) {
+		/* a version helper */
+	} else if (other_platform_probe(e)) {
+		v = V_FALSE;
+	} else if ((v = name_value(r, e)) != V_UNKNOWN) {
+		/* a known variable or method */
+	} else {
+		char *h = header_probe_arg(e);
+		if (h && header_here(r, h))
+			v = V_TRUE;
+		free(h);
+	}
+	free(e);
+	return v;
+}
+
 /* The value of a condition on this machine: 0 when it fails here (it and-s
- * a probe for a header of another platform, or a version helper that is
- * false), 1 when every and-ed test is known to hold (installed headers,
- * true version helpers), -1 when unknown (taken as true). */
+ * a probe for a header of another platform, a false version helper, a
+ * platform test for another system, an option not given), 1 when it is
+ * known to hold (installed headers, true version helpers ...), -1 when
+ * unknown (taken as true). */
 static int cond_value(const struct reader *r, const char *cond)
 {
-	if (!only_conjunctions(cond))
-		return -1;
-	if (other_platform_probe(cond))
+	if (only_conjunctions(cond) && other_platform_probe(cond))
 		return 0;
-	/* the and-ed tests one by one */
-	int all = 1;
-	char *c = xstrdup(cond);
-	for (char *p = c; p && *p;) {
-		char *next = NULL;
-		char *a1 = strstr(p, "&&"), *a2 = strstr(p, " and ");
-		char *cut = a1 && (!a2 || a1 < a2) ? a1 : a2;
-		if (cut) {
-			*cut = '\0';
-			next = cut + (cut == a1 ? 2 : 5);
+	return truthy(expr_value_d(r, cond, 0));
+}
+
+/* Records NAME = EXPR or `def NAME` with a body of one expression. */
+static void set_name(struct reader *r, const char *name, int v)
+{
+	for (size_t i = 0; i < r->names.n; i++)
+		if (strcmp(r->names.v[i], name) == 0) {
+			if (r->name_vals.v[i] != v)
+				r->name_vals.v[i] = V_UNKNOWN;
+			return;
 		}
-		int v = version_pred_value(r, p);
-		if (v < 0) {
-			char *h = header_probe_arg(p);
-			v = h && header_here(r, h) ? 1 : -1;
-			free(h);
-		}
-		if (v == 0) {
-			free(c);
-			return 0;
-		}
-		if (v < 0)
-			all = -1;
-		p = next;
+	vec_push(&r->names, xstrdup(name));
+	vec_push(&r->name_vals, v);
+}
+
+/* Before the line pass: the names whose value a build here knows
+ * (`windows = RUBY_PLATFORM =~ /mingw/`, `config[:win] = !!(...)`,
+ * `def sqlcipher?` returning with_config(...) || ...). */
+static void read_names(struct reader *r)
+{
+	char *copy = xstrdup(r->text), *save = NULL;
+	strlist lines = {0};
+	for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *h = strchr(l, '#');
+		if (h && !strchr(l, '"') && !strchr(l, '\''))
+			*h = '\0';
+		vec_push(&lines, xstrdup(l));
 	}
-	free(c);
-	return all;
+	free(copy);
+	for (size_t i = 0; i < lines.n && i < 20000; i++) {
+		const char *l = lines.v[i];
+		const char *t = l + indent_of(l);
+		if (kw_at(t, "def")) {
+			char *name = ident_at(t + 4);
+			const char *after = name ? t + 4 + strlen(name) : NULL;
+			/* no arguments; the body up to the `end` at the def's indentation */
+			if (name && (!*after || isspace((unsigned char)*after))) {
+				struct strbuf body = {0};
+				size_t k = i + 1;
+				for (; k < lines.n && k < i + 12; k++) {
+					const char *bl = lines.v[k];
+					if (indent_of(bl) <= indent_of(l) && kw_at(bl + indent_of(bl), "end"))
+						break;
+					sb_puts(&body, bl);
+					sb_putc(&body, ' ');
+				}
+				const char *b = sb_str(&body);
+				bool simple = k < lines.n && k < i + 12 && body.len && !strstr(b, " if ") &&
+					      !strstr(b, "return") && !strstr(b, " = ") && !strstr(b, "\n");
+				int v = simple ? expr_value_d(r, b, 0) : V_UNKNOWN;
+				if (v != V_UNKNOWN)
+					set_name(r, name, v);
+				sb_free(&body);
+			}
+			free(name);
+			continue;
+		}
+		/* `... if NAME = have_func("f")`: NAME holds what the probe gave,
+		 * here what the reader takes it to give (true, as a build with the
+		 * library installed) unless the probe fails here */
+		const char *mod = strstr(t, " if ");
+		if (mod) {
+			const char *n0 = mod + 4;
+			while (*n0 == ' ' || *n0 == '(')
+				n0++;
+			char *nm = ident_at(n0);
+			const char *rest = nm ? n0 + strlen(nm) : NULL;
+			if (rest && str_starts(rest, " = have_") && !str_starts(rest + 3, "have_func(\"rb_") &&
+			    !str_starts(rest + 3, "have_func('rb_"))
+				set_name(r, nm, other_platform_probe(rest) ? V_FALSE : V_TRUE);
+			free(nm);
+		}
+		/* NAME = EXPR (one line) */
+		const char *eq = strstr(t, " = ");
+		if (!eq || kw_at(t, "if") || kw_at(t, "unless") || kw_at(t, "return"))
+			continue;
+		char *lhs = trim_dup(t, eq);
+		bool ok = *lhs != '\0';
+		for (const char *c = lhs; *c && ok; c++)
+			ok = isalnum((unsigned char)*c) || strchr("_$@[]:.", *c);
+		if (ok) {
+			int v = expr_value_d(r, eq + 3, 0);
+			if (v != V_UNKNOWN)
+				set_name(r, lhs, v);
+			else
+				for (size_t k = 0; k < r->names.n; k++)
+					if (strcmp(r->names.v[k], lhs) == 0)
+						r->name_vals.v[k] = V_UNKNOWN;
+		}
+		free(lhs);
+	}
+	strlist_free(&lines);
 }
 
 /* A line whose trailing `if` fails here (`$defs << "-DX" if have_header("sys/event.h")`),
@@ -748,16 +1075,36 @@ static bool modifier_fails(const struct reader *r, const char *line)
 struct rblock {
 	char *probe;
 	bool fails, taken;
+	/* a `case` whose subject is known here: the platform string it tests,
+	 * or (plat NULL) a known value V_TRUE/V_FALSE/V_NIL */
+	const char *plat;
+	int subject;
 };
-typedef VEC(struct rblock) block_vec;
 
-static unsigned indent_of(const char *line)
+/* Does `when ITEMS` match the case subject? -1 when unknown. */
+static int when_matches(const struct rblock *b, const char *items)
 {
-	unsigned n = 0;
-	while (line[n] == ' ' || line[n] == '\t')
-		n++;
-	return n;
+	char *c = trim_dup(items, items + strlen(items));
+	size_t n = strlen(c);
+	if (n > 5 && strcmp(c + n - 5, " then") == 0)
+		c[n - 5] = '\0';
+	int r = 0;
+	char *save = NULL;
+	for (char *it = strtok_r(c, ",", &save); it && r == 0; it = strtok_r(NULL, ",", &save)) {
+		while (*it == ' ')
+			it++;
+		if (b->plat && *it == '/')
+			r = regex_matches(it, b->plat);
+		else if (!b->plat && (kw_at(it, "true") || kw_at(it, "false") || kw_at(it, "nil")))
+			r = (kw_at(it, "true") && b->subject == V_TRUE) || (kw_at(it, "false") && b->subject == V_FALSE) ||
+			    (kw_at(it, "nil") && b->subject == V_NIL);
+		else
+			r = -1;
+	}
+	free(c);
+	return r;
 }
+typedef VEC(struct rblock) block_vec;
 
 /* `if have_header("a.h")` with a.h absent here, followed (at the same
  * indentation) by `elsif have_header("b.h")` with b.h installed: the real
@@ -854,7 +1201,11 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 			struct rblock *b = &blocks->v[blocks->n - 1];
 			free(b->probe);
 			b->probe = NULL;
-			if (kw_at(t, "rescue") || kw_at(t, "ensure") || kw_at(t, "when")) {
+			if (kw_at(t, "when") && (b->plat || b->subject != V_UNKNOWN)) {
+				int v = b->taken ? 0 : when_matches(b, t + 4);
+				b->fails = v == 0;
+				b->taken = b->taken || v == 1;
+			} else if (kw_at(t, "rescue") || kw_at(t, "ensure") || kw_at(t, "when")) {
 				b->fails = false;
 			} else if (b->taken) {
 				b->fails = true; /* an earlier branch is taken here */
@@ -872,6 +1223,7 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 		return;
 	if (kw_at(t, "if")) {
 		struct rblock b = {0};
+		b.subject = V_UNKNOWN;
 		int v = cond_value(r, t + 2);
 		if (v < 0) {
 			/* a header absent here with an installed alternative */
@@ -888,12 +1240,23 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 	}
 	if (kw_at(t, "unless")) {
 		int v = cond_value(r, t + 6);
-		struct rblock b = {NULL, v == 1, v == 0};
+		struct rblock b = {NULL, v == 1, v == 0, NULL, V_UNKNOWN};
 		vec_push(blocks, b);
 		return;
 	}
-	static const char *const openers[] = {"while", "until", "case", "begin", "def", "class", "module"};
 	struct rblock none = {0};
+	none.subject = V_UNKNOWN;
+	if (kw_at(t, "case")) {
+		struct rblock b = none;
+		const char *subj = t + 4;
+		if (platform_subject(subj))
+			b.plat = platform_string(subj);
+		else
+			b.subject = name_value(r, subj + strspn(subj, " "));
+		vec_push(blocks, b);
+		return;
+	}
+	static const char *const openers[] = {"while", "until", "begin", "def", "class", "module"};
 	for (size_t i = 0; i < ARRAY_SIZE(openers); i++)
 		if (kw_at(t, openers[i])) {
 			vec_push(blocks, none);
@@ -992,11 +1355,12 @@ static bool is_source_name(const char *t)
 }
 
 /* `$objs = %w(a.o b.o)`, `$objs = ["a.o"]`, `$objs += [...]`, `$objs << "a.o"`
- * on one line; anything else makes $objs unknown (no source is left out). */
-static void note_objs(const char *line, struct extconf_info *out)
+ * on one line (and the same of $srcs); anything else makes the list unknown
+ * (no source is left out). */
+static void note_list(const char *line, const char *var, strlist *list, uint8_t *set, uint8_t *unknown)
 {
-	const char *s = strstr(line, "$objs");
-	const char *p = s + 5;
+	const char *s = strstr(line, var);
+	const char *p = s + strlen(var);
 	while (*p == ' ' || *p == '\t')
 		p++;
 	bool assign = p[0] == '=' && p[1] != '=';
@@ -1004,7 +1368,7 @@ static void note_objs(const char *line, struct extconf_info *out)
 		   str_starts(p, ".concat");
 	if (!assign && !add) {
 		if (p[0] == '=' || p[0] == '.' || p[0] == '[')
-			out->objs_unknown = 1; /* $objs.map!, $objs[0] = ..., == */
+			*unknown = 1; /* $objs.map!, $objs[0] = ..., == */
 		return;
 	}
 	p += assign ? 1 : 2;
@@ -1045,34 +1409,46 @@ static void note_objs(const char *line, struct extconf_info *out)
 			ok = false;
 	}
 	if (!ok) {
-		out->objs_unknown = 1;
+		*unknown = 1;
 		strlist_free(&words);
 		return;
 	}
 	if (assign) {
-		strlist_free(&out->objs);
-		out->objs_set = 1;
+		strlist_free(list);
+		*set = 1;
 	}
 	for (size_t i = 0; i < words.n; i++) {
-		vec_push(&out->objs, words.v[i]);
+		vec_push(list, words.v[i]);
 		words.v[i] = NULL;
 	}
 	vec_free(&words);
+}
+
+static bool list_excludes(const strlist *list, const char *file)
+{
+	const char *base = path_basename(file);
+	const char *dot = strrchr(base, '.');
+	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
+	for (size_t i = 0; i < list->n; i++) {
+		const char *o = path_basename(list->v[i]);
+		if (strncmp(o, base, stem) == 0 && o[stem] == '.')
+			return false;
+	}
+	return true;
 }
 
 bool extconf_objs_exclude(const struct extconf_info *ei, const char *file)
 {
 	if (!ei || !ei->objs_set || ei->objs_unknown)
 		return false;
-	const char *base = path_basename(file);
-	const char *dot = strrchr(base, '.');
-	size_t stem = dot ? (size_t)(dot - base) : strlen(base);
-	for (size_t i = 0; i < ei->objs.n; i++) {
-		const char *o = path_basename(ei->objs.v[i]);
-		if (strncmp(o, base, stem) == 0 && o[stem] == '.')
-			return false;
-	}
-	return true;
+	return list_excludes(&ei->objs, file);
+}
+
+bool extconf_srcs_exclude(const struct extconf_info *ei, const char *file)
+{
+	if (!ei || !ei->srcs_set || ei->srcs_unknown || (ei->objs_set && !ei->objs_unknown))
+		return false;
+	return list_excludes(&ei->srcs, file);
 }
 
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
@@ -1094,6 +1470,7 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 	r.il = &il;
 	r.out = out;
 	read_versions(&r);
+	read_names(&r);
 	char *copy = xstrdup(text);
 	char *save = NULL;
 	strlist pending_words = {0}; /* %w[...] lists, for `.each { |f| have_func(f) }` */
@@ -1364,7 +1741,9 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 		}
 		/* $objs: the objects mkmf links (and so the sources it compiles) */
 		if (strstr(line, "$objs"))
-			note_objs(line, out);
+			note_list(line, "$objs", &out->objs, &out->objs_set, &out->objs_unknown);
+		if (strstr(line, "$srcs"))
+			note_list(line, "$srcs", &out->srcs, &out->srcs_set, &out->srcs_unknown);
 		/* a Rust extension (rb_sys), which libclang cannot read */
 		if (find_call(line, "create_rust_makefile") || strstr(line, "rb_sys/mkmf") ||
 		    strstr(line, "RbSys::"))

@@ -27,6 +27,10 @@ struct extconf_info {
 	 * objs_unknown when a $objs line could not be read */
 	strlist objs;
 	uint8_t objs_set, objs_unknown;
+	/* $srcs = [...] the same way: without $objs, mkmf compiles only these
+	 * (a `$srcs << "kqueue.c"` under a condition that fails here is not) */
+	strlist srcs;
+	uint8_t srcs_set, srcs_unknown;
 	strlist notes;       /* what was assumed, for -v */
 	/* sources added to $srcs only inside `if have_func("NAME")`: cond_srcs[i]
 	 * (as written, relative to the extconf.rb's directory) is built only
@@ -67,6 +71,10 @@ const char *extconf_build_probe(const struct extconf_info *ei, const char *file)
 /* Does extconf.rb's $objs leave out the source file (absolute)? Only when
  * $objs was read completely. */
 bool extconf_objs_exclude(const struct extconf_info *ei, const char *file);
+
+/* Does extconf.rb's $srcs (without $objs) leave out the source file? Only
+ * when $srcs was read completely. */
+bool extconf_srcs_exclude(const struct extconf_info *ei, const char *file);
 
 /* mkmf's tr_cpp: "foo/bar.h" -> "FOO_BAR_H". */
 char *mkmf_cpp_name(const char *s);

@@ -989,6 +989,17 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			tu_job_free(&j);
 			continue;
 		}
+		if (extconf_srcs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
+			/* $srcs set, and this file not added on this machine */
+			char *ed = display_path(ei->path);
+			vec_push(&in->notes,
+				 xasprintf("%s: not in $srcs of %s as read for this machine (not compiled in this "
+					   "configuration); skipped",
+					   j.display, ed));
+			free(ed);
+			tu_job_free(&j);
+			continue;
+		}
 		if (ei) {
 			/* mkmf: -I. (the build directory; in place, the extconf.rb's),
 			 * the Ruby directories, -I$(srcdir), then what extconf.rb adds */
