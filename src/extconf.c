@@ -111,6 +111,12 @@ static void literal_args(const char *after, strlist *args)
 			p++;
 			continue;
 		}
+		/* have_header(hdr = 'ffi.h'): the assigned literal */
+		const char *id = p;
+		while (isalnum((unsigned char)*id) || *id == '_')
+			id++;
+		if (id > p && !isdigit((unsigned char)*p) && str_starts(id, " = ") && (id[3] == '"' || id[3] == '\''))
+			p = id + 3;
 		char *lit = read_literal(&p);
 		if (!lit)
 			return;
@@ -938,6 +944,13 @@ static int expr_value_d(const struct reader *r, const char *expr, unsigned depth
 				v = V_TRUE;
 		}
 		free(name);
+	} else if (str_starts(e, "pkg_config(") && e[n - 1] == ')' && r->env && r->env->pkg) {
+		/* pkg_config("x"): x's flags when pkg-config knows it, else nil */
+		strlist args = {0};
+		literal_args(e + 10, &args);
+		if (args.n == 1 && module_word(args.v[0]))
+			v = r->env->pkg(r->env->ctx, r->dir, args.v[0], NULL, NULL) ? V_TRUE : V_NIL;
+		strlist_free(&args);
 	} else if ((v = version_pred_value(r, e)) != V_UNKNOWN) {
 		/* a version helper */
 	} else if (other_platform_probe(e)) {
@@ -977,6 +990,34 @@ static void set_name(struct reader *r, const char *name, int v)
 		}
 	vec_push(&r->names, xstrdup(name));
 	vec_push(&r->name_vals, v);
+}
+
+/* NAME = EXPR on a line (t: trimmed): records NAME's value; overwrite:
+ * the line runs unconditionally here (the line pass), else values met twice
+ * that differ make it unknown. */
+static void assignment(struct reader *r, const char *t, bool overwrite)
+{
+	const char *eq = strstr(t, " = ");
+	if (!eq || kw_at(t, "if") || kw_at(t, "unless") || kw_at(t, "return") || strstr(eq, " if ") ||
+	    strstr(eq, " unless "))
+		return;
+	char *lhs = trim_dup(t, eq);
+	bool ok = *lhs != '\0';
+	for (const char *c = lhs; *c && ok; c++)
+		ok = isalnum((unsigned char)*c) || strchr("_$@[]:.", *c);
+	if (ok) {
+		int v = expr_value_d(r, eq + 3, 0);
+		size_t k = 0;
+		while (k < r->names.n && strcmp(r->names.v[k], lhs) != 0)
+			k++;
+		if (overwrite && k < r->names.n)
+			r->name_vals.v[k] = v;
+		else if (v != V_UNKNOWN)
+			set_name(r, lhs, v);
+		else if (k < r->names.n)
+			r->name_vals.v[k] = V_UNKNOWN;
+	}
+	free(lhs);
 }
 
 /* Before the line pass: the names whose value a build here knows
@@ -1037,23 +1078,7 @@ static void read_names(struct reader *r)
 			free(nm);
 		}
 		/* NAME = EXPR (one line) */
-		const char *eq = strstr(t, " = ");
-		if (!eq || kw_at(t, "if") || kw_at(t, "unless") || kw_at(t, "return"))
-			continue;
-		char *lhs = trim_dup(t, eq);
-		bool ok = *lhs != '\0';
-		for (const char *c = lhs; *c && ok; c++)
-			ok = isalnum((unsigned char)*c) || strchr("_$@[]:.", *c);
-		if (ok) {
-			int v = expr_value_d(r, eq + 3, 0);
-			if (v != V_UNKNOWN)
-				set_name(r, lhs, v);
-			else
-				for (size_t k = 0; k < r->names.n; k++)
-					if (strcmp(r->names.v[k], lhs) == 0)
-						r->name_vals.v[k] = V_UNKNOWN;
-		}
-		free(lhs);
+		assignment(r, t, false);
 	}
 	strlist_free(&lines);
 }
@@ -1478,6 +1503,9 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 	struct strbuf wacc = {0};     /* a %w[...] list being read */
 	char wclose = 0;              /* its closing bracket while it is open */
 	block_vec blocks = {0};       /* open Ruby blocks */
+	bool flags_open = false;      /* inside a multi-line append_cflags([...]) */
+	enum inc_bucket flags_bucket = INC_CFLAGS;
+	const char *flags_why = "append_cflags";
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		/* strip comments (outside literals, roughly) */
 		char *hash = NULL;
@@ -1508,6 +1536,18 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 			continue;
 		}
 		note_cond_srcs(line, &blocks, out);
+		/* an assignment run in order: in branches known taken (or none) it
+		 * sets the value; under anything else it may or may not run */
+		{
+			bool in_order = true;
+			for (size_t i = 0; i < blocks.n && in_order; i++)
+				in_order = blocks.v[i].taken;
+			const char *t = line + indent_of(line);
+			if (in_order)
+				assignment(&r, t, true);
+			else
+				assignment(&r, t, false);
+		}
 
 		/* %w[...] word lists, possibly over several lines */
 		const char *w = NULL, *wend = NULL;
@@ -1624,9 +1664,24 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 				add_unique(&out->defines, xstrdup(args.v[0]));
 			strlist_free(&args);
 		}
-		/* $defs << "-DFOO", $defs.push("-DFOO"), flags */
-		if (strstr(line, "$defs") || strstr(line, "$CFLAGS") || strstr(line, "$CPPFLAGS") ||
+		/* $defs << "-DFOO", $defs.push("-DFOO"), flags; a list over several
+		 * lines (append_cflags([\n "-Ia",\n "-DB",\n])) goes on until `]` */
+		bool cont = flags_open;
+		if (cont || strstr(line, "$defs") || strstr(line, "$CFLAGS") || strstr(line, "$CPPFLAGS") ||
 		    strstr(line, "append_cflags") || strstr(line, "append_cppflags") || strstr(line, "$INCFLAGS")) {
+			if (cont) {
+				if (strchr(line, ']'))
+					flags_open = false;
+			} else {
+				const char *ob = strstr(line, "append_cflags([");
+				if (!ob)
+					ob = strstr(line, "append_cppflags([");
+				if (ob && !strchr(ob, ']')) {
+					flags_open = true;
+					flags_bucket = strstr(line, "append_cppflags") ? INC_CPPFLAGS : INC_CFLAGS;
+					flags_why = strstr(line, "append_cppflags") ? "append_cppflags" : "append_cflags";
+				}
+			}
 			enum inc_bucket b = INC_CFLAGS;
 			const char *why = strstr(line, "$defs") ? "$defs" : "$CFLAGS";
 			if (strstr(line, "$INCFLAGS")) {
@@ -1637,6 +1692,10 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 				why = strstr(line, "append_cppflags") ? "append_cppflags" : "$CPPFLAGS";
 			} else if (strstr(line, "append_cflags")) {
 				why = "append_cflags";
+			}
+			if (cont) {
+				b = flags_bucket;
+				why = flags_why;
 			}
 			for (const char *p = line; *p; p++) {
 				if (*p == '"' || *p == '\'') {
