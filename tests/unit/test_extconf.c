@@ -417,6 +417,13 @@ static const char version_extconf[] =
 	"$defs.push('-DFOO_BEFORE_SEVEN=1') unless foo_at_least?('7.0.0')\n"
 	"def foo_at_least?(version)\n"
 	"  Gem::Version.new($foo_version) >= Gem::Version.new(version)\n"
+	"end\n"
+	"have_lib = false\n"
+	"if pkg_config('libfoo-6')\n"
+	"  have_lib = true\n"
+	"end\n"
+	"unless have_lib\n"
+	"  $defs.push('-DFALLBACK_LIB=1')\n"
 	"end\n";
 
 static void test_extconf__installed_library(void **state)
@@ -445,7 +452,8 @@ static void test_extconf__installed_library(void **state)
 	/* PKGConfig.cflags of the chosen module goes into the compile */
 	assert_int_equal(ei.pkg_modules.n, 1);
 	assert_string_equal(ei.pkg_modules.v[0], "libfoo-6");
-	assert_true(six.asked <= 8);
+	assert_false(HAS(&ei, "FALLBACK_LIB=1")); /* pkg_config("libfoo-6") found it */
+	assert_true(six.asked <= 12);
 	extconf_info_free(&ei);
 
 	/* version 7 installed as well: the newest is chosen */
@@ -463,11 +471,104 @@ static void test_extconf__installed_library(void **state)
 	extconf_parse(version_extconf, "/gem/ext/foo", &rh.dirs, &ei);
 	assert_true(HAS(&ei, "FOO_SEVEN=1"));
 	assert_true(HAS(&ei, "HAVE_FOO7_CORE_H=1"));
-	assert_int_equal(ei.pkg_modules.n, 0);
+	assert_true(HAS(&ei, "FALLBACK_LIB=1"));
+	assert_int_equal(ei.pkg_modules.n, 1); /* only the literal pkg_config('libfoo-6') */
 	extconf_info_free(&ei);
 	free(inc);
 	th_rm_rf(dir);
 	free(dir);
+}
+
+/* A default build on this (Linux) machine: platform tests, options not
+ * given, environment unset, and what follows from them (stop 22). */
+static void test_extconf__default_build(void **state)
+{
+	(void)state;
+#ifdef __linux__
+	struct extconf_info ei;
+	parse("require 'mkmf'\n"
+	      "config = {}\n"
+	      "config[:windows] = !!(RbConfig::CONFIG['host_os'] =~ /mswin|mingw|cygwin/)\n"
+	      "$defs << '-DON_WINDOWS' if config[:windows]\n"
+	      "$defs << '-DON_LINUX' if RUBY_PLATFORM =~ /linux/\n"
+	      "$defs << '-DNOT_DARWIN' unless RUBY_PLATFORM.include?('darwin')\n"
+	      "case RUBY_PLATFORM\n"
+	      "when /mswin32/, /mingw32/\n"
+	      "  add_define 'OS_WIN'\n"
+	      "when /darwin/\n"
+	      "  add_define 'OS_MAC'\n"
+	      "when /linux/\n"
+	      "  add_define 'OS_LINUX'\n"
+	      "else\n"
+	      "  add_define 'OS_OTHER'\n"
+	      "end\n"
+	      "use_edit = enable_config(\"libedit\")\n"
+	      "case use_edit\n"
+	      "when true\n"
+	      "  have_header('editline/readline.h')\n"
+	      "when false\n"
+	      "  have_header('readline/history.h')\n"
+	      "else\n"
+	      "  have_header('readline/readline.h')\n"
+	      "end\n"
+	      "def cipher?\n"
+	      "  with_config(\"cipher\") ||\n"
+	      "    with_config(\"cipher-dir\")\n"
+	      "end\n"
+	      "append_cppflags(\"-DUSING_CIPHER\") if cipher?\n"
+	      "if cipher? && find_header(\"cipher/db.h\")\n"
+	      "  add_define 'CIPHER_DB'\n"
+	      "elsif find_header(\"stdio.h\")\n"
+	      "  add_define 'PLAIN_DB'\n"
+	      "else\n"
+	      "  add_define 'NO_DB'\n"
+	      "end\n"
+	      "$defs << '-DDEBUG_BUILD' if ENV['MY_DEBUG']\n"
+	      "$defs << '-DHAS_NEW' if newfn = have_func('new_fn', 'x.h')\n"
+	      "$defs << '-DHAS_OLD' if !newfn && have_macro('OLD', 'x.h')\n"
+	      "append_cflags([\n"
+	      "  # a comment line\n"
+	      "  \"-Wall\",\n"
+	      "  \"-DMULTI_LINE=1\",\n"
+	      "  \"-I#{__dir__}/inc\",\n"
+	      "])\n"
+	      "$defs << '-DAFTER_LIST=1'\n"
+	      "have_header(lit_header = 'lit.h')\n"
+	      "$srcs = [\"main.c\", \"epoll.c\"]\n"
+	      "$srcs << \"kqueue.c\" if have_header(\"sys/event.h\")\n"
+	      "$srcs << \"extra.c\"\n",
+	      &ei);
+	assert_false(HAS(&ei, "ON_WINDOWS"));
+	assert_true(HAS(&ei, "ON_LINUX"));
+	assert_true(HAS(&ei, "NOT_DARWIN"));
+	assert_true(HAS(&ei, "OS_LINUX"));
+	assert_false(HAS(&ei, "OS_WIN"));
+	assert_false(HAS(&ei, "OS_MAC"));
+	assert_false(HAS(&ei, "OS_OTHER"));
+	assert_true(HAS(&ei, "HAVE_READLINE_READLINE_H=1"));
+	assert_false(HAS(&ei, "HAVE_EDITLINE_READLINE_H=1"));
+	assert_false(HAS(&ei, "HAVE_READLINE_HISTORY_H=1"));
+	assert_false(HAS(&ei, "USING_CIPHER"));
+	assert_false(HAS(&ei, "CIPHER_DB"));
+	assert_true(HAS(&ei, "PLAIN_DB"));
+	assert_false(HAS(&ei, "NO_DB"));
+	assert_false(HAS(&ei, "DEBUG_BUILD"));
+	assert_true(HAS(&ei, "HAS_NEW"));
+	assert_false(HAS(&ei, "HAS_OLD"));
+	assert_true(HAS(&ei, "MULTI_LINE=1"));
+	assert_true(HAS(&ei, "AFTER_LIST=1"));
+	assert_true(th_has(ei.include_dirs.v, ei.include_dirs.n, "/gem/ext/foo/inc"));
+	assert_true(HAS(&ei, "HAVE_LIT_H=1"));
+	/* $srcs: kqueue.c is not compiled here */
+	assert_true(extconf_srcs_exclude(&ei, "/gem/ext/foo/kqueue.c"));
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/main.c"));
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/extra.c"));
+	extconf_info_free(&ei);
+	/* $srcs that cannot be read leaves every source in */
+	parse("$srcs = Dir.glob('*.c')\n", &ei);
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/kqueue.c"));
+	extconf_info_free(&ei);
+#endif
 }
 
 int main(void)
@@ -484,6 +585,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__include_path),
 		cmocka_unit_test(test_extconf__objs),
 		cmocka_unit_test(test_extconf__installed_library),
+		cmocka_unit_test(test_extconf__default_build),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
