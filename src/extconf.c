@@ -1412,7 +1412,8 @@ static void note_list(const char *line, const char *var, strlist *list, uint8_t 
 			free(body);
 		}
 	} else {
-		if (*p == '[')
+		bool bracket = *p == '[';
+		if (bracket)
 			p++;
 		for (;;) {
 			while (*p == ' ' || *p == '\t' || *p == ',')
@@ -1426,6 +1427,11 @@ static void note_list(const char *line, const char *var, strlist *list, uint8_t 
 			}
 			vec_push(&words, lit);
 		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		/* a list going on over the next lines is not read */
+		if (bracket && *p != ']')
+			ok = false;
 		while (*p == ' ' || *p == '\t' || *p == ']' || *p == ')')
 			p++;
 		/* something else on the line (a method call, a variable, `if ...`

@@ -568,6 +568,10 @@ static void test_extconf__default_build(void **state)
 	parse("$srcs = Dir.glob('*.c')\n", &ei);
 	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/kqueue.c"));
 	extconf_info_free(&ei);
+	/* ... and so does a list going on over several lines (not read) */
+	parse("$srcs = [\"a.c\", \"b.c\",\n  \"c.c\"]\n", &ei);
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/c.c"));
+	extconf_info_free(&ei);
 #endif
 }
 
