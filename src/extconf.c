@@ -325,6 +325,13 @@ static const char *const other_platform_headers[] = {
 	"AvailabilityMacros.h", "CoreFoundation/CoreFoundation.h", "CoreServices/CoreServices.h", "TargetConditionals.h",
 	"crt_externs.h", "direct.h", "io.h", "kvm.h", "libproc.h", "mach/mach.h", "mach/mach_time.h", "malloc/malloc.h",
 	"port.h", "sys/devpoll.h", "sys/event.h", "sys/filio.h", "windows.h", "winsock2.h", "ws2tcpip.h",
+	"libutil.h", "winsock.h", "iphlpapi.h",
+};
+
+/* Libraries only Windows has (have_library("ws2_32") fails elsewhere). */
+static const char *const other_platform_libs[] = {
+	"ws2_32", "wsock32", "iphlpapi", "user32", "kernel32", "advapi32", "shell32", "ole32", "oleaut32",
+	"imagehlp", "dbghelp", "psapi", "secur32", "crypt32", "winmm", "shlwapi",
 };
 
 static bool system_has_header(const char *h)
@@ -370,6 +377,10 @@ static const char *other_platform_probe(const char *text)
 		const char *hit = NULL;
 		for (size_t i = 0; i < args.n && !hit; i++)
 			hit = other_platform_header(args.v[i]);
+		bool lib = strcmp(header_probes[k], "have_library") == 0 || strcmp(header_probes[k], "find_library") == 0;
+		for (size_t i = 0; lib && args.n && i < ARRAY_SIZE(other_platform_libs) && !hit; i++)
+			if (strcmp(args.v[0], other_platform_libs[i]) == 0)
+				hit = other_platform_libs[i];
 		strlist_free(&args);
 		if (hit)
 			return hit;
@@ -992,31 +1003,49 @@ static void set_name(struct reader *r, const char *name, int v)
 	vec_push(&r->name_vals, v);
 }
 
-/* NAME = EXPR on a line (t: trimmed): records NAME's value; overwrite:
- * the line runs unconditionally here (the line pass), else values met twice
- * that differ make it unknown. */
-static void assignment(struct reader *r, const char *t, bool overwrite)
+/* NAME = EXPR on a line (t: trimmed), met in the line pass: in_order, the
+ * line runs here unconditionally (every enclosing branch is known taken), so
+ * NAME takes the value; otherwise (a branch that may not run, a method body,
+ * a trailing `if`) NAME keeps a value only where both agree (an unset
+ * variable is nil). */
+static void assignment(struct reader *r, const char *t, bool in_order)
 {
 	const char *eq = strstr(t, " = ");
-	if (!eq || kw_at(t, "if") || kw_at(t, "unless") || kw_at(t, "return") || strstr(eq, " if ") ||
-	    strstr(eq, " unless "))
+	if (!eq || kw_at(t, "if") || kw_at(t, "unless") || kw_at(t, "return") || kw_at(t, "when") ||
+	    kw_at(t, "elsif") || kw_at(t, "while") || kw_at(t, "until"))
 		return;
 	char *lhs = trim_dup(t, eq);
 	bool ok = *lhs != '\0';
 	for (const char *c = lhs; *c && ok; c++)
 		ok = isalnum((unsigned char)*c) || strchr("_$@[]:.", *c);
-	if (ok) {
-		int v = expr_value_d(r, eq + 3, 0);
-		size_t k = 0;
-		while (k < r->names.n && strcmp(r->names.v[k], lhs) != 0)
-			k++;
-		if (overwrite && k < r->names.n)
-			r->name_vals.v[k] = v;
-		else if (v != V_UNKNOWN)
-			set_name(r, lhs, v);
-		else if (k < r->names.n)
-			r->name_vals.v[k] = V_UNKNOWN;
+	if (!ok) {
+		free(lhs);
+		return;
 	}
+	char *rhs = xstrdup(eq + 3);
+	char *mod = strstr(rhs, " if ");
+	if (!mod)
+		mod = strstr(rhs, " unless ");
+	if (mod) {
+		*mod = '\0'; /* (a failing modifier skipped the whole line already) */
+		in_order = false;
+	}
+	int v = expr_value_d(r, rhs, 0);
+	free(rhs);
+	size_t k = 0;
+	while (k < r->names.n && strcmp(r->names.v[k], lhs) != 0)
+		k++;
+	if (k == r->names.n) {
+		vec_push(&r->names, lhs);
+		vec_push(&r->name_vals, in_order ? v : V_NIL);
+		lhs = NULL;
+	}
+	if (!in_order) {
+		int old = r->name_vals.v[k];
+		if (old != v)
+			v = old != V_UNKNOWN && v != V_UNKNOWN && truthy(old) == truthy(v) ? truthy(v) : V_UNKNOWN;
+	}
+	r->name_vals.v[k] = v;
 	free(lhs);
 }
 
@@ -1077,8 +1106,6 @@ static void read_names(struct reader *r)
 				set_name(r, nm, other_platform_probe(rest) ? V_FALSE : V_TRUE);
 			free(nm);
 		}
-		/* NAME = EXPR (one line) */
-		assignment(r, t, false);
 	}
 	strlist_free(&lines);
 }
@@ -1477,6 +1504,8 @@ bool extconf_objs_exclude(const struct extconf_info *ei, const char *file)
 
 bool extconf_srcs_exclude(const struct extconf_info *ei, const char *file)
 {
+	if (ei && ei->not_built)
+		return true;
 	if (!ei || !ei->srcs_set || ei->srcs_unknown || (ei->objs_set && !ei->objs_unknown))
 		return false;
 	return list_excludes(&ei->srcs, file);
@@ -1509,6 +1538,7 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 	struct strbuf wacc = {0};     /* a %w[...] list being read */
 	char wclose = 0;              /* its closing bracket while it is open */
 	block_vec blocks = {0};       /* open Ruby blocks */
+	bool makefile_ok = false, makefile_failed = false; /* create_makefile run / not run here */
 	bool flags_open = false;      /* inside a multi-line append_cflags([...]) */
 	enum inc_bucket flags_bucket = INC_CFLAGS;
 	const char *flags_why = "append_cflags";
@@ -1534,6 +1564,12 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 		bool fails = modifier_fails(&r, line);
 		for (size_t i = 0; i < blocks.n && !fails; i++)
 			fails = blocks.v[i].fails;
+		bool mk = find_call(line, "create_makefile") || find_call(line, "auto_ext") ||
+			  find_call(line, "create_rust_makefile") || str_starts(line + indent_of(line), "auto_ext");
+		if (mk && fails)
+			makefile_failed = true;
+		else if (mk)
+			makefile_ok = true;
 		if (fails) {
 			const char *h = other_platform_probe(line);
 			if (h)
@@ -1549,10 +1585,7 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 			for (size_t i = 0; i < blocks.n && in_order; i++)
 				in_order = blocks.v[i].taken;
 			const char *t = line + indent_of(line);
-			if (in_order)
-				assignment(&r, t, true);
-			else
-				assignment(&r, t, false);
+			assignment(&r, t, in_order);
 		}
 
 		/* %w[...] word lists, possibly over several lines */
@@ -1816,6 +1849,9 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 		pending_age++;
 	}
 	strlist_free(&pending_words);
+	/* every create_makefile is under a condition that fails here: nothing
+	 * of this extension is built on this machine */
+	out->not_built = makefile_failed && !makefile_ok;
 	/* mkmf's order: $(INCFLAGS) $(CPPFLAGS) $(CFLAGS) */
 	for (unsigned k = 0; k < INC_NBUCKETS; k++) {
 		for (size_t i = 0; i < il.dirs[k].n; i++) {

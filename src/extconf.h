@@ -31,6 +31,9 @@ struct extconf_info {
 	 * (a `$srcs << "kqueue.c"` under a condition that fails here is not) */
 	strlist srcs;
 	uint8_t srcs_set, srcs_unknown;
+	/* every create_makefile (auto_ext) is under a condition that fails
+	 * here (`if $mswin || $mingw`): the extension is not built here */
+	uint8_t not_built;
 	strlist notes;       /* what was assumed, for -v */
 	/* sources added to $srcs only inside `if have_func("NAME")`: cond_srcs[i]
 	 * (as written, relative to the extconf.rb's directory) is built only
@@ -72,8 +75,9 @@ const char *extconf_build_probe(const struct extconf_info *ei, const char *file)
  * $objs was read completely. */
 bool extconf_objs_exclude(const struct extconf_info *ei, const char *file);
 
-/* Does extconf.rb's $srcs (without $objs) leave out the source file? Only
- * when $srcs was read completely. */
+/* Does extconf.rb leave out the source file on this machine: not in its
+ * $srcs (without $objs, read completely), or the extension is not built
+ * here at all (not_built)? */
 bool extconf_srcs_exclude(const struct extconf_info *ei, const char *file);
 
 /* mkmf's tr_cpp: "foo/bar.h" -> "FOO_BAR_H". */

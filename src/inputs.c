@@ -993,9 +993,12 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			/* $srcs set, and this file not added on this machine */
 			char *ed = display_path(ei->path);
 			vec_push(&in->notes,
-				 xasprintf("%s: not in $srcs of %s as read for this machine (not compiled in this "
-					   "configuration); skipped",
-					   j.display, ed));
+				 ei->not_built ? xasprintf("%s: %s builds nothing on this machine (its create_makefile is "
+							   "under a condition that fails here); skipped",
+							   j.display, ed)
+					       : xasprintf("%s: not in $srcs of %s as read for this machine (not compiled "
+							   "in this configuration); skipped",
+							   j.display, ed));
 			free(ed);
 			tu_job_free(&j);
 			continue;

@@ -568,6 +568,33 @@ static void test_extconf__default_build(void **state)
 	parse("$srcs = Dir.glob('*.c')\n", &ei);
 	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/kqueue.c"));
 	extconf_info_free(&ei);
+	/* an extension whose create_makefile runs only on Windows builds
+	 * nothing here ... */
+	parse("if $mswin || $mingw\n  create_makefile('w')\nend\n", &ei);
+	assert_true(ei.not_built);
+	assert_true(extconf_srcs_exclude(&ei, "/gem/ext/foo/w.c"));
+	extconf_info_free(&ei);
+	parse("create_makefile('w') if have_library('ws2_32', 'WSAStartup')\n", &ei);
+	assert_true(ei.not_built);
+	extconf_info_free(&ei);
+	/* ... but a flag set under a condition, reset in a branch, then tested
+	 * (io/console's pattern, in our words) stays unknown: built */
+	parse("ok = true if RUBY_ENGINE == 'ruby'\n"
+	      "case\n"
+	      "when have_header('termios.h')\n"
+	      "  have_func('cfmakeraw')\n"
+	      "else\n"
+	      "  ok = false\n"
+	      "end if ok\n"
+	      "case ok\n"
+	      "when true\n"
+	      "  create_makefile('c')\n"
+	      "when nil\n"
+	      "  File.write('Makefile', dummy_makefile($srcdir).join(''))\n"
+	      "end\n",
+	      &ei);
+	assert_false(ei.not_built);
+	extconf_info_free(&ei);
 	/* ... and so does a list going on over several lines (not read) */
 	parse("$srcs = [\"a.c\", \"b.c\",\n  \"c.c\"]\n", &ei);
 	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/c.c"));
