@@ -690,6 +690,9 @@ static void extconf_include_args(struct inputs *in, const struct extconf_info *e
 	const char *gem_root = gem_root_of(in, srcdir);
 	add_dir(&in->search_roots, gem_root); /* where missing headers are searched for */
 	char *disp = display_path(ei->path);
+	/* what the reader assumed or decided, for -v */
+	for (size_t i = 0; i < ei->notes.n; i++)
+		vec_push(&in->notes, xasprintf("%s: %s", disp, ei->notes.v[i]));
 	vec_push(&in->notes, xasprintf("%s: -I%s for its sources (mkmf's -I. and -I$(srcdir)), then the Ruby headers",
 				       disp, srcdir));
 	free(disp);
