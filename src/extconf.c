@@ -985,6 +985,17 @@ static int expr_value_d(const struct reader *r, const char *expr, unsigned depth
  * unknown (taken as true). */
 static int cond_value(const struct reader *r, const char *cond)
 {
+	/* a condition going on over the next lines is not read whole */
+	int depth = 0;
+	for (const char *p = cond; *p; p++)
+		depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+	size_t n = strlen(cond);
+	while (n && isspace((unsigned char)cond[n - 1]))
+		n--;
+	if (depth != 0 || (n >= 2 && (strncmp(cond + n - 2, "&&", 2) == 0 || strncmp(cond + n - 2, "||", 2) == 0)) ||
+	    (n >= 4 && (strncmp(cond + n - 4, " and", 4) == 0 || strncmp(cond + n - 3, " or", 3) == 0)) ||
+	    (n && (cond[n - 1] == ',' || cond[n - 1] == '\\')))
+		return -1;
 	if (only_conjunctions(cond) && other_platform_probe(cond))
 		return 0;
 	return truthy(expr_value_d(r, cond, 0));
@@ -1234,7 +1245,7 @@ static char *probe_of_condition(const char *cond)
 /* Opens or closes a Ruby block on this (comment-stripped) line (at: the
  * line in r->text): blocks[] holds, per open block, the function its
  * condition requires or NULL, and whether its current branch is taken here. */
-static void track_blocks(const struct reader *r, const char *line, const char *at, block_vec *blocks)
+static bool track_blocks(const struct reader *r, const char *line, const char *at, block_vec *blocks)
 {
 	const char *t = line;
 	while (*t == ' ' || *t == '\t')
@@ -1244,7 +1255,7 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 			free(blocks->v[blocks->n - 1].probe);
 			blocks->n--;
 		}
-		return;
+		return false;
 	}
 	if (kw_at(t, "else") || kw_at(t, "elsif") || kw_at(t, "when") || kw_at(t, "rescue") ||
 	    kw_at(t, "ensure")) {
@@ -1269,10 +1280,10 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 				b->fails = false;
 			}
 		}
-		return;
+		return false;
 	}
 	if (ends_with_end(t))
-		return;
+		return false;
 	if (kw_at(t, "if")) {
 		struct rblock b = {0};
 		b.subject = V_UNKNOWN;
@@ -1288,13 +1299,13 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 		b.taken = v == 1;
 		b.probe = b.fails ? NULL : probe_of_condition(t + 2);
 		vec_push(blocks, b);
-		return;
+		return false;
 	}
 	if (kw_at(t, "unless")) {
 		int v = cond_value(r, t + 6);
 		struct rblock b = {NULL, v == 1, v == 0, NULL, V_UNKNOWN};
 		vec_push(blocks, b);
-		return;
+		return true;
 	}
 	struct rblock none = {0};
 	none.subject = V_UNKNOWN;
@@ -1306,17 +1317,17 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 		else
 			b.subject = name_value(r, subj + strspn(subj, " "));
 		vec_push(blocks, b);
-		return;
+		return false;
 	}
 	static const char *const openers[] = {"while", "until", "begin", "def", "class", "module"};
 	for (size_t i = 0; i < ARRAY_SIZE(openers); i++)
 		if (kw_at(t, openers[i])) {
 			vec_push(blocks, none);
-			return;
+			return false;
 		}
 	if (strstr(t, "= if ") || strstr(t, "= unless ") || strstr(t, "= case ") || strstr(t, "= begin")) {
 		vec_push(blocks, none);
-		return;
+		return false;
 	}
 	/* `... do`, `... do |x|`, `... {`, `... { |x|` at the end of the line */
 	size_t n = strlen(t);
@@ -1338,6 +1349,7 @@ static void track_blocks(const struct reader *r, const char *line, const char *a
 	if ((n >= 3 && strncmp(t + n - 2, "do", 2) == 0 && (isspace((unsigned char)t[n - 3]) || t[n - 3] == ')')) ||
 	    (n >= 1 && t[n - 1] == '{'))
 		vec_push(blocks, none);
+	return false;
 }
 
 /* `$srcs << "a.c"`, `$srcs.push(...)`, `$srcs += [...]` under a have_func
@@ -1558,11 +1570,12 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 		}
 		if (hash)
 			*hash = '\0';
-		track_blocks(&r, line, text + (line - copy), &blocks);
+		bool opened_unless = track_blocks(&r, line, text + (line - copy), &blocks);
 		/* inside an `if` that fails here, or under a trailing one: nothing
-		 * of this line happens in a build on this machine */
-		bool fails = modifier_fails(&r, line);
-		for (size_t i = 0; i < blocks.n && !fails; i++)
+		 * of this line happens in a build on this machine (the probes of an
+		 * `unless` line run even when its body does not) */
+		bool fails = modifier_fails(&r, line) && !opened_unless;
+		for (size_t i = 0; i + (opened_unless ? 1 : 0) < blocks.n && !fails; i++)
 			fails = blocks.v[i].fails;
 		bool mk = find_call(line, "create_makefile") || find_call(line, "auto_ext") ||
 			  find_call(line, "create_rust_makefile") || str_starts(line + indent_of(line), "auto_ext");
