@@ -992,10 +992,19 @@ static int cond_value(const struct reader *r, const char *cond)
 	size_t n = strlen(cond);
 	while (n && isspace((unsigned char)cond[n - 1]))
 		n--;
-	if (depth != 0 || (n >= 2 && (strncmp(cond + n - 2, "&&", 2) == 0 || strncmp(cond + n - 2, "||", 2) == 0)) ||
-	    (n >= 4 && (strncmp(cond + n - 4, " and", 4) == 0 || strncmp(cond + n - 3, " or", 3) == 0)) ||
-	    (n && (cond[n - 1] == ',' || cond[n - 1] == '\\')))
+	if (depth != 0 || (n && (cond[n - 1] == ',' || cond[n - 1] == '\\')))
 		return -1;
+	/* `A and` / `A ||` going on: decided by A alone when A makes it so
+	 * (false and-ed, true or-ed) */
+	bool and_tail = (n >= 2 && strncmp(cond + n - 2, "&&", 2) == 0) || (n >= 4 && strncmp(cond + n - 4, " and", 4) == 0);
+	bool or_tail = (n >= 2 && strncmp(cond + n - 2, "||", 2) == 0) || (n >= 3 && strncmp(cond + n - 3, " or", 3) == 0);
+	if (and_tail || or_tail) {
+		size_t cut = n - (cond[n - 1] == '&' || cond[n - 1] == '|' ? 2 : and_tail ? 4 : 3);
+		char *head = xstrndup(cond, cut);
+		int v = cond_value(r, head);
+		free(head);
+		return and_tail ? (v == 0 ? 0 : -1) : (v == 1 ? 1 : -1);
+	}
 	if (only_conjunctions(cond) && other_platform_probe(cond))
 		return 0;
 	return truthy(expr_value_d(r, cond, 0));

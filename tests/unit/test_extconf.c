@@ -577,6 +577,15 @@ static void test_extconf__default_build(void **state)
 	parse("create_makefile('w') if have_library('ws2_32', 'WSAStartup')\n", &ei);
 	assert_true(ei.not_built);
 	extconf_info_free(&ei);
+	/* a condition over several lines: `A and` with A failing here fails */
+	parse("if have_library('ole32') and\n   have_header('windows.h')\n  create_makefile('w')\nend\n", &ei);
+	assert_true(ei.not_built);
+	extconf_info_free(&ei);
+	/* ... otherwise it is unknown, and its probes on the next lines are read */
+	parse("unless (have_header('aa.h') &&\n        have_header('bb.h'))\n  raise 'no'\nend\n", &ei);
+	assert_true(HAS(&ei, "HAVE_AA_H=1"));
+	assert_true(HAS(&ei, "HAVE_BB_H=1"));
+	extconf_info_free(&ei);
 	/* ... but a flag set under a condition, reset in a branch, then tested
 	 * (io/console's pattern, in our words) stays unknown: built */
 	parse("ok = true if RUBY_ENGINE == 'ruby'\n"
