@@ -449,6 +449,8 @@ static int check_named_root(const struct options *o, const char *p, char **err)
 
 static char pkg_miss;
 
+static char *system_pkg_config(struct inputs *in);
+
 /* The gem an extconf.rb belongs to: the nearest directory at or above it
  * holding a gemspec, Gemfile, Rakefile or .git (at most 6 levels up), else
  * the widest project root holding it, else its own directory. The string
@@ -558,13 +560,7 @@ static const strlist *pkg_dirs(struct inputs *in, struct hmap *cache, const char
 	strlist *dirs = xcalloc(1, sizeof(*dirs));
 	char *why = NULL;
 	/* the system's pkg-config, never one from the analysed trees */
-	strlist untrusted = {0};
-	for (size_t i = 0; i < in->roots.n; i++)
-		vec_push(&untrusted, xstrdup(in->roots.v[i]));
-	for (size_t i = 0; i < in->gem_roots.n; i++)
-		vec_push(&untrusted, xstrdup(in->gem_roots.v[i]));
-	char *prog = find_system_program("pkg-config", untrusted.v, untrusted.n);
-	strlist_free(&untrusted);
+	char *prog = system_pkg_config(in);
 	int r = -1;
 	if (prog)
 		r = pkgconfig_include_dirs(prog, module, PKG_CONFIG_TIMEOUT_MS, dirs, &why);
@@ -587,15 +583,117 @@ static const strlist *pkg_dirs(struct inputs *in, struct hmap *cache, const char
 	return dirs;
 }
 
+/* The system's pkg-config (never one from the analysed trees), or NULL. */
+static char *system_pkg_config(struct inputs *in)
+{
+	strlist untrusted = {0};
+	for (size_t i = 0; i < in->roots.n; i++)
+		vec_push(&untrusted, xstrdup(in->roots.v[i]));
+	for (size_t i = 0; i < in->gem_roots.n; i++)
+		vec_push(&untrusted, xstrdup(in->gem_roots.v[i]));
+	char *prog = find_system_program("pkg-config", untrusted.v, untrusted.n);
+	strlist_free(&untrusted);
+	return prog;
+}
+
+/* `pkg-config OPT module` for a module pkg_dirs already found (so its name
+ * passed pkgconfig_include_dirs' check), asked once per run; NULL when it
+ * gave no answer. */
+static const char *pkg_query(struct inputs *in, struct hmap *cache, const char *opt, const char *module)
+{
+	char *key = xasprintf("%s %s", opt, module);
+	void *hit = hmap_get(cache, key);
+	if (hit) {
+		free(key);
+		return hit == &pkg_miss ? NULL : hit;
+	}
+	char *prog = system_pkg_config(in);
+	char *out = NULL;
+	if (prog) {
+		char *argv[] = {prog, (char *)opt, (char *)module, NULL};
+		if (run_bounded(argv, PKG_CONFIG_TIMEOUT_MS, 64 * 1024, &out) != RUN_OK) {
+			free(out);
+			out = NULL;
+		}
+	}
+	free(prog);
+	if (out) {
+		size_t n = strlen(out);
+		while (n && isspace((unsigned char)out[n - 1]))
+			out[--n] = '\0';
+	}
+	hmap_put(cache, key, out ? (void *)out : (void *)&pkg_miss);
+	return out;
+}
+
+struct pkg_ctx {
+	struct inputs *in;
+	struct hmap *dirs;    /* module -> strlist * (pkg_dirs) */
+	struct hmap *answers; /* "opt module" -> char * (pkg_query) */
+};
+
+/* extconf_env's pkg: whether module exists here, its version and -I dirs */
+static bool extconf_pkg(void *ctx, const char *extconf_dir, const char *module, char **version, strlist *incdirs)
+{
+	struct pkg_ctx *c = ctx;
+	gem_root_of(c->in, extconf_dir); /* its gem's programs are never run */
+	/* a module extconf.rb names (not a candidate tried): a miss is said with -v */
+	const strlist *d = pkg_dirs(c->in, c->dirs, module, version == NULL);
+	if (!d)
+		return false;
+	for (size_t i = 0; incdirs && i < d->n; i++) {
+		bool dup = false;
+		for (size_t k = 0; k < incdirs->n && !dup; k++)
+			dup = strcmp(incdirs->v[k], d->v[i]) == 0;
+		if (!dup)
+			vec_push(incdirs, xstrdup(d->v[i]));
+	}
+	if (version) {
+		const char *v = pkg_query(c->in, c->answers, "--modversion", module);
+		bool ok = v && *v && isdigit((unsigned char)*v) && strlen(v) < 64;
+		for (const char *p = v; ok && *p; p++)
+			ok = isalnum((unsigned char)*p) || strchr(".-_+~", *p);
+		*version = ok ? xstrdup(v) : NULL;
+	}
+	return true;
+}
+
+/* The -D words of pkg-config's --cflags-only-other for module (mkmf's
+ * pkg_config puts them in $CFLAGS). */
+static void pkg_defines(struct pkg_ctx *c, const char *module, const char *why, strlist *out)
+{
+	const char *o = pkg_query(c->in, c->answers, "--cflags-only-other", module);
+	strlist words = {0};
+	if (!o || shell_split(o, &words) != 0) {
+		strlist_free(&words);
+		return;
+	}
+	for (size_t i = 0; i < words.n; i++) {
+		const char *w = words.v[i];
+		bool ok = str_starts(w, "-D") && (isalpha((unsigned char)w[2]) || w[2] == '_') && strlen(w) < 256;
+		for (const char *p = w + 2; ok && *p && *p != '='; p++)
+			ok = isalnum((unsigned char)*p) || *p == '_';
+		if (!ok)
+			continue;
+		vec_push(out, xstrdup(w));
+		vec_push(&c->in->notes, xasprintf("%s added (%s)", w, why));
+	}
+	strlist_free(&words);
+}
+
 /* The include arguments extconf.rb adds, in mkmf's order, checked like
  * compile-database roots; then the $VPATH / $srcs directories as -iquote
  * (they hold sources mkmf compiles there, not headers for <...>). */
 static void extconf_include_args(struct inputs *in, const struct extconf_info *ei, const char *srcdir,
-				 struct hmap *pkg_cache, strlist *out)
+				 struct pkg_ctx *pc, strlist *out)
 {
+	struct hmap *pkg_cache = pc->dirs;
 	const char *gem_root = gem_root_of(in, srcdir);
 	add_dir(&in->search_roots, gem_root); /* where missing headers are searched for */
 	char *disp = display_path(ei->path);
+	/* what the reader assumed or decided, for -v */
+	for (size_t i = 0; i < ei->notes.n; i++)
+		vec_push(&in->notes, xasprintf("%s: %s", disp, ei->notes.v[i]));
 	vec_push(&in->notes, xasprintf("%s: -I%s for its sources (mkmf's -I. and -I$(srcdir)), then the Ruby headers",
 				       disp, srcdir));
 	free(disp);
@@ -606,6 +704,8 @@ static void extconf_include_args(struct inputs *in, const struct extconf_info *e
 		char *why = xasprintf("pkg-config %s, for pkg_config(\"%s\")", ei->pkg_modules.v[i], ei->pkg_modules.v[i]);
 		for (size_t k = 0; d && k < d->n; k++)
 			add_ext_dir(in, ei, gem_root, d->v[k], why, "-I", out);
+		if (d)
+			pkg_defines(pc, ei->pkg_modules.v[i], why, out);
 		free(why);
 	}
 	for (size_t i = 0; i < ei->lib_names.n; i++) {
@@ -691,23 +791,9 @@ static void walk_foreign(const char *dir, bool include_vendor, strlist *out, see
 /* Does dir (or a parent within the roots) hold a Cargo.toml? */
 static bool in_cargo_crate(const char *dir, char *const *roots, size_t nroots)
 {
-	char *cur = xstrdup(dir);
-	bool found = false;
-	for (unsigned depth = 0; depth < 32 && !found; depth++) {
-		char *p = path_join(cur, "Cargo.toml");
-		found = path_is_file(p);
-		free(p);
-		bool inside = false;
-		for (size_t i = 0; i < nroots; i++)
-			inside = inside || (path_is_below(cur, roots[i]) && strcmp(cur, roots[i]) != 0);
-		if (!inside)
-			break;
-		char *up = path_dirname(cur);
-		free(cur);
-		cur = up;
-	}
-	free(cur);
-	return found;
+	char *d = extconf_walk_up(dir, "Cargo.toml", roots, nroots);
+	free(d);
+	return d != NULL;
 }
 
 /* Sources of an extension (an extconf.rb or a Cargo.toml above them) in a
@@ -879,10 +965,14 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 	strlist_free(&context_dirs);
 	drop_included_sources(&files, from_dir.v, &in->notes);
 	vec_free(&from_dir);
+	struct hmap pkg_cache = {0};   /* pkg-config module -> strlist * of dirs (or the miss marker) */
+	struct hmap pkg_answers = {0}; /* "--option module" -> its output (or the miss marker) */
+	struct pkg_ctx pc = {in, &pkg_cache, &pkg_answers};
 	struct extconf_cache ec = {0};
 	ec.ruby_dirs = &in->rh.dirs;
+	ec.pkg = extconf_pkg;
+	ec.pkg_ctx = &pc;
 	struct hmap ext_args = {0}; /* extconf.rb path -> strlist * of its include arguments */
-	struct hmap pkg_cache = {0}; /* pkg-config module -> strlist * of dirs (or the miss marker) */
 	for (size_t i = 0; i < files.n; i++) {
 		struct tu_job j = {0};
 		j.file = path_absolute(files.v[i]);
@@ -903,6 +993,20 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			tu_job_free(&j);
 			continue;
 		}
+		if (extconf_srcs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
+			/* $srcs set, and this file not added on this machine */
+			char *ed = display_path(ei->path);
+			vec_push(&in->notes,
+				 ei->not_built ? xasprintf("%s: %s builds nothing on this machine (its create_makefile is "
+							   "under a condition that fails here); skipped",
+							   j.display, ed)
+					       : xasprintf("%s: not in $srcs of %s as read for this machine (not compiled "
+							   "in this configuration); skipped",
+							   j.display, ed));
+			free(ed);
+			tu_job_free(&j);
+			continue;
+		}
 		if (ei) {
 			/* mkmf: -I. (the build directory; in place, the extconf.rb's),
 			 * the Ruby directories, -I$(srcdir), then what extconf.rb adds */
@@ -913,7 +1017,7 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			strlist *ea = hmap_get(&ext_args, ei->path);
 			if (!ea) {
 				ea = xcalloc(1, sizeof(*ea));
-				extconf_include_args(in, ei, srcdir, &pkg_cache, ea);
+				extconf_include_args(in, ei, srcdir, &pc, ea);
 				hmap_put(&ext_args, ei->path, ea);
 			}
 			for (size_t k = 0; k < ea->n; k++)
@@ -947,6 +1051,11 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		free(e->val);
 	}
 	hmap_free(&ext_args);
+	for (size_t i = 0; i < in->roots.n; i++)
+		add_dir(&in->search_roots, in->roots.v[i]);
+	find_foreign(o, in, &ec, &named_foreign);
+	strlist_free(&named_foreign);
+	extconf_cache_free(&ec);
 	hmap_foreach(&pkg_cache, e)
 	{
 		if (e->val != &pkg_miss) {
@@ -956,11 +1065,13 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		free((char *)e->key);
 	}
 	hmap_free(&pkg_cache);
-	for (size_t i = 0; i < in->roots.n; i++)
-		add_dir(&in->search_roots, in->roots.v[i]);
-	find_foreign(o, in, &ec, &named_foreign);
-	strlist_free(&named_foreign);
-	extconf_cache_free(&ec);
+	hmap_foreach(&pkg_answers, e)
+	{
+		if (e->val != &pkg_miss)
+			free(e->val);
+		free((char *)e->key);
+	}
+	hmap_free(&pkg_answers);
 	strlist_free(&files);
 	return 0;
 }

@@ -98,6 +98,55 @@ EOP
 	run --format json -o g3b.json g3/ext
 	check "... without it: exit 3" is "$rc" 3
 	check "... the header is named" is "$(jq -r '.summary.missing_headers[0]' g3b.json)" pchelper.h
+
+	# 3b. (stop 22) the module extconf.rb chooses from candidate lists, its
+	# version in a helper, its -D flags, and an if/elsif header chain: read
+	# as a real `ruby extconf.rb` here would (our own rmagick-like pattern)
+	mkdir -p sysinc/oldlib/old g4/ext
+	helper_header >sysinc/oldlib/old/core.h
+	cat >pc/nogvlold-6.pc <<EOP
+includedir=$T/sysinc/oldlib
+Name: nogvlold-6
+Description: test module, version 6
+Version: 6.9.11
+Cflags: -I\${includedir} -fopenmp -DNOGVL_QDEPTH=16
+EOP
+	cat >g4/ext/extconf.rb <<'EOR'
+require "mkmf"
+require "pkg-config"
+OLD = %w[nogvlold-6.big nogvlold-6]
+NEW = %w[nogvlold-7]
+$pkg = (NEW + OLD).find { |m| PKGConfig.exist?(m) }
+$ver = PKGConfig.modversion($pkg)
+$CPPFLAGS += " " + PKGConfig.cflags($pkg)
+if have_header("old7/core.h")
+  $defs << "-DPICKED_SEVEN"
+elsif have_header("old/core.h")
+  $defs << "-DPICKED_OLD"
+end
+$defs << "-DNOGVL_SEVEN=1" if at_least?("7.0.0")
+def at_least?(v)
+  Gem::Version.new($ver) >= Gem::Version.new(v)
+end
+create_makefile("g4")
+EOR
+	: >g4/g4.gemspec
+	cb_source '#if NOGVL_QDEPTH != 16 || !defined(PICKED_OLD) || defined(PICKED_SEVEN)
+#error "not what a build here gets"
+#endif
+#ifdef NOGVL_SEVEN
+#include <old7/core.h>
+#else
+#include <old/core.h>
+#endif' >g4/ext/a.c
+	PKG_CONFIG_PATH=$T/pc run -v --format json -o g4.json g4/ext
+	check "candidate module, version helper, -D flags: exit 0" is "$rc" 0
+	check "... no parse error" is "$(jq '.summary.files_with_errors' g4.json)" 0
+	check "... -v names the module chosen" has err.txt 'pkg-config module nogvlold-6 (version 6.9.11) chosen'
+	check "... -v names the -D flag" has err.txt '-DNOGVL_QDEPTH=16 added (pkg-config nogvlold-6'
+	# without pkg-config's answers the reader takes the conditions as true
+	run --format json -o g4b.json g4/ext
+	check "... without the .pc files: exit 3" is "$rc" 3
 else
 	echo "skip: pkg-config not installed"
 fi

@@ -357,6 +357,260 @@ static void test_extconf__objs(void **state)
 	extconf_info_free(&ei);
 }
 
+
+/* A fake pkg-config: the modules "fake" has, with their versions and one
+ * include directory each (what extconf_env's pkg asks). */
+struct fake_pkg {
+	const char *names[3], *versions[3];
+	const char *incdir;
+	unsigned asked;
+};
+
+static bool fake_pkg(void *ctx, const char *extconf_dir, const char *module, char **version, strlist *incdirs)
+{
+	struct fake_pkg *f = ctx;
+	(void)extconf_dir;
+	f->asked++;
+	for (unsigned i = 0; i < 3 && f->names[i]; i++)
+		if (strcmp(f->names[i], module) == 0) {
+			if (version)
+				*version = xstrdup(f->versions[i]);
+			if (incdirs)
+				vec_push(incdirs, xstrdup(f->incdir));
+			return true;
+		}
+	return false;
+}
+
+/* Issue 15 / stop 22: what the installed library decides, read the way a
+ * real `ruby extconf.rb` on this machine would (the rmagick pattern, in our
+ * own words): a module chosen from candidate lists, its version compared in
+ * a helper, and an if/elsif header chain where only the second is installed. */
+static const char version_extconf[] =
+	"require 'mkmf'\n"
+	"require 'pkg-config'\n"
+	"OLD_PKGS = %w[\n"
+	"  libfoo-6.big\n"
+	"  libfoo-6\n"
+	"].freeze\n"
+	"NEW_PKGS = %w[libfoo-7]\n"
+	"def installed(list)\n"
+	"  list.select { |pkg| PKGConfig.exist?(pkg) }\n"
+	"end\n"
+	"$pkg = (installed(NEW_PKGS) + installed(OLD_PKGS)).first\n"
+	"$foo_version = PKGConfig.modversion($pkg)[/^(\\d+\\.\\d+\\.\\d+)/]\n"
+	"$CPPFLAGS += ' ' + PKGConfig.cflags($pkg)\n"
+	"if have_header('foo7/core.h')\n"
+	"  $defs.push('-DPICKED_SEVEN=1')\n"
+	"elsif have_header('foo/core.h')\n"
+	"  $defs.push('-DPICKED_SIX=1')\n"
+	"else\n"
+	"  $defs.push('-DPICKED_NONE=1')\n"
+	"end\n"
+	"if have_header('stdio.h')\n"
+	"  $defs.push('-DSTDIO_BRANCH=1')\n"
+	"else\n"
+	"  $defs.push('-DNO_STDIO_BRANCH=1')\n"
+	"end\n"
+	"$defs.push('-DFOO_AT_LEAST_6_9=1') if foo_at_least?('6.9.0')\n"
+	"$defs.push('-DFOO_SEVEN=1') if foo_at_least?('7.0.0')\n"
+	"$defs.push('-DFOO_BEFORE_SEVEN=1') unless foo_at_least?('7.0.0')\n"
+	"def foo_at_least?(version)\n"
+	"  Gem::Version.new($foo_version) >= Gem::Version.new(version)\n"
+	"end\n"
+	"have_lib = false\n"
+	"if pkg_config('libfoo-6')\n"
+	"  have_lib = true\n"
+	"end\n"
+	"unless have_lib\n"
+	"  $defs.push('-DFALLBACK_LIB=1')\n"
+	"end\n";
+
+static void test_extconf__installed_library(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	char *inc = path_join(dir, "inc6");
+	free(th_write(dir, "inc6/foo/core.h", "/* 6 */\n"));
+	/* version 6 installed (the second candidate of its list) */
+	struct fake_pkg six = {{"libfoo-6", NULL, NULL}, {"6.9.11", NULL, NULL}, inc, 0};
+	struct extconf_env env = {&rh.dirs, fake_pkg, &six};
+	struct extconf_info ei;
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse_env(version_extconf, "/gem/ext/foo", &env, &ei);
+	assert_true(HAS(&ei, "FOO_AT_LEAST_6_9=1"));
+	assert_false(HAS(&ei, "FOO_SEVEN=1"));
+	assert_true(HAS(&ei, "FOO_BEFORE_SEVEN=1"));
+	assert_true(HAS(&ei, "HAVE_FOO_CORE_H=1"));
+	assert_false(HAS(&ei, "HAVE_FOO7_CORE_H=1"));
+	assert_true(HAS(&ei, "PICKED_SIX=1"));
+	assert_false(HAS(&ei, "PICKED_SEVEN=1"));
+	assert_false(HAS(&ei, "PICKED_NONE=1"));
+	/* an installed header's branch is taken, so its else is not */
+	assert_true(HAS(&ei, "STDIO_BRANCH=1"));
+	assert_false(HAS(&ei, "NO_STDIO_BRANCH=1"));
+	/* PKGConfig.cflags of the chosen module goes into the compile */
+	assert_int_equal(ei.pkg_modules.n, 1);
+	assert_string_equal(ei.pkg_modules.v[0], "libfoo-6");
+	assert_false(HAS(&ei, "FALLBACK_LIB=1")); /* pkg_config("libfoo-6") found it */
+	assert_true(six.asked <= 12);
+	extconf_info_free(&ei);
+
+	/* version 7 installed as well: the newest is chosen */
+	struct fake_pkg both = {{"libfoo-6", "libfoo-7", NULL}, {"6.9.11", "7.1.0", NULL}, inc, 0};
+	env.ctx = &both;
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse_env(version_extconf, "/gem/ext/foo", &env, &ei);
+	assert_true(HAS(&ei, "FOO_SEVEN=1"));
+	assert_false(HAS(&ei, "FOO_BEFORE_SEVEN=1"));
+	assert_string_equal(ei.pkg_modules.v[0], "libfoo-7");
+	extconf_info_free(&ei);
+
+	/* no pkg-config answers: as before, conditions are taken as true */
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse(version_extconf, "/gem/ext/foo", &rh.dirs, &ei);
+	assert_true(HAS(&ei, "FOO_SEVEN=1"));
+	assert_true(HAS(&ei, "HAVE_FOO7_CORE_H=1"));
+	assert_true(HAS(&ei, "FALLBACK_LIB=1"));
+	assert_int_equal(ei.pkg_modules.n, 1); /* only the literal pkg_config('libfoo-6') */
+	extconf_info_free(&ei);
+	free(inc);
+	th_rm_rf(dir);
+	free(dir);
+}
+
+/* A default build on this (Linux) machine: platform tests, options not
+ * given, environment unset, and what follows from them (stop 22). */
+static void test_extconf__default_build(void **state)
+{
+	(void)state;
+#ifdef __linux__
+	struct extconf_info ei;
+	parse("require 'mkmf'\n"
+	      "config = {}\n"
+	      "config[:windows] = !!(RbConfig::CONFIG['host_os'] =~ /mswin|mingw|cygwin/)\n"
+	      "$defs << '-DON_WINDOWS' if config[:windows]\n"
+	      "$defs << '-DON_LINUX' if RUBY_PLATFORM =~ /linux/\n"
+	      "$defs << '-DNOT_DARWIN' unless RUBY_PLATFORM.include?('darwin')\n"
+	      "case RUBY_PLATFORM\n"
+	      "when /mswin32/, /mingw32/\n"
+	      "  add_define 'OS_WIN'\n"
+	      "when /darwin/\n"
+	      "  add_define 'OS_MAC'\n"
+	      "when /linux/\n"
+	      "  add_define 'OS_LINUX'\n"
+	      "else\n"
+	      "  add_define 'OS_OTHER'\n"
+	      "end\n"
+	      "use_edit = enable_config(\"libedit\")\n"
+	      "case use_edit\n"
+	      "when true\n"
+	      "  have_header('editline/readline.h')\n"
+	      "when false\n"
+	      "  have_header('readline/history.h')\n"
+	      "else\n"
+	      "  have_header('readline/readline.h')\n"
+	      "end\n"
+	      "def cipher?\n"
+	      "  with_config(\"cipher\") ||\n"
+	      "    with_config(\"cipher-dir\")\n"
+	      "end\n"
+	      "append_cppflags(\"-DUSING_CIPHER\") if cipher?\n"
+	      "if cipher? && find_header(\"cipher/db.h\")\n"
+	      "  add_define 'CIPHER_DB'\n"
+	      "elsif find_header(\"stdio.h\")\n"
+	      "  add_define 'PLAIN_DB'\n"
+	      "else\n"
+	      "  add_define 'NO_DB'\n"
+	      "end\n"
+	      "$defs << '-DDEBUG_BUILD' if ENV['MY_DEBUG']\n"
+	      "$defs << '-DHAS_NEW' if newfn = have_func('new_fn', 'x.h')\n"
+	      "$defs << '-DHAS_OLD' if !newfn && have_macro('OLD', 'x.h')\n"
+	      "append_cflags([\n"
+	      "  # a comment line\n"
+	      "  \"-Wall\",\n"
+	      "  \"-DMULTI_LINE=1\",\n"
+	      "  \"-I#{__dir__}/inc\",\n"
+	      "])\n"
+	      "$defs << '-DAFTER_LIST=1'\n"
+	      "have_header(lit_header = 'lit.h')\n"
+	      "$srcs = [\"main.c\", \"epoll.c\"]\n"
+	      "$srcs << \"kqueue.c\" if have_header(\"sys/event.h\")\n"
+	      "$srcs << \"extra.c\"\n",
+	      &ei);
+	assert_false(HAS(&ei, "ON_WINDOWS"));
+	assert_true(HAS(&ei, "ON_LINUX"));
+	assert_true(HAS(&ei, "NOT_DARWIN"));
+	assert_true(HAS(&ei, "OS_LINUX"));
+	assert_false(HAS(&ei, "OS_WIN"));
+	assert_false(HAS(&ei, "OS_MAC"));
+	assert_false(HAS(&ei, "OS_OTHER"));
+	assert_true(HAS(&ei, "HAVE_READLINE_READLINE_H=1"));
+	assert_false(HAS(&ei, "HAVE_EDITLINE_READLINE_H=1"));
+	assert_false(HAS(&ei, "HAVE_READLINE_HISTORY_H=1"));
+	assert_false(HAS(&ei, "USING_CIPHER"));
+	assert_false(HAS(&ei, "CIPHER_DB"));
+	assert_true(HAS(&ei, "PLAIN_DB"));
+	assert_false(HAS(&ei, "NO_DB"));
+	assert_false(HAS(&ei, "DEBUG_BUILD"));
+	assert_true(HAS(&ei, "HAS_NEW"));
+	assert_false(HAS(&ei, "HAS_OLD"));
+	assert_true(HAS(&ei, "MULTI_LINE=1"));
+	assert_true(HAS(&ei, "AFTER_LIST=1"));
+	assert_true(th_has(ei.include_dirs.v, ei.include_dirs.n, "/gem/ext/foo/inc"));
+	assert_true(HAS(&ei, "HAVE_LIT_H=1"));
+	/* $srcs: kqueue.c is not compiled here */
+	assert_true(extconf_srcs_exclude(&ei, "/gem/ext/foo/kqueue.c"));
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/main.c"));
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/extra.c"));
+	extconf_info_free(&ei);
+	/* $srcs that cannot be read leaves every source in */
+	parse("$srcs = Dir.glob('*.c')\n", &ei);
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/kqueue.c"));
+	extconf_info_free(&ei);
+	/* an extension whose create_makefile runs only on Windows builds
+	 * nothing here ... */
+	parse("if $mswin || $mingw\n  create_makefile('w')\nend\n", &ei);
+	assert_true(ei.not_built);
+	assert_true(extconf_srcs_exclude(&ei, "/gem/ext/foo/w.c"));
+	extconf_info_free(&ei);
+	parse("create_makefile('w') if have_library('ws2_32', 'WSAStartup')\n", &ei);
+	assert_true(ei.not_built);
+	extconf_info_free(&ei);
+	/* a condition over several lines: `A and` with A failing here fails */
+	parse("if have_library('ole32') and\n   have_header('windows.h')\n  create_makefile('w')\nend\n", &ei);
+	assert_true(ei.not_built);
+	extconf_info_free(&ei);
+	/* ... otherwise it is unknown, and its probes on the next lines are read */
+	parse("unless (have_header('aa.h') &&\n        have_header('bb.h'))\n  raise 'no'\nend\n", &ei);
+	assert_true(HAS(&ei, "HAVE_AA_H=1"));
+	assert_true(HAS(&ei, "HAVE_BB_H=1"));
+	extconf_info_free(&ei);
+	/* ... but a flag set under a condition, reset in a branch, then tested
+	 * (io/console's pattern, in our words) stays unknown: built */
+	parse("ok = true if RUBY_ENGINE == 'ruby'\n"
+	      "case\n"
+	      "when have_header('termios.h')\n"
+	      "  have_func('cfmakeraw')\n"
+	      "else\n"
+	      "  ok = false\n"
+	      "end if ok\n"
+	      "case ok\n"
+	      "when true\n"
+	      "  create_makefile('c')\n"
+	      "when nil\n"
+	      "  File.write('Makefile', dummy_makefile($srcdir).join(''))\n"
+	      "end\n",
+	      &ei);
+	assert_false(ei.not_built);
+	extconf_info_free(&ei);
+	/* ... and so does a list going on over several lines (not read) */
+	parse("$srcs = [\"a.c\", \"b.c\",\n  \"c.c\"]\n", &ei);
+	assert_false(extconf_srcs_exclude(&ei, "/gem/ext/foo/c.c"));
+	extconf_info_free(&ei);
+#endif
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -370,6 +624,8 @@ int main(void)
 		cmocka_unit_test(test_extconf__nearest),
 		cmocka_unit_test(test_extconf__include_path),
 		cmocka_unit_test(test_extconf__objs),
+		cmocka_unit_test(test_extconf__installed_library),
+		cmocka_unit_test(test_extconf__default_build),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
