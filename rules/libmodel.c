@@ -297,7 +297,8 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 	bool seen[32] = {0};
 	static const char *const keys[] = {"thread_safe", "pure",  "blocks",     "ruby_alloc", "error_channel",
 					   "process_state", "calls_back", "async_signal_safe", "cheap", "size_arg",
-					   "why",   "instead",    "null_arg",   "source", "handle_arg"};
+					   "why",   "instead",    "null_arg",   "source", "handle_arg",
+					   "registers_handler"};
 	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
 		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
 		if (k->kind != YN_SCALAR)
@@ -374,6 +375,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			break;
 		case 12: rc = get_int(y, v, k->text, &lm->null_arg); break;
 		case 14: rc = get_int(y, v, k->text, &lm->handle_arg); break;
+		case 15: rc = get_int(y, v, k->text, &lm->registers_handler); break;
 		case 13:
 			rc = want_scalar(y, v, k->text);
 			if (!rc && !*v->text)
@@ -517,7 +519,7 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 		lm->col = k->col;
 		lm->user = user;
 		lm->pure = lm->ruby_alloc = lm->async_signal_safe = lm->cheap = -1;
-		lm->size_arg = lm->null_arg = -1;
+		lm->size_arg = lm->null_arg = lm->registers_handler = -1;
 		lm->handle_arg = 0;
 		if (parse_props(&y, v, lm, true))
 			break;
@@ -584,14 +586,9 @@ int models_load_file(const char *path, char **err)
 		return -1;
 	}
 	size_t len = 0;
-	char *text = read_file(path, &len, MODEL_MAX_BYTES);
-	if (!text) {
-		if (errno == EFBIG)
-			*err = xasprintf("%s:1:1: model file is larger than %u bytes", path, MODEL_MAX_BYTES);
-		else
-			*err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+	char *text = read_bounded_text(path, MODEL_MAX_BYTES, "model file", &len, err);
+	if (!text)
 		return -1;
-	}
 	int rc = models_load_text(path, text, len, true, err);
 	free(text);
 	return rc;
