@@ -25,6 +25,9 @@
  *   error_channel: {name: openssl, use: produces|reads|clears, read_with: ERR_get_error}
  *   process_state: [fd_table, cwd, umask, environment, locale, signals, stdio]
  *   calls_back: {registered_by: [sqlite3_busy_handler, ...]}
+ *   registers_handler: N       argument N is a handler that the functions naming
+ *                              this one in calls_back.registered_by may run (the
+ *                              linker adds those call edges, src/link.c)
  *   async_signal_safe: bool
  *   handle_arg: N              for per_handle: the handle argument (default 0)
  *   cheap: bool, size_arg: N   constant or small fixed cost (small-work-nogvl);
@@ -103,6 +106,8 @@ struct lib_model {
 	const char *err_channel; /* "openssl" ... */
 	const char *err_read_with;
 	const char *const *registered_by; /* calls_back: NULL-terminated, or NULL */
+	int8_t registers_handler; /* argument N is a handler that the calls naming this
+				     function in calls_back.registered_by may run; -1 none */
 	const char *why;
 	const char *instead;
 };

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -163,6 +164,35 @@ static void bad_files(void **state)
 	huge[big] = 0;
 	EXPECT_ERR(huge, "larger than");
 	free(huge);
+	/* a bomb of many small nodes within the size limit */
+	struct strbuf nodes = {0};
+	sb_puts(&nodes, "library: x\nfunctions: {}\nabout: [");
+	for (int i = 0; i < MODEL_MAX_NODES + 10; i++)
+		sb_puts(&nodes, "1,");
+	sb_puts(&nodes, "1]\n");
+	assert_true(nodes.len <= MODEL_MAX_BYTES);
+	EXPECT_ERR(sb_str(&nodes), "more than 20000 YAML nodes");
+	sb_free(&nodes);
+	/* registers_handler: an argument index */
+	EXPECT_ERR("library: x\nfunctions:\n  f: {registers_handler: -1, source: a}\n",
+		   "/u/m.yml:3:26: 'registers_handler' must be an argument index");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {registers_handler: [1], source: a}\n",
+		   "'registers_handler' must be a scalar");
+	/* a file too large to read: refused before libyaml, with path:1:1 */
+	char tmp[] = "/tmp/test_libmodel_XXXXXX";
+	int fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	for (size_t i = 0; i < MODEL_MAX_BYTES + 100; i++)
+		fputc('#', fp);
+	fclose(fp);
+	char *fe = NULL;
+	assert_int_equal(models_load_file(tmp, &fe), -1);
+	char *want = xasprintf("%s:1:1: larger than 64 KiB: not a model file", tmp);
+	assert_string_equal(fe, want);
+	free(want);
+	free(fe);
+	unlink(tmp);
 	/* nothing of a bad file is kept */
 	assert_null(model_find("f"));
 	assert_int_equal(models_user_count(), 0);
@@ -181,6 +211,10 @@ static void user_models(void **state)
 	assert_true(lm->overrides);
 	assert_int_equal(lm->thread_safe, LM_TS_ALWAYS);
 	assert_null(mt_unsafe_find("strtok"));
+	/* the SQLite handler registrations the linker follows */
+	assert_int_equal(model_find("sqlite3_busy_handler")->registers_handler, 1);
+	assert_int_equal(model_find("sqlite3_progress_handler")->registers_handler, 2);
+	assert_int_equal(model_find("sqlite3_step")->registers_handler, -1);
 	assert_true(model_find("my_lib_run")->user);
 	assert_false(model_find("my_lib_run")->overrides);
 	assert_int_equal(models_user_count(), 2);
