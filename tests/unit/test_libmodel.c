@@ -178,6 +178,25 @@ static void bad_files(void **state)
 		   "/u/m.yml:3:26: 'registers_handler' must be an argument index");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {registers_handler: [1], source: a}\n",
 		   "'registers_handler' must be a scalar");
+	/* the UBF and thread-state properties */
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: sometimes}, source: a}\n",
+		   "/u/m.yml:3:25: 'bound' must be one of always, never, fd");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {arg: 1}, source: a}\n", "'blocking' needs 'bound'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: neg_timeout}, source: a}\n",
+		   "'blocking' with bound: neg_timeout needs 'arg'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: flag_clear, arg: 1, flag: O_MAGIC}, source: a}\n",
+		   "unknown flag 'O_MAGIC'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: fd, timeout: 3}, source: a}\n",
+		   "/u/m.yml:3:29: unknown key 'timeout' in blocking");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: fd, source: a}\n", "'blocking' must be a mapping");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {kinds: [cpu, magic], source: a}\n", "/u/m.yml:3:20: unknown kind 'magic'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {same_as: \"a b\", source: a}\n", "'same_as' must name a C function");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {kind: tls}, source: a}\n",
+		   "a 'key_arg' exactly when kind is tls");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {key_arg: 0}, source: a}\n", "'thread_state' needs 'kind'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: {op: grab}, source: a}\n", "'op' must be one of acquire");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: [acquire], source: a}\n", "'lock' must be a mapping");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {writes_arg: true, source: a}\n", "'writes_arg' must be an argument index");
 	/* a file too large to read: refused before libyaml, with path:1:1 */
 	char tmp[] = "/tmp/test_libmodel_XXXXXX";
 	int fd = mkstemp(tmp);
@@ -215,6 +234,15 @@ static void user_models(void **state)
 	assert_int_equal(model_find("sqlite3_busy_handler")->registers_handler, 1);
 	assert_int_equal(model_find("sqlite3_progress_handler")->registers_handler, 2);
 	assert_int_equal(model_find("sqlite3_step")->registers_handler, -1);
+	/* the tables that were in C, as model properties */
+	assert_int_equal(model_find("pthread_setspecific")->thread_state->kind, TS_TLS_API);
+	assert_true(model_find("pthread_setspecific")->thread_state->sets);
+	assert_int_equal(model_find("pthread_cond_wait")->lock->op, LOCK_WAIT);
+	assert_int_equal(model_find("pthread_cond_wait")->lock->arg, 1);
+	assert_int_equal(model_find("inet_ntop")->writer->arg, 2);
+	assert_string_equal(model_find("ruby_snprintf")->same_as, "snprintf");
+	assert_true(model_find("fprintf")->kinds & LM_KIND_STDIO);
+	assert_non_null(model_find("fprintf")->blocking);
 	assert_true(model_find("my_lib_run")->user);
 	assert_false(model_find("my_lib_run")->overrides);
 	assert_int_equal(models_user_count(), 2);
