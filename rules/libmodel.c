@@ -438,6 +438,40 @@ static int get_lock(struct yload *y, const struct ynode *v, struct lib_model *lm
 	return 0;
 }
 
+static const char *const change_when_names[] = {"always", "std_fd", "std_stream", "arg_not_null"};
+
+static int get_process_change(struct yload *y, const struct ynode *v, struct lib_model *lm)
+{
+	static const char *const keys[] = {"when", "arg", "what"};
+	struct process_change *pc = arena_alloc(y->a, sizeof(*pc));
+	pc->arg = -1;
+	if (v->kind != YN_MAP)
+		return fail(y, v->line, v->col, "'process_change' must be a mapping");
+	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
+		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
+		int rc = 0;
+		switch (subkey(sk, keys, ARRAY_SIZE(keys))) {
+		case 0: rc = get_enum(y, sv, "when", change_when_names, ARRAY_SIZE(change_when_names), &pc->when); break;
+		case 1: rc = get_int(y, sv, "arg", &pc->arg); break;
+		case 2:
+			rc = want_scalar(y, sv, "what");
+			if (!rc && !*sv->text)
+				return fail(y, sv->line, sv->col, "'what' is empty");
+			pc->what = sv->text;
+			break;
+		default: return unknown_subkey(y, sk, "process_change");
+		}
+		if (rc)
+			return -1;
+	}
+	if (!pc->what)
+		return fail(y, v->line, v->col, "'process_change' needs 'what'");
+	if ((pc->when != LM_CHANGE_ALWAYS) != (pc->arg >= 0))
+		return fail(y, v->line, v->col, "'process_change' has an 'arg' exactly when 'when' is not always");
+	lm->process_change = pc;
+	return 0;
+}
+
 static bool valid_name(const char *s);
 
 static int parse_props(struct yload *y, const struct ynode *m, struct lib_model *lm, bool need_source)
@@ -449,7 +483,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 					   "process_state", "calls_back", "async_signal_safe", "cheap", "size_arg",
 					   "why",   "instead",    "null_arg",   "source", "handle_arg",
 					   "registers_handler", "blocking", "kinds", "same_as", "thread_state", "lock",
-					   "writes_arg"};
+					   "writes_arg", "process_change"};
 	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
 		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
 		if (k->kind != YN_SCALAR)
@@ -552,6 +586,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			break;
 		case 19: rc = get_thread_state(y, v, lm); break;
 		case 20: rc = get_lock(y, v, lm); break;
+		case 22: rc = get_process_change(y, v, lm); break;
 		case 21: {
 			int8_t a = -1;
 			rc = get_int(y, v, k->text, &a);

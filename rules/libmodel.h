@@ -47,6 +47,9 @@
  *   thread_state: {kind: tls|identity|locale|sigmask, key_arg: N, sets: bool}
  *   lock: {op: acquire|release|wait, arg: N}   a mutex operation on argument N
  *   writes_arg: N              writes through pointer argument N
+ *   process_change: {when: always|std_fd|std_stream|arg_not_null, arg: N, what: TEXT}
+ *                              changes process-wide state (process-wide-state's
+ *                              message: TEXT with {std}, {fd}, {fn} filled in)
  *   source: text               man page section, library documentation URL/section
  *
  * Bad model files (unknown keys, wrong types, duplicate functions, aliases,
@@ -143,6 +146,21 @@ struct lock_fn {
 	const char *source;
 };
 
+/* When a call changes state the whole process shares (model key
+ * process_change: {when, arg, what}). */
+enum lm_change_when {
+	LM_CHANGE_ALWAYS = 0,
+	LM_CHANGE_STD_FD,       /* argument arg names fd 0, 1 or 2 */
+	LM_CHANGE_STD_STREAM,   /* argument arg is stdin, stdout or stderr */
+	LM_CHANGE_ARG_NOT_NULL, /* argument arg is not NULL */
+};
+struct process_change {
+	uint8_t when;    /* enum lm_change_when */
+	int8_t arg;
+	const char *what; /* "redirects {std} ({fn} onto fd {fd})": {std} stdin/stdout/stderr,
+			     {fd} its number, {fn} the function */
+};
+
 /* A library function that writes through a pointer argument (model key
  * writes_arg: N). */
 struct writer_fn {
@@ -216,6 +234,7 @@ struct lib_model {
 	const struct thread_state_fn *thread_state; /* or NULL */
 	const struct lock_fn *lock; /* or NULL */
 	const struct writer_fn *writer; /* writes_arg, or NULL */
+	const struct process_change *process_change; /* or NULL */
 };
 
 /* Thread safety as the gates use it: a pure function (no side effects, no

@@ -197,6 +197,12 @@ static void bad_files(void **state)
 	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: {op: grab}, source: a}\n", "'op' must be one of acquire");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: [acquire], source: a}\n", "'lock' must be a mapping");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {writes_arg: true, source: a}\n", "'writes_arg' must be an argument index");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: std_fd, what: w}, source: a}\n",
+		   "an 'arg' exactly when 'when' is not always");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: always}, source: a}\n",
+		   "'process_change' needs 'what'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: sometimes, what: w}, source: a}\n",
+		   "'when' must be one of always, std_fd, std_stream, arg_not_null");
 	/* a file too large to read: refused before libyaml, with path:1:1 */
 	char tmp[] = "/tmp/test_libmodel_XXXXXX";
 	int fd = mkstemp(tmp);
@@ -243,6 +249,9 @@ static void user_models(void **state)
 	assert_string_equal(model_find("ruby_snprintf")->same_as, "snprintf");
 	assert_true(model_find("fprintf")->kinds & LM_KIND_STDIO);
 	assert_non_null(model_find("fprintf")->blocking);
+	assert_int_equal(model_find("dup2")->process_change->when, LM_CHANGE_STD_FD);
+	assert_int_equal(model_find("dup2")->process_change->arg, 1);
+	assert_null(model_find("dup")->process_change);
 	assert_true(model_find("my_lib_run")->user);
 	assert_false(model_find("my_lib_run")->overrides);
 	assert_int_equal(models_user_count(), 2);
