@@ -208,19 +208,9 @@ const struct lock_fn *lock_fn_classify(const char *name, const char *const *args
 	if (lf || !name)
 		return lf;
 	static const char *const src = "name pattern: a library's mutex wrapper (gRPC gpr_mu_*, libuv uv_mutex_*, "
-				       "GLib g_mutex_*, APR, OpenSSL CRYPTO_THREAD_*, SQLite sqlite3_mutex_*)";
+				       "GLib g_mutex_*, APR, OpenSSL CRYPTO_THREAD_*)";
 	buf->name = name;
 	buf->source = src;
-	if (str_eq(name, "sqlite3_mutex_enter") || str_eq(name, "sqlite3_mutex_try")) {
-		buf->op = LOCK_ACQUIRE;
-		buf->arg = 0;
-		return buf;
-	}
-	if (str_eq(name, "sqlite3_mutex_leave")) {
-		buf->op = LOCK_RELEASE;
-		buf->arg = 0;
-		return buf;
-	}
 	/* condition waits: (cond, mutex, ...) */
 	if (ends_with_ci(name, "cv_wait") || ends_with_ci(name, "cond_wait") || ends_with_ci(name, "cond_timedwait") ||
 	    ends_with_ci(name, "cond_wait_until") || ends_with_ci(name, "cond_wait_timeout")) {

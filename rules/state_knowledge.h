@@ -51,7 +51,7 @@ bool err_channel_producer(int channel, const char *name, const char *decl_file);
 const struct lock_fn *lock_fn_find(const char *name);
 /* lock_fn_find, then name patterns for the lock wrappers of other libraries
  * (gRPC gpr_mu_lock, libuv uv_mutex_lock, GLib g_mutex_lock, APR
- * apr_thread_mutex_lock, OpenSSL CRYPTO_THREAD_write_lock, sqlite3_mutex_enter
+ * apr_thread_mutex_lock, OpenSSL CRYPTO_THREAD_write_lock (SQLite's sqlite3_mutex_enter is a model)
  * ...): a name ending in lock/unlock whose mutex argument is named like one.
  * args: the call's argument texts (may be NULL). Fills *buf for a pattern
  * match. */
