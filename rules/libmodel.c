@@ -327,20 +327,24 @@ static bool flag_value(const char *name, long *out)
 	return false;
 }
 
-/* The index in keys of the sub-key k of a property mapping, or -1. */
-static int subkey(const struct ynode *k, const char *const *keys, size_t n)
+/* The index in keys of the sub-key k of the property `what`; -1 (with the
+ * error set) for an unknown key or one given twice (*seen: the keys met). */
+static int subkey(struct yload *y, const struct ynode *k, const char *const *keys, size_t n, unsigned *seen,
+		  const char *what)
 {
-	return k->kind == YN_SCALAR ? str_in_list(k->text, keys, n) : -1;
-}
-
-static int unknown_subkey(struct yload *y, const struct ynode *k, const char *what)
-{
-	return fail(y, k->line, k->col, "unknown key '%s' in %s", k->kind == YN_SCALAR ? k->text : "?", what);
+	int ki = k->kind == YN_SCALAR ? str_in_list(k->text, keys, n) : -1;
+	if (ki < 0)
+		return fail(y, k->line, k->col, "unknown key '%s' in %s", k->kind == YN_SCALAR ? k->text : "?", what);
+	if (*seen & (1u << ki))
+		return fail(y, k->line, k->col, "'%s' given twice in %s", k->text, what);
+	*seen |= 1u << ki;
+	return ki;
 }
 
 static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model *lm)
 {
 	static const char *const keys[] = {"bound", "arg", "wake", "fd_wait", "flag", "flag2", "on_fd"};
+	unsigned seen = 0;
 	struct blocking_call *bc = arena_alloc(y->a, sizeof(*bc));
 	bc->name = lm->name;
 	bc->arg = -1;
@@ -349,7 +353,9 @@ static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model
 		return fail(y, v->line, v->col, "'blocking' must be a mapping");
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
-		int ki = subkey(sk, keys, ARRAY_SIZE(keys));
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "blocking");
+		if (ki < 0)
+			return -1;
 		int rc = 0;
 		int8_t b8 = 0;
 		switch (ki) {
@@ -367,7 +373,7 @@ static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model
 					    sv->text);
 			break;
 		case 6: rc = get_bool(y, sv, "on_fd", &b8); bc->on_fd = b8 == 1; break;
-		default: return unknown_subkey(y, sk, "blocking");
+		default: return -1;
 		}
 		if (rc)
 			return -1;
@@ -383,6 +389,7 @@ static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model
 static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_model *lm)
 {
 	static const char *const keys[] = {"kind", "key_arg", "sets"};
+	unsigned seen = 0;
 	struct thread_state_fn *ts = arena_alloc(y->a, sizeof(*ts));
 	ts->name = lm->name;
 	ts->key_arg = -1;
@@ -390,7 +397,9 @@ static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_m
 		return fail(y, v->line, v->col, "'thread_state' must be a mapping");
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
-		int ki = subkey(sk, keys, ARRAY_SIZE(keys));
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "thread_state");
+		if (ki < 0)
+			return -1;
 		int rc = 0;
 		uint8_t k8 = 0;
 		int8_t i8 = -1;
@@ -398,7 +407,7 @@ static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_m
 		case 0: rc = get_enum(y, sv, "kind", ts_kind_names, ARRAY_SIZE(ts_kind_names), &k8); ts->kind = k8; break;
 		case 1: rc = get_int(y, sv, "key_arg", &i8); ts->key_arg = i8; break;
 		case 2: rc = get_bool(y, sv, "sets", &i8); ts->sets = i8 == 1; break;
-		default: return unknown_subkey(y, sk, "thread_state");
+		default: return -1;
 		}
 		if (rc)
 			return -1;
@@ -414,20 +423,23 @@ static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_m
 static int get_lock(struct yload *y, const struct ynode *v, struct lib_model *lm)
 {
 	static const char *const keys[] = {"op", "arg"};
+	unsigned seen = 0;
 	struct lock_fn *lf = arena_alloc(y->a, sizeof(*lf));
 	lf->name = lm->name;
 	if (v->kind != YN_MAP)
 		return fail(y, v->line, v->col, "'lock' must be a mapping");
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
-		int ki = subkey(sk, keys, ARRAY_SIZE(keys));
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "lock");
+		if (ki < 0)
+			return -1;
 		int rc = 0;
 		uint8_t k8 = 0;
 		int8_t i8 = 0;
 		switch (ki) {
 		case 0: rc = get_enum(y, sv, "op", lock_op_names, ARRAY_SIZE(lock_op_names), &k8); lf->op = k8; break;
 		case 1: rc = get_int(y, sv, "arg", &i8); lf->arg = i8; break;
-		default: return unknown_subkey(y, sk, "lock");
+		default: return -1;
 		}
 		if (rc)
 			return -1;
@@ -443,6 +455,7 @@ static const char *const change_when_names[] = {"always", "std_fd", "std_stream"
 static int get_process_change(struct yload *y, const struct ynode *v, struct lib_model *lm)
 {
 	static const char *const keys[] = {"when", "arg", "what"};
+	unsigned seen = 0;
 	struct process_change *pc = arena_alloc(y->a, sizeof(*pc));
 	pc->arg = -1;
 	if (v->kind != YN_MAP)
@@ -450,7 +463,10 @@ static int get_process_change(struct yload *y, const struct ynode *v, struct lib
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
 		int rc = 0;
-		switch (subkey(sk, keys, ARRAY_SIZE(keys))) {
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "process_change");
+		if (ki < 0)
+			return -1;
+		switch (ki) {
 		case 0: rc = get_enum(y, sv, "when", change_when_names, ARRAY_SIZE(change_when_names), &pc->when); break;
 		case 1: rc = get_int(y, sv, "arg", &pc->arg); break;
 		case 2:
@@ -459,7 +475,7 @@ static int get_process_change(struct yload *y, const struct ynode *v, struct lib
 				return fail(y, sv->line, sv->col, "'what' is empty");
 			pc->what = sv->text;
 			break;
-		default: return unknown_subkey(y, sk, "process_change");
+		default: return -1;
 		}
 		if (rc)
 			return -1;

@@ -189,6 +189,8 @@ static void bad_files(void **state)
 	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: fd, timeout: 3}, source: a}\n",
 		   "/u/m.yml:3:29: unknown key 'timeout' in blocking");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: fd, source: a}\n", "'blocking' must be a mapping");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: fd, bound: never}, source: a}\n",
+		   "/u/m.yml:3:29: 'bound' given twice in blocking");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {kinds: [cpu, magic], source: a}\n", "/u/m.yml:3:20: unknown kind 'magic'");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {same_as: \"a b\", source: a}\n", "'same_as' must name a C function");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {kind: tls}, source: a}\n",
