@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "libmodel.h"
 #include "util.h"
 
 /* Ruby IO accessors (ruby/io.h) whose result belongs to an IO object. */
@@ -172,15 +173,10 @@ int32_t io_fd_into_data(const struct model *m, const struct msite *s, const char
 	return -1;
 }
 
-/* POSIX.1-2017 calls that can block on a descriptor. */
-static const char *const blocking[] = {
-	"accept", "accept4", "connect", "epoll_pwait", "epoll_wait", "fdatasync", "flock", "fsync",
-	"ioctl", "lockf", "poll", "ppoll", "pread", "pread64", "preadv", "pselect", "pwrite", "pwrite64",
-	"pwritev", "read", "readv", "recv", "recvfrom", "recvmmsg", "recvmsg", "select", "send",
-	"sendfile", "sendmmsg", "sendmsg", "sendto", "splice", "write", "writev",
-};
-
+/* A call that can block on the descriptor it is given: its library model's
+ * blocking: {on_fd: true} (POSIX.1-2017 read, recv, poll, accept ...). */
 bool io_fd_blocking_call(const char *name)
 {
-	return name && str_in_sorted(name, blocking, ARRAY_SIZE(blocking));
+	const struct lib_model *lm = name ? model_find(name) : NULL;
+	return lm && str_eq(lm->name, name) && lm->blocking && lm->blocking->on_fd;
 }

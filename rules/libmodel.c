@@ -7,6 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/ipc.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#ifndef F_OFD_SETLKW
+#define F_OFD_SETLKW F_SETLKW
+#endif
 
 #include "model_files.h"
 #include "util.h"
@@ -290,6 +299,197 @@ static int get_name_list(struct yload *y, const struct ynode *v, const char *key
 	return 0;
 }
 
+static const char *const kind_names[] = {"cpu",       "allocates", "takes_lock",    "wakes_waiter",    "stdio",
+					 "wakes_pipe", "thread_id", "thread_signal", "polls_interrupts"};
+static const char *const bound_names[] = {"always",       "never",      "fd",         "neg_timeout",
+					  "null_timeout", "flag_clear", "arg_equals"};
+static const char *const wake_names[] = {"signal_io", "signal_process", "condvar", "semaphore", "none"};
+static const char *const ts_kind_names[] = {NULL, "tls", "identity", "locale", "sigmask"};
+static const char *const lock_op_names[] = {NULL, "acquire", "release", "wait"};
+
+/* The system-header constants a blocking: flag may name: the values this
+ * tool is built with, the same headers libclang evaluates the analysed
+ * code's constants with. */
+static bool flag_value(const char *name, long *out)
+{
+	static const struct {
+		const char *name;
+		long value;
+	} flags[] = {
+		{"F_LOCK", F_LOCK},     {"F_OFD_SETLKW", F_OFD_SETLKW}, {"F_SETLKW", F_SETLKW}, {"IPC_NOWAIT", IPC_NOWAIT},
+		{"LOCK_NB", LOCK_NB},   {"LOCK_UN", LOCK_UN},           {"WNOHANG", WNOHANG},
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
+		if (str_eq(flags[i].name, name)) {
+			*out = flags[i].value;
+			return true;
+		}
+	return false;
+}
+
+/* The index in keys of the sub-key k of the property `what`; -1 (with the
+ * error set) for an unknown key or one given twice (*seen: the keys met). */
+static int subkey(struct yload *y, const struct ynode *k, const char *const *keys, size_t n, unsigned *seen,
+		  const char *what)
+{
+	int ki = k->kind == YN_SCALAR ? str_in_list(k->text, keys, n) : -1;
+	if (ki < 0)
+		return fail(y, k->line, k->col, "unknown key '%s' in %s", k->kind == YN_SCALAR ? k->text : "?", what);
+	if (*seen & (1u << ki))
+		return fail(y, k->line, k->col, "'%s' given twice in %s", k->text, what);
+	*seen |= 1u << ki;
+	return ki;
+}
+
+static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model *lm)
+{
+	static const char *const keys[] = {"bound", "arg", "wake", "fd_wait", "flag", "flag2", "on_fd"};
+	unsigned seen = 0;
+	struct blocking_call *bc = arena_alloc(y->a, sizeof(*bc));
+	bc->name = lm->name;
+	bc->arg = -1;
+	bool have_bound = false;
+	if (v->kind != YN_MAP)
+		return fail(y, v->line, v->col, "'blocking' must be a mapping");
+	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
+		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "blocking");
+		if (ki < 0)
+			return -1;
+		int rc = 0;
+		int8_t b8 = 0;
+		switch (ki) {
+		case 0: rc = get_enum(y, sv, "bound", bound_names, ARRAY_SIZE(bound_names), &bc->bound); have_bound = true; break;
+		case 1: rc = get_int(y, sv, "arg", &bc->arg); break;
+		case 2: rc = get_enum(y, sv, "wake", wake_names, ARRAY_SIZE(wake_names), &bc->wake); break;
+		case 3: rc = get_bool(y, sv, "fd_wait", &b8); bc->fd_wait = b8 == 1; break;
+		case 4:
+		case 5:
+			rc = want_scalar(y, sv, sk->text);
+			if (!rc && !flag_value(sv->text, ki == 4 ? &bc->flag : &bc->flag2))
+				return fail(y, sv->line, sv->col,
+					    "unknown flag '%s' (F_LOCK, F_OFD_SETLKW, F_SETLKW, IPC_NOWAIT, LOCK_NB, LOCK_UN, "
+					    "WNOHANG)",
+					    sv->text);
+			break;
+		case 6: rc = get_bool(y, sv, "on_fd", &b8); bc->on_fd = b8 == 1; break;
+		default: return -1;
+		}
+		if (rc)
+			return -1;
+	}
+	if (!have_bound)
+		return fail(y, v->line, v->col, "'blocking' needs 'bound'");
+	if (bc->bound >= BOUND_NEG_TIMEOUT && bc->arg < 0)
+		return fail(y, v->line, v->col, "'blocking' with bound: %s needs 'arg'", bound_names[bc->bound]);
+	lm->blocking = bc;
+	return 0;
+}
+
+static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_model *lm)
+{
+	static const char *const keys[] = {"kind", "key_arg", "sets"};
+	unsigned seen = 0;
+	struct thread_state_fn *ts = arena_alloc(y->a, sizeof(*ts));
+	ts->name = lm->name;
+	ts->key_arg = -1;
+	if (v->kind != YN_MAP)
+		return fail(y, v->line, v->col, "'thread_state' must be a mapping");
+	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
+		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "thread_state");
+		if (ki < 0)
+			return -1;
+		int rc = 0;
+		uint8_t k8 = 0;
+		int8_t i8 = -1;
+		switch (ki) {
+		case 0: rc = get_enum(y, sv, "kind", ts_kind_names, ARRAY_SIZE(ts_kind_names), &k8); ts->kind = k8; break;
+		case 1: rc = get_int(y, sv, "key_arg", &i8); ts->key_arg = i8; break;
+		case 2: rc = get_bool(y, sv, "sets", &i8); ts->sets = i8 == 1; break;
+		default: return -1;
+		}
+		if (rc)
+			return -1;
+	}
+	if (!ts->kind)
+		return fail(y, v->line, v->col, "'thread_state' needs 'kind'");
+	if ((ts->kind == TS_TLS_API) != (ts->key_arg >= 0))
+		return fail(y, v->line, v->col, "'thread_state' has a 'key_arg' exactly when kind is tls");
+	lm->thread_state = ts;
+	return 0;
+}
+
+static int get_lock(struct yload *y, const struct ynode *v, struct lib_model *lm)
+{
+	static const char *const keys[] = {"op", "arg"};
+	unsigned seen = 0;
+	struct lock_fn *lf = arena_alloc(y->a, sizeof(*lf));
+	lf->name = lm->name;
+	if (v->kind != YN_MAP)
+		return fail(y, v->line, v->col, "'lock' must be a mapping");
+	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
+		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "lock");
+		if (ki < 0)
+			return -1;
+		int rc = 0;
+		uint8_t k8 = 0;
+		int8_t i8 = 0;
+		switch (ki) {
+		case 0: rc = get_enum(y, sv, "op", lock_op_names, ARRAY_SIZE(lock_op_names), &k8); lf->op = k8; break;
+		case 1: rc = get_int(y, sv, "arg", &i8); lf->arg = i8; break;
+		default: return -1;
+		}
+		if (rc)
+			return -1;
+	}
+	if (!lf->op)
+		return fail(y, v->line, v->col, "'lock' needs 'op'");
+	lm->lock = lf;
+	return 0;
+}
+
+static const char *const change_when_names[] = {"always", "std_fd", "std_stream", "arg_not_null"};
+
+static int get_process_change(struct yload *y, const struct ynode *v, struct lib_model *lm)
+{
+	static const char *const keys[] = {"when", "arg", "what"};
+	unsigned seen = 0;
+	struct process_change *pc = arena_alloc(y->a, sizeof(*pc));
+	pc->arg = -1;
+	if (v->kind != YN_MAP)
+		return fail(y, v->line, v->col, "'process_change' must be a mapping");
+	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
+		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
+		int rc = 0;
+		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "process_change");
+		if (ki < 0)
+			return -1;
+		switch (ki) {
+		case 0: rc = get_enum(y, sv, "when", change_when_names, ARRAY_SIZE(change_when_names), &pc->when); break;
+		case 1: rc = get_int(y, sv, "arg", &pc->arg); break;
+		case 2:
+			rc = want_scalar(y, sv, "what");
+			if (!rc && !*sv->text)
+				return fail(y, sv->line, sv->col, "'what' is empty");
+			pc->what = sv->text;
+			break;
+		default: return -1;
+		}
+		if (rc)
+			return -1;
+	}
+	if (!pc->what)
+		return fail(y, v->line, v->col, "'process_change' needs 'what'");
+	if ((pc->when != LM_CHANGE_ALWAYS) != (pc->arg >= 0))
+		return fail(y, v->line, v->col, "'process_change' has an 'arg' exactly when 'when' is not always");
+	lm->process_change = pc;
+	return 0;
+}
+
+static bool valid_name(const char *s);
+
 static int parse_props(struct yload *y, const struct ynode *m, struct lib_model *lm, bool need_source)
 {
 	if (m->kind != YN_MAP)
@@ -297,7 +497,9 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 	bool seen[32] = {0};
 	static const char *const keys[] = {"thread_safe", "pure",  "blocks",     "ruby_alloc", "error_channel",
 					   "process_state", "calls_back", "async_signal_safe", "cheap", "size_arg",
-					   "why",   "instead",    "null_arg",   "source", "handle_arg"};
+					   "why",   "instead",    "null_arg",   "source", "handle_arg",
+					   "registers_handler", "blocking", "kinds", "same_as", "thread_state", "lock",
+					   "writes_arg", "process_change"};
 	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
 		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
 		if (k->kind != YN_SCALAR)
@@ -374,6 +576,43 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			break;
 		case 12: rc = get_int(y, v, k->text, &lm->null_arg); break;
 		case 14: rc = get_int(y, v, k->text, &lm->handle_arg); break;
+		case 15: rc = get_int(y, v, k->text, &lm->registers_handler); break;
+		case 16: rc = get_blocking(y, v, lm); break;
+		case 17: {
+			const char *const *l = NULL;
+			rc = get_name_list(y, v, k->text, &l);
+			for (size_t j = 0; !rc && l[j]; j++) {
+				int bi = str_in_list(l[j], kind_names, ARRAY_SIZE(kind_names));
+				if (bi < 0) {
+					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
+					return fail(y, it->line, it->col,
+						    "unknown kind '%s' (cpu, allocates, takes_lock, wakes_waiter, stdio, "
+						    "wakes_pipe, thread_id, thread_signal, polls_interrupts)",
+						    l[j]);
+				}
+				lm->kinds |= (uint16_t)(1u << bi);
+			}
+			break;
+		}
+		case 18:
+			rc = want_scalar(y, v, k->text);
+			if (!rc && !valid_name(v->text))
+				return fail(y, v->line, v->col, "'same_as' must name a C function, not '%s'", v->text);
+			lm->same_as = v->text;
+			break;
+		case 19: rc = get_thread_state(y, v, lm); break;
+		case 20: rc = get_lock(y, v, lm); break;
+		case 22: rc = get_process_change(y, v, lm); break;
+		case 21: {
+			int8_t a = -1;
+			rc = get_int(y, v, k->text, &a);
+			if (!rc) {
+				struct writer_fn *w = arena_alloc(y->a, sizeof(*w));
+				*w = (struct writer_fn){lm->name, a, NULL};
+				lm->writer = w;
+			}
+			break;
+		}
 		case 13:
 			rc = want_scalar(y, v, k->text);
 			if (!rc && !*v->text)
@@ -393,6 +632,13 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 		return fail(y, m->line, m->col, "'handle_arg' is only meaningful with thread_safe: per_handle");
 	if (lm->null_arg >= 0 && lm->thread_safe != LM_TS_NEVER)
 		return fail(y, m->line, m->col, "'null_arg' is only meaningful with thread_safe: never");
+	/* the sub-records carry the entry's name and source */
+	if (lm->thread_state)
+		((struct thread_state_fn *)lm->thread_state)->source = lm->source;
+	if (lm->lock)
+		((struct lock_fn *)lm->lock)->source = lm->source;
+	if (lm->writer)
+		((struct writer_fn *)lm->writer)->source = lm->source;
 	return 0;
 }
 
@@ -517,7 +763,7 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 		lm->col = k->col;
 		lm->user = user;
 		lm->pure = lm->ruby_alloc = lm->async_signal_safe = lm->cheap = -1;
-		lm->size_arg = lm->null_arg = -1;
+		lm->size_arg = lm->null_arg = lm->registers_handler = -1;
 		lm->handle_arg = 0;
 		if (parse_props(&y, v, lm, true))
 			break;
@@ -584,14 +830,9 @@ int models_load_file(const char *path, char **err)
 		return -1;
 	}
 	size_t len = 0;
-	char *text = read_file(path, &len, MODEL_MAX_BYTES);
-	if (!text) {
-		if (errno == EFBIG)
-			*err = xasprintf("%s:1:1: model file is larger than %u bytes", path, MODEL_MAX_BYTES);
-		else
-			*err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+	char *text = read_bounded_text(path, MODEL_MAX_BYTES, "model file", &len, err);
+	if (!text)
 		return -1;
-	}
 	int rc = models_load_text(path, text, len, true, err);
 	free(text);
 	return rc;

@@ -412,7 +412,28 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 		       struct gate_result *g)
 {
 	if (!s->cb.ntargets) {
-		if (s->cb.nexternal)
+		const struct lib_model *lm = s->cb.nexternal ? model_find(s->cb.external[0]) : NULL;
+		int ts = lm_thread_safety(lm);
+		char where[512];
+		if (lm && ts == LM_TS_NEVER) {
+			/* a library function run directly as the callback (tiny_tds'
+			 * dbsqlok) that its model says is not thread-safe */
+			gate_add(g, GATE_OPAQUE, GATE_FAIL, &s->loc, -1,
+				 "the callback '%s' is a library function that is not thread-safe (model %s)",
+				 s->cb.external[0], model_where(lm, where, sizeof(where)));
+			gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
+		} else if (lm && ts != LM_TS_UNKNOWN) {
+			/* modelled, but the gates do not analyse a library function run
+			 * as the callback itself: what is open is its handle, the data
+			 * argument */
+			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+					   "the callback '%s' is a library function (model %s: thread-safe %s): the gates do "
+					   "not follow the data argument '%s' into it",
+					   s->cb.external[0], model_where(lm, where, sizeof(where)),
+					   lm_thread_safe_name(ts), s->data1 && s->data1->text ? s->data1->text : "?"),
+				  FACT_DATA, s->data1 && s->data1->text ? s->data1->text : NULL);
+			gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
+		} else if (s->cb.nexternal)
 			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
 					   "the callback '%s' has no body in the project (a library function)",
 					   s->cb.external[0]),

@@ -1,18 +1,15 @@
-/* process_state.c: the table behind process-wide-state (process_state.h).
- *
- * Sources: POSIX.1-2017 dup2 ("the file descriptor fildes2 ... shall be
- * closed first"), close, freopen, setvbuf/setbuf ("may be used only after
- * the stream ... is associated with an open file and before any other
- * operation"), chdir/fchdir ("the current working directory" is a process
- * attribute, XBD 3.447), umask ("the process' file mode creation mask"),
- * signal/sigaction ("the action ... for the process"). The environment and
- * the locale (setenv, putenv, setlocale) are mt-unsafe-call's (state_knowledge.c).
+/* process_state.c: what process-wide-state reports (process_state.h), from
+ * the library models' process_change property (rules/models/: dup2, close,
+ * freopen, setvbuf, chdir, umask, signal, sigaction ..., each with its
+ * POSIX.1-2017 source). The environment and the locale (setenv, putenv,
+ * setlocale) are mt-unsafe-call's (thread_safe: never).
  */
 #include "process_state.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "util.h"
 
 /* 0, 1, 2 for an expression naming a standard descriptor, else -1. */
@@ -59,54 +56,55 @@ static bool null_expr(const struct expr *a)
 	return a && (a->kind == EX_NULL || (a->has_ival && a->ival == 0));
 }
 
+/* Fills pc->what into buf: {std} the standard stream's name, {fd} its number,
+ * {fn} the function. */
+static void fill(const char *what, const char *fn, int k, char *buf, size_t len)
+{
+	struct strbuf sb = {0};
+	for (const char *p = what; *p;) {
+		if (str_starts(p, "{std}") && k >= 0) {
+			sb_puts(&sb, std_names[k]);
+			p += 5;
+		} else if (str_starts(p, "{fd}") && k >= 0) {
+			sb_printf(&sb, "%d", k);
+			p += 4;
+		} else if (str_starts(p, "{fn}")) {
+			sb_puts(&sb, fn);
+			p += 4;
+		} else {
+			sb_printf(&sb, "%c", *p++);
+		}
+	}
+	snprintf(buf, len, "%s", sb_str(&sb));
+	sb_free(&sb);
+}
+
 bool process_state_change(const struct call *c, char *buf, size_t len)
 {
 	const char *n = c->name;
 	if (!n || c->indirect)
 		return false;
-	int k;
-	if (strcmp(n, "dup2") == 0 || strcmp(n, "dup3") == 0) {
-		if ((k = std_fd(arg(c, 1))) < 0)
+	const struct lib_model *lm = model_find(n);
+	if (!lm || !str_eq(lm->name, n) || !lm->process_change)
+		return false;
+	const struct process_change *pc = lm->process_change;
+	int k = -1;
+	switch (pc->when) {
+	case LM_CHANGE_STD_FD:
+		if ((k = std_fd(arg(c, (uint32_t)pc->arg))) < 0)
 			return false;
-		snprintf(buf, len, "redirects %s (%s onto fd %d)", std_names[k], n, k);
-		return true;
-	}
-	if (strcmp(n, "close") == 0) {
-		if ((k = std_fd(arg(c, 0))) < 0)
+		break;
+	case LM_CHANGE_STD_STREAM:
+		if ((k = std_stream(arg(c, (uint32_t)pc->arg))) < 0)
 			return false;
-		snprintf(buf, len, "closes %s (fd %d)", std_names[k], k);
-		return true;
+		break;
+	case LM_CHANGE_ARG_NOT_NULL:
+		if (null_expr(arg(c, (uint32_t)pc->arg)))
+			return false; /* sigaction(sig, NULL, &old) only reads */
+		break;
+	default:
+		break;
 	}
-	if (strcmp(n, "freopen") == 0) {
-		if ((k = std_stream(arg(c, 2))) < 0)
-			return false;
-		snprintf(buf, len, "reopens %s (freopen)", std_names[k]);
-		return true;
-	}
-	if (strcmp(n, "setvbuf") == 0 || strcmp(n, "setbuf") == 0 || strcmp(n, "setbuffer") == 0 ||
-	    strcmp(n, "setlinebuf") == 0) {
-		if ((k = std_stream(arg(c, 0))) < 0)
-			return false;
-		snprintf(buf, len, "changes the buffering of %s (%s)", std_names[k], n);
-		return true;
-	}
-	if (strcmp(n, "chdir") == 0 || strcmp(n, "fchdir") == 0) {
-		snprintf(buf, len, "changes the process's working directory (%s)", n);
-		return true;
-	}
-	if (strcmp(n, "umask") == 0) {
-		snprintf(buf, len, "changes the process's file mode creation mask (umask)");
-		return true;
-	}
-	if (strcmp(n, "signal") == 0 || strcmp(n, "sigset") == 0) {
-		snprintf(buf, len, "changes a signal's disposition for the whole process (%s)", n);
-		return true;
-	}
-	if (strcmp(n, "sigaction") == 0) {
-		if (null_expr(arg(c, 1)))
-			return false; /* only reads the current action */
-		snprintf(buf, len, "changes a signal's disposition for the whole process (sigaction)");
-		return true;
-	}
-	return false;
+	fill(pc->what, n, k, buf, len);
+	return true;
 }

@@ -1,10 +1,7 @@
 /* process_state.h: library calls that change state the whole process shares
  * (the standard descriptors and streams, the working directory, the umask,
  * signal dispositions), for process-wide-state.
- *
- * TODO(issue 15): a property of the library models in rules/models/ once they
- * land ("process_state: <what>, when: <argument condition>"); this small table
- * stands in for it. */
+ * The knowledge is the library models' process_change property. */
 #ifndef NOGVL_PROCESS_STATE_H
 #define NOGVL_PROCESS_STATE_H
 

@@ -1,6 +1,7 @@
-/* state_knowledge.c: tables for the shared and thread state rules. Each table
- * is sorted by name (binary search; tests/unit/test_state_knowledge.c checks
- * the order) and every entry names its source. */
+/* state_knowledge.c: what the shared and thread state rules know about
+ * library functions, from the library models (rules/libmodel.h: thread_state,
+ * lock, writes_arg, error_channel, thread_safe: never), plus name patterns for
+ * calls whose headers were not seen. */
 #include "state_knowledge.h"
 
 #include <stdlib.h>
@@ -8,14 +9,6 @@
 
 #include "libmodel.h"
 #include "util.h"
-
-static int by_name(const void *key, const void *elem)
-{
-	return strcmp((const char *)key, *(const char *const *)elem);
-}
-
-#define FIND(table, name)                                                                              \
-	((name) ? bsearch((name), (table), ARRAY_SIZE(table), sizeof((table)[0]), by_name) : NULL)
 
 /* Functions not required to be thread-safe: the library models with
  * thread_safe: never (rules/models/posix-mt-unsafe.yml holds POSIX.1-2017
@@ -28,45 +21,22 @@ const struct lib_model *mt_unsafe_find(const char *name)
 	return lm && lm->thread_safe == LM_TS_NEVER ? lm : NULL;
 }
 
-/* Functions whose result or effect belongs to the calling thread
- * (gvl-semantics.md 2.7 and rule 13; design.md thread-local-state). */
-static const struct thread_state_fn thread_state[] = {
-	{"FlsGetValue", TS_TLS_API, 0, false, "Win32 fibersapi.h (fiber-local storage)"},
-	{"FlsSetValue", TS_TLS_API, 0, true, "Win32 fibersapi.h (fiber-local storage)"},
-	{"GetCurrentThread", TS_IDENTITY, -1, false, "Win32 processthreadsapi.h"},
-	{"GetCurrentThreadId", TS_IDENTITY, -1, false, "Win32 processthreadsapi.h"},
-	{"TlsGetValue", TS_TLS_API, 0, false, "Win32 processthreadsapi.h (thread-local storage)"},
-	{"TlsSetValue", TS_TLS_API, 0, true, "Win32 processthreadsapi.h (thread-local storage)"},
-	{"_configthreadlocale", TS_LOCALE, -1, false, "Microsoft CRT locale.h (per-thread locale switch)"},
-	{"gettid", TS_IDENTITY, -1, false, "Linux gettid(2), glibc 2.30 unistd.h"},
-	{"pthread_getname_np", TS_IDENTITY, -1, false, "glibc pthread.h (thread name)"},
-	{"pthread_getspecific", TS_TLS_API, 0, false, "POSIX.1-2017 pthread_getspecific (thread-specific data)"},
-	{"pthread_self", TS_IDENTITY, -1, false, "POSIX.1-2017 pthread_self"},
-	{"pthread_setname_np", TS_IDENTITY, -1, false, "glibc pthread.h (thread name)"},
-	{"pthread_setspecific", TS_TLS_API, 0, true, "POSIX.1-2017 pthread_setspecific (thread-specific data)"},
-	{"pthread_sigmask", TS_SIGMASK, -1, false, "POSIX.1-2017 pthread_sigmask (the calling thread's mask)"},
-	{"raise", TS_SIGMASK, -1, false, "POSIX.1-2017 raise (\"the signal shall be sent to the calling thread\")"},
-	{"rb_internal_thread_specific_get", TS_TLS_API, 1, false, "Ruby thread.h (per-Ruby-thread storage)"},
-	{"rb_internal_thread_specific_set", TS_TLS_API, 1, true, "Ruby thread.h (per-Ruby-thread storage)"},
-	{"rb_nativethread_self", TS_IDENTITY, -1, false, "Ruby thread_native.h (the native thread id)"},
-	{"setlocale", TS_LOCALE, -1, false,
-	 "POSIX.1-2017 setlocale/uselocale (a thread that called uselocale has its own locale)"},
-	{"sigpending", TS_SIGMASK, -1, false, "POSIX.1-2017 sigpending (signals pending for the calling thread)"},
-	{"sigprocmask", TS_SIGMASK, -1, false,
-	 "POSIX.1-2017 sigprocmask (unspecified in a multithreaded process; glibc: the calling thread's mask)"},
-	{"sigsuspend", TS_SIGMASK, -1, false, "POSIX.1-2017 sigsuspend (replaces the calling thread's mask)"},
-	{"sigtimedwait", TS_SIGMASK, -1, false, "POSIX.1-2017 sigwaitinfo/sigtimedwait (signals blocked in the calling thread)"},
-	{"sigwait", TS_SIGMASK, -1, false, "POSIX.1-2017 sigwait (signals blocked in the calling thread)"},
-	{"sigwaitinfo", TS_SIGMASK, -1, false, "POSIX.1-2017 sigwaitinfo (signals blocked in the calling thread)"},
-	{"thrd_current", TS_IDENTITY, -1, false, "C11 7.26.5.2 thrd_current"},
-	{"tss_get", TS_TLS_API, 0, false, "C11 7.26.6.3 tss_get (thread-specific storage)"},
-	{"tss_set", TS_TLS_API, 0, true, "C11 7.26.6.4 tss_set (thread-specific storage)"},
-	{"uselocale", TS_LOCALE, -1, false, "POSIX.1-2017 uselocale (sets the calling thread's locale)"},
-};
+/* The library model of exactly this function (not a prefix entry). */
+static const struct lib_model *exact_model(const char *name)
+{
+	const struct lib_model *lm = name ? model_find(name) : NULL;
+	return lm && str_eq(lm->name, name) ? lm : NULL;
+}
 
+/* Functions whose result or effect belongs to the calling thread
+ * (gvl-semantics.md 2.7 and rule 13; design.md thread-local-state): the
+ * models' thread_state property (POSIX.1-2017 pthread_getspecific/
+ * pthread_self/pthread_sigmask/sigwait ..., C11 tss_get, tss_set, thrd_current, Linux
+ * gettid(2), Win32 TlsGetValue, FlsGetValue, Ruby's rb_internal_thread_specific_*). */
 const struct thread_state_fn *thread_state_find(const char *name)
 {
-	return FIND(thread_state, name);
+	const struct lib_model *lm = exact_model(name);
+	return lm ? lm->thread_state : NULL;
 }
 
 const char *thread_state_kind_text(int kind)
@@ -178,63 +148,18 @@ bool err_channel_producer(int channel, const char *name, const char *decl_file)
 	}
 }
 
-/* Mutex operations. POSIX.1-2017 pthread_mutex_lock ("If the mutex type is
- * PTHREAD_MUTEX_ERRORCHECK ... a thread attempts to unlock a mutex which it
- * has not locked, an error shall be returned"; undefined for the default
- * type), pthread_rwlock_*, pthread_spin_*, pthread_cond_wait ("shall be
- * called with mutex locked by the calling thread"), flockfile ("the calling
- * thread ... owner"); C11 7.26.4 mtx_*, 7.26.3 cnd_wait; Ruby
- * thread_native.h; Win32 synchapi.h. Semaphores are not here: any thread
- * may post one. */
-static const struct lock_fn lock_fns[] = {
-	{"AcquireSRWLockExclusive", LOCK_ACQUIRE, 0, "Win32 synchapi.h"},
-	{"AcquireSRWLockShared", LOCK_ACQUIRE, 0, "Win32 synchapi.h"},
-	{"EnterCriticalSection", LOCK_ACQUIRE, 0, "Win32 synchapi.h"},
-	{"LeaveCriticalSection", LOCK_RELEASE, 0, "Win32 synchapi.h"},
-	{"ReleaseSRWLockExclusive", LOCK_RELEASE, 0, "Win32 synchapi.h"},
-	{"ReleaseSRWLockShared", LOCK_RELEASE, 0, "Win32 synchapi.h"},
-	{"SleepConditionVariableCS", LOCK_WAIT, 1, "Win32 synchapi.h"},
-	{"SleepConditionVariableSRW", LOCK_WAIT, 1, "Win32 synchapi.h"},
-	{"TryAcquireSRWLockExclusive", LOCK_ACQUIRE, 0, "Win32 synchapi.h"},
-	{"TryAcquireSRWLockShared", LOCK_ACQUIRE, 0, "Win32 synchapi.h"},
-	{"TryEnterCriticalSection", LOCK_ACQUIRE, 0, "Win32 synchapi.h"},
-	{"cnd_timedwait", LOCK_WAIT, 1, "C11 7.26.3.5"},
-	{"cnd_wait", LOCK_WAIT, 1, "C11 7.26.3.6"},
-	{"flockfile", LOCK_ACQUIRE, 0, "POSIX.1-2017 flockfile"},
-	{"ftrylockfile", LOCK_ACQUIRE, 0, "POSIX.1-2017 flockfile"},
-	{"funlockfile", LOCK_RELEASE, 0, "POSIX.1-2017 flockfile"},
-	{"mtx_lock", LOCK_ACQUIRE, 0, "C11 7.26.4.3"},
-	{"mtx_timedlock", LOCK_ACQUIRE, 0, "C11 7.26.4.4"},
-	{"mtx_trylock", LOCK_ACQUIRE, 0, "C11 7.26.4.5"},
-	{"mtx_unlock", LOCK_RELEASE, 0, "C11 7.26.4.6"},
-	{"pthread_cond_timedwait", LOCK_WAIT, 1, "POSIX.1-2017 pthread_cond_timedwait"},
-	{"pthread_cond_wait", LOCK_WAIT, 1, "POSIX.1-2017 pthread_cond_wait"},
-	{"pthread_mutex_lock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_mutex_lock"},
-	{"pthread_mutex_timedlock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_mutex_timedlock"},
-	{"pthread_mutex_trylock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_mutex_lock"},
-	{"pthread_mutex_unlock", LOCK_RELEASE, 0, "POSIX.1-2017 pthread_mutex_lock"},
-	{"pthread_rwlock_rdlock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_rwlock_rdlock"},
-	{"pthread_rwlock_timedrdlock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_rwlock_timedrdlock"},
-	{"pthread_rwlock_timedwrlock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_rwlock_timedwrlock"},
-	{"pthread_rwlock_tryrdlock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_rwlock_rdlock"},
-	{"pthread_rwlock_trywrlock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_rwlock_wrlock"},
-	{"pthread_rwlock_unlock", LOCK_RELEASE, 0, "POSIX.1-2017 pthread_rwlock_unlock"},
-	{"pthread_rwlock_wrlock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_rwlock_wrlock"},
-	{"pthread_spin_lock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_spin_lock"},
-	{"pthread_spin_trylock", LOCK_ACQUIRE, 0, "POSIX.1-2017 pthread_spin_lock"},
-	{"pthread_spin_unlock", LOCK_RELEASE, 0, "POSIX.1-2017 pthread_spin_unlock"},
-	{"rb_native_cond_timedwait", LOCK_WAIT, 1, "Ruby thread_native.h"},
-	{"rb_native_cond_wait", LOCK_WAIT, 1, "Ruby thread_native.h"},
-	{"rb_native_mutex_lock", LOCK_ACQUIRE, 0, "Ruby thread_native.h"},
-	{"rb_native_mutex_trylock", LOCK_ACQUIRE, 0, "Ruby thread_native.h"},
-	{"rb_native_mutex_unlock", LOCK_RELEASE, 0, "Ruby thread_native.h"},
-	{"rb_nativethread_lock_lock", LOCK_ACQUIRE, 0, "Ruby thread_native.h"},
-	{"rb_nativethread_lock_unlock", LOCK_RELEASE, 0, "Ruby thread_native.h"},
-};
-
+/* Mutex operations: the models' lock property. POSIX.1-2017
+ * pthread_mutex_lock ("If the mutex type is PTHREAD_MUTEX_ERRORCHECK ... a
+ * thread attempts to unlock a mutex which it has not locked, an error shall
+ * be returned"; undefined for the default type), pthread_rwlock_*,
+ * pthread_spin_*, pthread_cond_wait ("shall be called with mutex locked by
+ * the calling thread"), flockfile ("the calling thread ... owner"); C11
+ * 7.26.4 mtx_*, 7.26.3 cnd_wait; Ruby thread_native.h; Win32 synchapi.h.
+ * Semaphores are not locks: any thread may post one. */
 const struct lock_fn *lock_fn_find(const char *name)
 {
-	return FIND(lock_fns, name);
+	const struct lib_model *lm = exact_model(name);
+	return lm ? lm->lock : NULL;
 }
 
 static bool ends_with_ci(const char *s, const char *suffix)
@@ -283,19 +208,9 @@ const struct lock_fn *lock_fn_classify(const char *name, const char *const *args
 	if (lf || !name)
 		return lf;
 	static const char *const src = "name pattern: a library's mutex wrapper (gRPC gpr_mu_*, libuv uv_mutex_*, "
-				       "GLib g_mutex_*, APR, OpenSSL CRYPTO_THREAD_*, SQLite sqlite3_mutex_*)";
+				       "GLib g_mutex_*, APR, OpenSSL CRYPTO_THREAD_*)";
 	buf->name = name;
 	buf->source = src;
-	if (str_eq(name, "sqlite3_mutex_enter") || str_eq(name, "sqlite3_mutex_try")) {
-		buf->op = LOCK_ACQUIRE;
-		buf->arg = 0;
-		return buf;
-	}
-	if (str_eq(name, "sqlite3_mutex_leave")) {
-		buf->op = LOCK_RELEASE;
-		buf->arg = 0;
-		return buf;
-	}
 	/* condition waits: (cond, mutex, ...) */
 	if (ends_with_ci(name, "cv_wait") || ends_with_ci(name, "cond_wait") || ends_with_ci(name, "cond_timedwait") ||
 	    ends_with_ci(name, "cond_wait_until") || ends_with_ci(name, "cond_wait_timeout")) {
@@ -318,75 +233,17 @@ const struct lock_fn *lock_fn_classify(const char *name, const char *const *args
 	return buf;
 }
 
-/* Library functions that store through a pointer argument (C11 7.21 stdio.h,
- * 7.22 stdlib.h, 7.24 string.h, 7.27 time.h; POSIX.1-2017 for the rest;
- * Ruby's memory.h wraps memcpy). */
-static const struct writer_fn writers[] = {
-	{"asctime_r", 1, "POSIX.1-2017 asctime_r"},
-	{"bzero", 0, "POSIX.1-2001 bzero"},
-	{"clock_gettime", 1, "POSIX.1-2017 clock_gettime"},
-	{"ctime_r", 1, "POSIX.1-2017 ctime_r"},
-	{"explicit_bzero", 0, "glibc 2.25 string.h"},
-	{"fgets", 0, "C11 7.21.7.2"},
-	{"fread", 0, "C11 7.21.8.1"},
-	{"fstat", 1, "POSIX.1-2017 fstat"},
-	{"getcwd", 0, "POSIX.1-2017 getcwd"},
-	{"getentropy", 0, "POSIX.1-2024 getentropy"},
-	{"getrandom", 0, "Linux getrandom(2)"},
-	{"gettimeofday", 0, "POSIX.1-2017 gettimeofday"},
-	{"gmtime_r", 1, "POSIX.1-2017 gmtime_r"},
-	{"inet_ntop", 2, "POSIX.1-2017 inet_ntop"},
-	{"inet_pton", 2, "POSIX.1-2017 inet_pton"},
-	{"localtime_r", 1, "POSIX.1-2017 localtime_r"},
-	{"lstat", 1, "POSIX.1-2017 lstat"},
-	{"mbstowcs", 0, "C11 7.22.8.1"},
-	{"memccpy", 0, "POSIX.1-2017 memccpy"},
-	{"memcpy", 0, "C11 7.24.2.1"},
-	{"memmove", 0, "C11 7.24.2.2"},
-	{"memset", 0, "C11 7.24.6.1"},
-	{"pread", 1, "POSIX.1-2017 pread"},
-	{"qsort", 0, "C11 7.22.5.2 (sorts in place)"},
-	{"read", 1, "POSIX.1-2017 read"},
-	{"readlink", 1, "POSIX.1-2017 readlink"},
-	{"recv", 1, "POSIX.1-2017 recv"},
-	{"recvfrom", 1, "POSIX.1-2017 recvfrom"},
-	{"ruby_nonempty_memcpy", 0, "Ruby ruby/internal/memory.h (`#define memcpy ruby_nonempty_memcpy`)"},
-	{"ruby_snprintf", 0, "Ruby ruby/subst.h (`#define snprintf ruby_snprintf`)"},
-	{"ruby_vsnprintf", 0, "Ruby ruby/subst.h (`#define vsnprintf ruby_vsnprintf`)"},
-	{"snprintf", 0, "C11 7.21.6.5"},
-	{"sprintf", 0, "C11 7.21.6.6"},
-	{"stat", 1, "POSIX.1-2017 stat"},
-	{"stpcpy", 0, "POSIX.1-2017 stpcpy"},
-	{"stpncpy", 0, "POSIX.1-2017 stpncpy"},
-	{"strcat", 0, "C11 7.24.3.1"},
-	{"strcpy", 0, "C11 7.24.2.3"},
-	{"strerror_r", 1, "POSIX.1-2017 strerror_r"},
-	{"strftime", 0, "C11 7.27.3.5"},
-	{"strncat", 0, "C11 7.24.3.2"},
-	{"strncpy", 0, "C11 7.24.2.4"},
-	{"strxfrm", 0, "C11 7.24.4.5"},
-	{"time", 0, "C11 7.27.2.4"},
-	{"uname", 0, "POSIX.1-2017 uname"},
-	{"vsnprintf", 0, "C11 7.21.6.12"},
-	{"vsprintf", 0, "C11 7.21.6.13"},
-	{"wcstombs", 0, "C11 7.22.8.2"},
-};
-
+/* Library functions that store through a pointer argument: the models'
+ * writes_arg property (C11 7.21 stdio.h, 7.22 stdlib.h, 7.24 string.h, 7.27
+ * time.h; POSIX.1-2017 for the rest; Ruby's memory.h wraps memcpy). */
 const struct writer_fn *writer_fn_find(const char *name)
 {
-	return FIND(writers, name);
+	const struct lib_model *lm = exact_model(name);
+	return lm ? lm->writer : NULL;
 }
 
 const char *state_knowledge_unsorted(void)
 {
-#define CHECK(table)                                                                   \
-	for (size_t i = 1; i < ARRAY_SIZE(table); i++)                                 \
-		if (strcmp((table)[i - 1].name, (table)[i].name) >= 0)                 \
-			return (table)[i].name;
-	CHECK(thread_state)
-	CHECK(lock_fns)
-	CHECK(writers)
-#undef CHECK
 	for (size_t i = 1; i < ARRAY_SIZE(openssl_prefixes); i++)
 		if (strcmp(openssl_prefixes[i - 1], openssl_prefixes[i]) >= 0)
 			return openssl_prefixes[i];

@@ -1,12 +1,15 @@
 /* state_knowledge.h: what library functions do to shared and per-thread
- * state. The tables (state_knowledge.c) are sorted by name and every entry
- * names its source. Used by the shared/thread state gates (state_gates.c) and
+ * state, from the library models (rules/models/: thread_state, lock,
+ * writes_arg, error_channel, thread_safe: never; the record types are in
+ * libmodel.h). Used by the shared/thread state gates (state_gates.c) and
  * their rules: shared-mutable-state, thread-local-state, mt-unsafe-call,
  * lock-across-boundary. */
 #ifndef NOGVL_STATE_KNOWLEDGE_H
 #define NOGVL_STATE_KNOWLEDGE_H
 
 #include <stdbool.h>
+
+#include "libmodel.h"
 
 /* A library function that is not required to be thread-safe: its model
  * (thread_safe: never) with name, why, instead (a reentrant replacement, or
@@ -15,21 +18,7 @@
 struct lib_model;
 const struct lib_model *mt_unsafe_find(const char *name);
 
-enum thread_state_kind {
-	TS_TLS_API = 1,  /* thread-specific data: pthread_getspecific ... */
-	TS_IDENTITY,     /* which thread runs: pthread_self, gettid ... */
-	TS_LOCALE,       /* the thread's locale: uselocale, setlocale */
-	TS_SIGMASK,      /* the thread's signal mask or signals aimed at it */
-};
-
 /* A function whose result or effect depends on the thread that calls it. */
-struct thread_state_fn {
-	const char *name;
-	int kind;        /* enum thread_state_kind */
-	int key_arg;     /* TS_TLS_API: the key argument (pthread_key_t), else -1 */
-	bool sets;       /* TS_TLS_API: stores a value for the key */
-	const char *source;
-};
 const struct thread_state_fn *thread_state_find(const char *name);
 const char *thread_state_kind_text(int kind);
 
@@ -58,21 +47,11 @@ const char *err_channel_text(int channel);
  * error on `channel` (an OpenSSL function for the OpenSSL queue ...). */
 bool err_channel_producer(int channel, const char *name, const char *decl_file);
 
-enum lock_op {
-	LOCK_ACQUIRE = 1, /* lock, trylock, timedlock */
-	LOCK_RELEASE,     /* unlock */
-	LOCK_WAIT,        /* condition wait: needs the mutex held, releases and re-takes it */
-};
-struct lock_fn {
-	const char *name;
-	int op;          /* enum lock_op */
-	int arg;         /* the mutex argument */
-	const char *source;
-};
+/* A mutex operation (pthread_mutex_lock ...). */
 const struct lock_fn *lock_fn_find(const char *name);
 /* lock_fn_find, then name patterns for the lock wrappers of other libraries
  * (gRPC gpr_mu_lock, libuv uv_mutex_lock, GLib g_mutex_lock, APR
- * apr_thread_mutex_lock, OpenSSL CRYPTO_THREAD_write_lock, sqlite3_mutex_enter
+ * apr_thread_mutex_lock, OpenSSL CRYPTO_THREAD_write_lock (SQLite's sqlite3_mutex_enter is a model)
  * ...): a name ending in lock/unlock whose mutex argument is named like one.
  * args: the call's argument texts (may be NULL). Fills *buf for a pattern
  * match. */
@@ -80,14 +59,9 @@ const struct lock_fn *lock_fn_classify(const char *name, const char *const *args
 				       struct lock_fn *buf);
 
 /* A library function that writes through a pointer argument. */
-struct writer_fn {
-	const char *name;
-	int arg;         /* the destination argument */
-	const char *source;
-};
 const struct writer_fn *writer_fn_find(const char *name);
 
-/* For the unit test: the first entry out of order in any table, or NULL. */
+/* For the unit test: the first OpenSSL name prefix out of order, or NULL. */
 const char *state_knowledge_unsorted(void);
 
 #endif

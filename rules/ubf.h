@@ -15,39 +15,13 @@
 #ifndef NOGVL_UBF_H
 #define NOGVL_UBF_H
 
+#include "libmodel.h"
 #include "model.h"
 
 /* ---- knowledge tables (ubf_tables.c) ---- */
 
-/* How a blocking call can be woken (what the fix should suggest). */
-enum wake_kind {
-	WAKE_SIGNAL_IO = 0, /* a signal interrupts it (EINTR): RUBY_UBF_IO or a self-pipe UBF */
-	WAKE_SIGNAL_PROCESS, /* waits for a child: RUBY_UBF_PROCESS */
-	WAKE_CONDVAR,        /* a signal does not end it: a UBF that sets a flag and signals the condvar */
-	WAKE_SEMAPHORE,      /* a UBF that sem_post()s */
-	WAKE_NONE,           /* nothing wakes it from outside (pthread_join ...) */
-};
-
-/* When a blocking call waits without bound. */
-enum bound_rule {
-	BOUND_ALWAYS = 0,   /* finite by nature (a sleep, a file write, a resolver with timeouts) */
-	BOUND_NEVER,        /* waits without bound (pthread_cond_wait, sem_wait, pause ...) */
-	BOUND_FD,           /* unbounded on a blocking pipe/socket/terminal fd (read, recv, accept) */
-	BOUND_NEG_TIMEOUT,  /* unbounded when argument `arg` is a negative constant (poll, epoll_wait) */
-	BOUND_NULL_TIMEOUT, /* unbounded when argument `arg` is NULL (select, ppoll, kevent) */
-	BOUND_FLAG_CLEAR,   /* unbounded when the constant argument `arg` lacks `flag` (WNOHANG ...) */
-	BOUND_ARG_EQUALS,   /* unbounded when the constant argument `arg` equals `flag` (F_SETLKW ...) */
-};
-
-struct blocking_call {
-	const char *name;
-	uint8_t bound;  /* enum bound_rule */
-	int8_t arg;     /* the argument the rule looks at, -1 */
-	uint8_t wake;   /* enum wake_kind */
-	uint8_t fd_wait; /* waits on a file descriptor (a self-pipe or eventfd can wake it) */
-	long flag;      /* BOUND_FLAG_CLEAR / BOUND_ARG_EQUALS value; a second accepted value in flag2 */
-	long flag2;
-};
+/* enum wake_kind, enum bound_rule and struct blocking_call are in libmodel.h:
+ * a blocking call is a library model with a `blocking:` property. */
 
 const struct blocking_call *ubf_blocking_call(const char *name);
 bool ubf_cpu_call(const char *name);          /* known non-blocking library call */
@@ -64,14 +38,6 @@ bool ubf_polls_interrupts(const char *name);  /* rb_thread_interrupted, rb_threa
 /* The libc function a Ruby header substitutes (ruby_snprintf -> snprintf), or NULL. */
 const char *ubf_libc_name(const char *name);
 
-/* For tests: every table, to check it is sorted. */
-struct ubf_table {
-	const char *name;
-	const char *const *v; /* NULL for the struct table */
-	size_t n;
-};
-const struct ubf_table *ubf_tables(size_t *n);
-bool ubf_blocking_table_sorted(void);
 
 /* ---- callback scan ---- */
 

@@ -390,14 +390,9 @@ int config_parse_text(const char *path, const char *text, size_t len, struct con
 int config_parse_file(const char *path, struct config **out, char **err)
 {
 	size_t len = 0;
-	char *text = read_file(path, &len, MAX_CONFIG_BYTES + 1);
-	if (!text) {
-		if (errno == EFBIG)
-			*err = xasprintf("%s: larger than %u KiB: not a configuration file", path, MAX_CONFIG_BYTES / 1024);
-		else
-			*err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+	char *text = read_bounded_text(path, MAX_CONFIG_BYTES, "configuration file", &len, err);
+	if (!text)
 		return -1;
-	}
 	int rc = config_parse_text(path, text, len, out, err);
 	free(text);
 	return rc;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "log.h"
 
 const char *cb_how_text(int how)
@@ -698,75 +699,69 @@ static void build_edges(struct model *m)
 }
 
 /* Library calls that run handlers registered with another call of the same
- * library. Source: SQLite C API, sqlite3_busy_handler ("the busy handler is
- * invoked ... when an attempt is made to access a database table associated
- * with another database connection that is locked": by sqlite3_step,
- * sqlite3_exec, sqlite3_prepare*, and sqlite3_backup_step, whose page says
- * "the busy-handler function is invoked (if one is specified)"),
- * sqlite3_progress_handler ("invoked periodically during long running calls
- * to sqlite3_step() and sqlite3_prepare() and similar"), sqlite3_commit_hook /
- * sqlite3_rollback_hook / sqlite3_update_hook (invoked by statements that
- * commit, roll back or change rows).
- * TODO(issue 15): the "callbacks" property of the library models
- * (rules/models/) replaces this table: registrar, handler argument, the
- * calls that run it. */
-static const char *const sqlite_runners[] = {
-	"sqlite3_backup_step", "sqlite3_exec",        "sqlite3_prepare",    "sqlite3_prepare16",
-	"sqlite3_prepare16_v2", "sqlite3_prepare16_v3", "sqlite3_prepare_v2", "sqlite3_prepare_v3",
-	"sqlite3_step",         NULL,
-};
-static const struct lib_callback {
-	const char *registrar; /* the call that registers the handler */
-	int arg;               /* the handler argument */
-	const char *const *runners; /* NULL-terminated: calls that may run it */
-} lib_callbacks[] = {
-	{"sqlite3_busy_handler", 1, sqlite_runners},
-	{"sqlite3_commit_hook", 1, sqlite_runners},
-	{"sqlite3_progress_handler", 2, sqlite_runners},
-	{"sqlite3_rollback_hook", 1, sqlite_runners},
-	{"sqlite3_update_hook", 1, sqlite_runners},
-};
+ * library, from the library models (rules/models/NAME.yml): a function whose
+ * model has calls_back: {registered_by: [R, ...]} may run the handler given to
+ * R, whose model names that argument (registers_handler: N). The SQLite
+ * models, for example: sqlite3_backup_step runs the sqlite3_busy_handler
+ * handler, sqlite3_step also the progress handler and the commit, rollback and
+ * update hooks. */
 
-static bool in_null_list(const char *name, const char *const *l)
+/* The model of a direct call of a library function (no body in the gem). */
+static const struct lib_model *library_call_model(const struct model *m, const struct mfunc *mf,
+						  const struct event *e)
 {
-	for (; *l; l++)
-		if (strcmp(name, *l) == 0)
-			return true;
-	return false;
+	if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->name || fn_id_from(m, e->u.call->usr, mf->tu) >= 0)
+		return NULL;
+	return model_find(e->u.call->name);
 }
 
-/* Edges from each call of a runner (a library function with no body here) to
- * the handlers the project registers anywhere with the matching registrar. */
+typedef VEC(uint32_t) handler_list;
+
+/* Edges from each call of a runner to the handlers the project registers
+ * anywhere with one of its registrars. */
 static void add_library_callback_edges(struct model *m)
 {
-	for (size_t k = 0; k < ARRAY_SIZE(lib_callbacks); k++) {
-		const struct lib_callback *lc = &lib_callbacks[k];
-		VEC(uint32_t) handlers = {0};
-		for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-			const struct mfunc *mf = &m->fns.v[fi];
-			for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-				const struct event *e = &mf->f->events[ei];
-				if (e->kind != EV_CALL || e->u.call->indirect || !str_eq(e->u.call->name, lc->registrar) ||
-				    (uint32_t)lc->arg >= e->u.call->nargs || fn_id_from(m, e->u.call->usr, mf->tu) >= 0)
-					continue;
-				struct cbres r = resolve_fn_expr(m, mf, ei, &e->u.call->args[lc->arg]);
-				for (uint32_t i = 0; i < r.ntargets; i++)
-					vec_push(&handlers, r.targets[i]);
+	struct hmap handlers = {0}; /* registrar name -> handler_list* */
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			const struct lib_model *lm = library_call_model(m, mf, e);
+			if (!lm || lm->registers_handler < 0 || (uint32_t)lm->registers_handler >= e->u.call->nargs)
+				continue;
+			struct cbres r = resolve_fn_expr(m, mf, ei, &e->u.call->args[lm->registers_handler]);
+			if (!r.ntargets)
+				continue;
+			handler_list *l = hmap_get(&handlers, lm->name);
+			if (!l) {
+				l = xcalloc(1, sizeof(*l));
+				hmap_put(&handlers, lm->name, l);
 			}
+			for (uint32_t i = 0; i < r.ntargets; i++)
+				vec_push(l, r.targets[i]);
 		}
-		for (uint32_t fi = 0; fi < m->fns.n && handlers.n; fi++) {
-			const struct mfunc *mf = &m->fns.v[fi];
-			for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-				const struct event *e = &mf->f->events[ei];
-				if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->name ||
-				    !in_null_list(e->u.call->name, lc->runners) || fn_id_from(m, e->u.call->usr, mf->tu) >= 0)
-					continue;
-				for (size_t h = 0; h < handlers.n; h++)
-					add_edge(m, fi, (int32_t)handlers.v[h], ei, EDGE_LIBCB);
-			}
-		}
-		vec_free(&handlers);
 	}
+	for (uint32_t fi = 0; fi < m->fns.n && handlers.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			const struct lib_model *lm = library_call_model(m, mf, e);
+			if (!lm || !lm->registered_by)
+				continue;
+			for (const char *const *r = lm->registered_by; *r; r++) {
+				const handler_list *l = hmap_get(&handlers, *r);
+				for (size_t h = 0; l && h < l->n; h++)
+					add_edge(m, fi, (int32_t)l->v[h], ei, EDGE_LIBCB);
+			}
+		}
+	}
+	hmap_foreach(&handlers, he)
+	{
+		handler_list *l = he->val;
+		vec_free(l);
+		free(l);
+	}
+	hmap_free(&handlers);
 }
 
 static int edge_cmp(const void *a, const void *b)

@@ -586,6 +586,19 @@ char *read_file(const char *path, size_t *len, size_t max_bytes)
 	return buf;
 }
 
+char *read_bounded_text(const char *path, size_t max_bytes, const char *what, size_t *len, char **err)
+{
+	/* max_bytes + 1: read_file refuses a file that fills its cap exactly */
+	char *text = read_file(path, len, max_bytes + 1);
+	if (!text) {
+		if (errno == EFBIG)
+			*err = xasprintf("%s:1:1: larger than %zu KiB: not a %s", path, max_bytes / 1024, what);
+		else
+			*err = xasprintf("%s: cannot read: %s", path, strerror(errno));
+	}
+	return text;
+}
+
 void sb_put_visible(struct strbuf *sb, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {

@@ -145,6 +145,10 @@ const char *path_ext(const char *p); /* ".c", or "" */
 /* Reads a whole file (NUL-terminated). Returns NULL and sets errno on failure.
  * Files larger than max_bytes fail with EFBIG. */
 char *read_file(const char *path, size_t *len, size_t max_bytes);
+/* Reads a small text file the user names (a configuration or model file) of
+ * at most max_bytes. Returns NULL with *err = "path:1:1: larger than N KiB:
+ * not a <what>" or "path: cannot read: why". */
+char *read_bounded_text(const char *path, size_t max_bytes, const char *what, size_t *len, char **err);
 /* Writing a file the user named without following a symlink at its name or
  * leaving a half-written file: a temporary file in the same directory
  * (mode 0666 & ~umask), renamed over the name by file_replace_commit (which

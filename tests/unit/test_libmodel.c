@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -163,6 +164,62 @@ static void bad_files(void **state)
 	huge[big] = 0;
 	EXPECT_ERR(huge, "larger than");
 	free(huge);
+	/* a bomb of many small nodes within the size limit */
+	struct strbuf nodes = {0};
+	sb_puts(&nodes, "library: x\nfunctions: {}\nabout: [");
+	for (int i = 0; i < MODEL_MAX_NODES + 10; i++)
+		sb_puts(&nodes, "1,");
+	sb_puts(&nodes, "1]\n");
+	assert_true(nodes.len <= MODEL_MAX_BYTES);
+	EXPECT_ERR(sb_str(&nodes), "more than 20000 YAML nodes");
+	sb_free(&nodes);
+	/* registers_handler: an argument index */
+	EXPECT_ERR("library: x\nfunctions:\n  f: {registers_handler: -1, source: a}\n",
+		   "/u/m.yml:3:26: 'registers_handler' must be an argument index");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {registers_handler: [1], source: a}\n",
+		   "'registers_handler' must be a scalar");
+	/* the UBF and thread-state properties */
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: sometimes}, source: a}\n",
+		   "/u/m.yml:3:25: 'bound' must be one of always, never, fd");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {arg: 1}, source: a}\n", "'blocking' needs 'bound'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: neg_timeout}, source: a}\n",
+		   "'blocking' with bound: neg_timeout needs 'arg'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: flag_clear, arg: 1, flag: O_MAGIC}, source: a}\n",
+		   "unknown flag 'O_MAGIC'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: fd, timeout: 3}, source: a}\n",
+		   "/u/m.yml:3:29: unknown key 'timeout' in blocking");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: fd, source: a}\n", "'blocking' must be a mapping");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: fd, bound: never}, source: a}\n",
+		   "/u/m.yml:3:29: 'bound' given twice in blocking");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {kinds: [cpu, magic], source: a}\n", "/u/m.yml:3:20: unknown kind 'magic'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {same_as: \"a b\", source: a}\n", "'same_as' must name a C function");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {kind: tls}, source: a}\n",
+		   "a 'key_arg' exactly when kind is tls");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {key_arg: 0}, source: a}\n", "'thread_state' needs 'kind'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: {op: grab}, source: a}\n", "'op' must be one of acquire");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: [acquire], source: a}\n", "'lock' must be a mapping");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {writes_arg: true, source: a}\n", "'writes_arg' must be an argument index");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: std_fd, what: w}, source: a}\n",
+		   "an 'arg' exactly when 'when' is not always");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: always}, source: a}\n",
+		   "'process_change' needs 'what'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: sometimes, what: w}, source: a}\n",
+		   "'when' must be one of always, std_fd, std_stream, arg_not_null");
+	/* a file too large to read: refused before libyaml, with path:1:1 */
+	char tmp[] = "/tmp/test_libmodel_XXXXXX";
+	int fd = mkstemp(tmp);
+	assert_true(fd >= 0);
+	FILE *fp = fdopen(fd, "w");
+	for (size_t i = 0; i < MODEL_MAX_BYTES + 100; i++)
+		fputc('#', fp);
+	fclose(fp);
+	char *fe = NULL;
+	assert_int_equal(models_load_file(tmp, &fe), -1);
+	char *want = xasprintf("%s:1:1: larger than 64 KiB: not a model file", tmp);
+	assert_string_equal(fe, want);
+	free(want);
+	free(fe);
+	unlink(tmp);
 	/* nothing of a bad file is kept */
 	assert_null(model_find("f"));
 	assert_int_equal(models_user_count(), 0);
@@ -181,6 +238,22 @@ static void user_models(void **state)
 	assert_true(lm->overrides);
 	assert_int_equal(lm->thread_safe, LM_TS_ALWAYS);
 	assert_null(mt_unsafe_find("strtok"));
+	/* the SQLite handler registrations the linker follows */
+	assert_int_equal(model_find("sqlite3_busy_handler")->registers_handler, 1);
+	assert_int_equal(model_find("sqlite3_progress_handler")->registers_handler, 2);
+	assert_int_equal(model_find("sqlite3_step")->registers_handler, -1);
+	/* the tables that were in C, as model properties */
+	assert_int_equal(model_find("pthread_setspecific")->thread_state->kind, TS_TLS_API);
+	assert_true(model_find("pthread_setspecific")->thread_state->sets);
+	assert_int_equal(model_find("pthread_cond_wait")->lock->op, LOCK_WAIT);
+	assert_int_equal(model_find("pthread_cond_wait")->lock->arg, 1);
+	assert_int_equal(model_find("inet_ntop")->writer->arg, 2);
+	assert_string_equal(model_find("ruby_snprintf")->same_as, "snprintf");
+	assert_true(model_find("fprintf")->kinds & LM_KIND_STDIO);
+	assert_non_null(model_find("fprintf")->blocking);
+	assert_int_equal(model_find("dup2")->process_change->when, LM_CHANGE_STD_FD);
+	assert_int_equal(model_find("dup2")->process_change->arg, 1);
+	assert_null(model_find("dup")->process_change);
 	assert_true(model_find("my_lib_run")->user);
 	assert_false(model_find("my_lib_run")->overrides);
 	assert_int_equal(models_user_count(), 2);

@@ -177,6 +177,9 @@ static void test_tables_sorted(void **state)
 	assert_false(err_channel_producer(ERRCH_OPENSSL, "read", "/usr/include/unistd.h"));
 	assert_int_equal(lock_fn_find("pthread_mutex_unlock")->op, LOCK_RELEASE);
 	assert_null(lock_fn_find("sem_post"));
+	/* a library's own mutex, from its model (sqlite.yml) */
+	assert_int_equal(lock_fn_find("sqlite3_mutex_enter")->op, LOCK_ACQUIRE);
+	assert_int_equal(lock_fn_find("sqlite3_mutex_leave")->op, LOCK_RELEASE);
 	/* other libraries' mutex wrappers, by name and argument */
 	struct lock_fn buf;
 	const char *mu[] = {"&event_queue.mu"}, *fd[] = {"fd"}, *cv[] = {"&q->cv", "&q->mutex"};

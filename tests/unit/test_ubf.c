@@ -6,6 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/ipc.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -13,19 +18,39 @@
 #include "gates.h"
 #include "log.h"
 #include "run.h"
+#include "io_fd.h"
 #include "ubf.h"
 
-static void test_tables_sorted(void **state)
+/* The blocking models carry the system-header flag values the bound rules
+ * compare with, and the descriptor waits io-fd-without-io-region uses. */
+static void test_blocking_models(void **state)
 {
 	(void)state;
-	size_t n;
-	const struct ubf_table *t = ubf_tables(&n);
-	assert_true(n > 0);
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 1; k < t[i].n; k++)
-			if (strcmp(t[i].v[k - 1], t[i].v[k]) >= 0)
-				fail_msg("table %s not sorted at '%s' / '%s'", t[i].name, t[i].v[k - 1], t[i].v[k]);
-	assert_true(ubf_blocking_table_sorted());
+	const struct blocking_call *bc = ubf_blocking_call("flock");
+	assert_non_null(bc);
+	assert_int_equal(bc->bound, BOUND_FLAG_CLEAR);
+	assert_int_equal(bc->arg, 1);
+	assert_int_equal(bc->flag, LOCK_NB);
+	assert_int_equal(bc->flag2, LOCK_UN);
+	assert_int_equal(ubf_blocking_call("waitpid")->flag, WNOHANG);
+	assert_int_equal(ubf_blocking_call("msgrcv")->flag, IPC_NOWAIT);
+	assert_int_equal(ubf_blocking_call("fcntl")->flag, F_SETLKW);
+	assert_int_equal(ubf_blocking_call("lockf")->flag, F_LOCK);
+	assert_true(ubf_blocking_call("read")->fd_wait);
+	assert_false(ubf_blocking_call("write")->fd_wait);
+	assert_true(io_fd_blocking_call("recv"));
+	assert_true(io_fd_blocking_call("connect"));
+	assert_false(io_fd_blocking_call("nanosleep"));
+	assert_false(io_fd_blocking_call("memcpy"));
+	/* a prefix entry never stands for an exact table entry */
+	assert_null(ubf_blocking_call("__builtin_read"));
+	assert_true(ubf_builtin("__builtin_expect"));
+	assert_true(ubf_builtin("atomic_thread_fence"));
+	assert_false(ubf_builtin("memcpy"));
+	assert_true(ubf_thread_id_call("gettid"));
+	assert_true(ubf_thread_signal_call("pthread_kill"));
+	assert_true(ubf_pipe_write_call("eventfd_write"));
+	assert_true(ubf_polls_interrupts("rb_thread_check_ints"));
 }
 
 static void test_classification(void **state)
@@ -121,7 +146,7 @@ static void test_gate(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tables_sorted),
+		cmocka_unit_test(test_blocking_models),
 		cmocka_unit_test(test_classification),
 		cmocka_unit_test(test_gate),
 	};
