@@ -2002,8 +2002,25 @@ void io_handle_origin(const struct model *m, const struct msite *s, const struct
 	for (uint32_t i = 0; i < s->cb.ntargets; i++)
 		is_cb |= s->cb.targets[i] == cb->id;
 	uint32_t rel_fn, rel;
-	if (!is_cb || !io_release_event(m, s, &rel_fn, &rel) || !s->data1 || s->data1->kind != EX_REF ||
-	    s->data1->ref.var < 0 || (s->data1->ref.path && *s->data1->ref.path))
+	if (!is_cb || !io_release_event(m, s, &rel_fn, &rel) || !s->data1)
+		return;
+	const struct mfunc *df = &m->fns.v[rel_fn];
+	struct ref dr;
+	if (s->data1->kind == EX_REF) {
+		dr = s->data1->ref;
+	} else if (s->data1->kind == EX_OTHER && s->data1->nreads == 1 && s->data1->ncalls == 0) {
+		/* `&params` written inside a macro expansion is summarised as a read
+		 * of params: a struct-typed local handed as the data pointer can
+		 * only be its address */
+		dr = s->data1->reads[0];
+		const struct var *rv = mf_var(df, dr.var);
+		if (!rv || rv->kind != VK_LOCAL || !(rv->flags & VF_RECORD) || (rv->flags & VF_POINTER))
+			return;
+		dr.addr = 1;
+	} else {
+		return;
+	}
+	if (dr.var < 0 || (dr.path && *dr.path))
 		return;
 	struct ref hr = a->ref;
 	uint32_t ev = (uint32_t)(call - cb->f->events);
@@ -2032,16 +2049,15 @@ void io_handle_origin(const struct model *m, const struct msite *s, const struct
 	if (!root || !(root->kind == VK_PARAM ? root->param_index == 0 : root_from_param(cb, hr.var, ev)))
 		return;
 	/* the same member of the data struct, in the function that fills it */
-	const struct mfunc *df = &m->fns.v[rel_fn];
-	struct ref dr = s->data1->ref;
 	const struct var *dv = mf_var(df, dr.var);
 	if (!dv)
 		return;
-	if (!s->data1->ref.addr && !(dv->flags & VF_POINTER))
+	if (!dr.addr && !(dv->flags & VF_POINTER))
 		return;
+	bool by_addr = dr.addr;
 	dr.addr = 0;
 	dr.path = hr.path;
-	dr.deref = !s->data1->ref.addr;
+	dr.deref = !by_addr;
 	out->name = NULL; /* from here the flow names where it ended */
 	if (dr.deref) {
 		/* a pointer to the struct: stores through it in this function */

@@ -464,7 +464,8 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 	}
 	if (s->cb.partial)
 		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-				   "the callback variable '%s' is also assigned values the engine cannot follow",
+				   "the callback variable '%s' is also assigned values the engine cannot follow (or more "
+				   "functions than the 64 it analyses)",
 				   s->cb.text ? s->cb.text : "?"),
 			  FACT_FNPTR, s->cb.text);
 	for (uint32_t i = 0; i < rs->n; i++) {

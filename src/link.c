@@ -122,10 +122,21 @@ static const binding_vec *find_bindings(struct model *m, const char *record, con
 
 typedef VEC(const char *) strvec;
 
+/* A function pointer is analysed as each function assigned to it, up to this
+ * many; past it (a table of thousands of handlers, generated code) the
+ * pointer is "partial": the gates say cannot verify and name it. Bounds the
+ * work of every later walk over the targets. */
+#define MAX_FN_TARGETS 64
+static bool targets_capped; /* linking is single-threaded; see resolve_fn_expr */
+
 /* from: the file whose code names the function (NULL: not known) */
 static void add_target(struct model *m, u32vec *t, strvec *ext, const char *usr, const char *name,
 		       const struct tu_facts *from)
 {
+	if (t->n + ext->n >= MAX_FN_TARGETS) {
+		targets_capped = true;
+		return;
+	}
 	int32_t id = fn_id_from(m, usr, from);
 	if (id >= 0) {
 		for (size_t i = 0; i < t->n; i++)
@@ -204,6 +215,8 @@ static void bind_param_targets(struct model *m, const struct binding *b, u32vec 
 					continue; /* forwarded again: a wrapper's business */
 			}
 			struct cbres r = resolve_fn_expr(m, mf, ei, a);
+			if (r.partial && r.ntargets + r.nexternal >= MAX_FN_TARGETS)
+				targets_capped = true; /* the caller's own list was cut */
 			for (uint32_t i = 0; i < r.ntargets; i++)
 				add_target(m, t, ext, m->fns.v[r.targets[i]].f->usr, NULL, m->fns.v[r.targets[i]].tu);
 			for (uint32_t i = 0; i < r.nexternal; i++)
@@ -231,6 +244,8 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 	struct cbres r = {0};
 	u32vec t = {0};
 	strvec ext = {0};
+	bool capped_outer = targets_capped;
+	targets_capped = false;
 	r.text = e->text;
 	r.macro = e->macro;
 	switch (e->kind) {
@@ -300,6 +315,9 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 	default:
 		break;
 	}
+	if (targets_capped)
+		r.partial = 1; /* more functions than MAX_FN_TARGETS: the rest are not analysed */
+	targets_capped = capped_outer;
 	finish_cbres(m, &r, &t, &ext);
 	return r;
 }
@@ -689,7 +707,9 @@ static void build_edges(struct model *m)
 			if (is_param_of(mf, ce, &p))
 				continue; /* resolved from callers below */
 			struct cbres r = resolve_fn_expr(m, mf, ei, ce);
-			if (!r.ntargets && !r.nexternal)
+			/* some values not followed (or past MAX_FN_TARGETS): an unknown
+			 * callee besides the known ones, so no gate passes on them alone */
+			if ((!r.ntargets && !r.nexternal) || r.partial)
 				add_edge(m, fi, -1, ei, EDGE_POINTER);
 			for (uint32_t i = 0; i < r.ntargets; i++)
 				add_edge(m, fi, (int32_t)r.targets[i], ei, EDGE_POINTER);
@@ -848,7 +868,7 @@ static bool add_param_edges(struct model *m)
 			int p;
 			if (e->kind != EV_CALL || !e->u.call->indirect || !is_param_of(mf, &e->u.call->callee, &p))
 				continue;
-			bool any = false;
+			bool any = false, partial = false;
 			for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
 				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
 				if (ed->kind != EDGE_DIRECT)
@@ -858,6 +878,8 @@ static bool add_param_edges(struct model *m)
 				if (!a)
 					continue;
 				struct cbres r = resolve_fn_expr(m, caller, ed->ev, a);
+				if (r.partial)
+					partial = true;
 				for (uint32_t i = 0; i < r.ntargets; i++) {
 					add_edge(m, fi, (int32_t)r.targets[i], ei, EDGE_PARAM);
 					struct param_via pv = {fi, ei, (int32_t)r.targets[i], ed->from};
@@ -865,7 +887,7 @@ static bool add_param_edges(struct model *m)
 					any = true;
 				}
 			}
-			if (!any)
+			if (!any || partial)
 				add_edge(m, fi, -1, ei, EDGE_POINTER);
 		}
 	}
