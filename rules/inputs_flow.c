@@ -1425,6 +1425,64 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 	}
 }
 
+/* The local va_list data expression x hands the callback, or NULL. */
+static const struct var *va_list_data(const struct mfunc *mf, const struct expr *x)
+{
+	if (!x)
+		return NULL;
+	const struct ref *r = x->kind == EX_REF ? &x->ref : x->nreads == 1 ? &x->reads[0] : NULL;
+	if (!r || r->var < 0 || (r->path && *r->path))
+		return NULL;
+	const struct var *v = mf_var(mf, r->var);
+	if (!v || v->kind != VK_LOCAL || !v->type)
+		return NULL;
+	return strstr(v->type, "va_list") ? v : NULL;
+}
+
+/* A variadic release wrapper that hands the callback its own va_list
+ * (`va_start(va, fn); rb_thread_call_without_gvl(fn, &va, ...)`: ruby-extzstd's
+ * aux_thread_call_without_gvl): the callback's data is the variadic arguments
+ * of each call of the wrapper, which the callback takes with va_arg. At a call
+ * site of the wrapper they are followed in the caller, as any pointer stored in
+ * the data; in the wrapper itself they are the callers' (not followed). */
+static void va_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct io_analysis *out)
+{
+	const struct var *va = va_list_data(mf, s->data1);
+	if (!va)
+		va = va_list_data(mf, s->data2);
+	if (!va)
+		return;
+	if (s->fn == mf->id || s->is_template) {
+		if (!out->from_caller) {
+			out->from_caller = 1;
+			out->from_caller_loc = va->loc;
+			out->from_caller_name = va->name;
+		}
+		return;
+	}
+	const struct mfunc *cf = &m->fns.v[s->fn];
+	const struct event *ce = &cf->f->events[s->ev];
+	if (ce->kind != EV_CALL)
+		return;
+	const struct call *c = ce->u.call;
+	const struct expr *xs[16];
+	unsigned nx = 0;
+	for (uint32_t k = mf->f->nparams; k < c->nargs && nx < ARRAY_SIZE(xs); k++)
+		xs[nx++] = &c->args[k];
+	if (c->nargs > mf->f->nparams + ARRAY_SIZE(xs) && !out->from_caller) {
+		/* more than followed: say so rather than pass on a part */
+		out->from_caller = 1;
+		out->from_caller_loc = ce->loc;
+		out->from_caller_name = va->name;
+	}
+	struct hop_at at = {s->fn, s->ev};
+	if (nx && hop_call(m, mf, out, cf, &at, xs, nx) && !out->from_caller) {
+		out->from_caller = 1;
+		out->from_caller_loc = ce->loc;
+		out->from_caller_name = va->name;
+	}
+}
+
 void io_analyse(const struct model *m, const struct msite *s, struct io_analysis *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -1555,6 +1613,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 	}
 	caller_hop(m, s, mf, &fl, out);
 	ensure_hop(m, s, mf, out);
+	va_hop(m, s, mf, out);
 	/* members of the data struct as owners (RSTRING_PTR(a.keep)) */
 	for (size_t i = 0; i < out->in.n; i++) {
 		struct io_input *in = &out->in.v[i];
