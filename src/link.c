@@ -127,7 +127,7 @@ typedef VEC(const char *) strvec;
  * pointer is "partial": the gates say cannot verify and name it. Bounds the
  * work of every later walk over the targets. */
 #define MAX_FN_TARGETS 64
-static bool targets_capped; /* linking is single-threaded; see resolve_fn_expr */
+static bool targets_capped; /* or a value not followed; linking is single-threaded; see resolve_fn_expr */
 
 /* from: the file whose code names the function (NULL: not known) */
 static void add_target(struct model *m, u32vec *t, strvec *ext, const char *usr, const char *name,
@@ -233,6 +233,8 @@ static void bind_targets(struct model *m, const binding_vec *bv, u32vec *t, strv
 	for (size_t i = 0; i < bv->n; i++) {
 		if (bv->v[i]->param_of_usr)
 			bind_param_targets(m, bv->v[i], t, ext, 0);
+		else if (!bv->v[i]->fn_usr && !bv->v[i]->fn_name)
+			targets_capped = true; /* a value that names no function (extract.c emit_assign) */
 		else
 			add_target(m, t, ext, bv->v[i]->fn_usr, bv->v[i]->fn_name, NULL);
 	}
