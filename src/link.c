@@ -493,6 +493,121 @@ static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct g
 	vec_push(&m->sites, s);
 }
 
+/* The parameter of mf whose value every store to `var.field` before `before`
+ * is (struct rel r = {fn, data}; r.fn = fn), else -1. */
+static int field_from_param(const struct mfunc *mf, int32_t var, const char *path, uint32_t before)
+{
+	int p = -1;
+	for (uint32_t i = 0; i < before && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var || e->u.assign->whole_init)
+			continue;
+		const char *lp = e->u.assign->lhs.path ? e->u.assign->lhs.path : "";
+		if (!*lp || strcmp(lp, path) != 0) {
+			if (!*lp)
+				return -1; /* the struct copied as a whole */
+			continue;
+		}
+		int q;
+		if (!is_param_of(mf, &e->u.assign->rhs, &q) || (p >= 0 && q != p))
+			return -1;
+		p = q;
+	}
+	return p;
+}
+
+/* A release inside the body of rb_ensure/rb_protect/rb_rescue whose callback
+ * is a field of the body's data (`r->fn` with r = (struct rel *)arg), when the
+ * one function that calls that body fills the field from its own parameter:
+ * that function is a release wrapper like any other (issue 15: a helper that
+ * releases the GVL inside an rb_ensure body), its calls sites of their own. */
+static bool maybe_ensure_wrapper(struct model *m, uint32_t site_id, const struct expr *cbx)
+{
+	static const char *const bodies[] = {"rb_ensure", "rb_protect", "rb_rescue", "rb_rescue2"};
+	struct msite *s = &m->sites.v[site_id];
+	const struct mfunc *bf = &m->fns.v[s->fn];
+	if (!cbx || cbx->kind != EX_REF || !cbx->ref.deref || !cbx->ref.path || !*cbx->ref.path ||
+	    strchr(cbx->ref.path, '.') || strstr(cbx->ref.path, "[]") || !bf->f->usr)
+		return false;
+	/* the field's struct pointer comes from the body's VALUE parameter */
+	const struct var *rv = mf_var(bf, cbx->ref.var);
+	if (!rv)
+		return false;
+	if (rv->kind != VK_PARAM) {
+		bool from_param = false;
+		for (uint32_t i = 0; i < s->ev; i++) {
+			const struct event *e = &bf->f->events[i];
+			if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != cbx->ref.var ||
+			    (e->u.assign->lhs.path && *e->u.assign->lhs.path))
+				continue;
+			int q;
+			if (!is_param_of(bf, &e->u.assign->rhs, &q) || q != 0)
+				return false;
+			from_param = true;
+		}
+		if (!from_param)
+			return false;
+	} else if (rv->param_index != 0) {
+		return false;
+	}
+	/* exactly one use of the body anywhere: as the body of one such call */
+	int32_t wfn = -1;
+	uint32_t wev = 0;
+	unsigned refs = 0;
+	for (uint32_t fi = 0; fi < m->fns.n && refs < 2; fi++) {
+		const struct mfunc *cf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < cf->f->nevents; ei++) {
+			const struct event *e = &cf->f->events[ei];
+			if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
+			    str_eq(e->u.assign->rhs.func_usr, bf->f->usr))
+				refs += 2; /* stored somewhere: other callers */
+			if (e->kind != EV_CALL)
+				continue;
+			const struct call *c = e->u.call;
+			for (uint32_t a = 0; a < c->nargs; a++)
+				if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, bf->f->usr)) {
+					refs++;
+					if (a == 0 && c->nargs >= 2 && !c->indirect &&
+					    str_in_list(c->name, bodies, ARRAY_SIZE(bodies)) >= 0) {
+						wfn = (int32_t)fi;
+						wev = ei;
+					}
+				}
+		}
+	}
+	if (refs != 1 || wfn < 0 || bf->in_end != bf->in_begin)
+		return false;
+	struct mfunc *wf = &m->fns.v[wfn];
+	if (wf->wrapper >= 0 || wfn == (int32_t)s->fn)
+		return false;
+	/* the data argument: the address of a local struct of the caller */
+	const struct expr *dx = &wf->f->events[wev].u.call->args[1];
+	const struct ref *dr = dx->kind == EX_REF ? &dx->ref : dx->nreads == 1 ? &dx->reads[0] : NULL;
+	if (!dr || dr->var < 0 || (dr->path && *dr->path))
+		return false;
+	const struct var *dv = mf_var(wf, dr->var);
+	if (!dv || dv->kind != VK_LOCAL || !(dv->flags & VF_RECORD) || (dv->flags & VF_POINTER))
+		return false;
+	int cbp = field_from_param(wf, dr->var, cbx->ref.path, wev);
+	if (cbp < 0)
+		return false;
+	struct wrapper w = {0};
+	w.fn = (uint32_t)wfn;
+	w.site = site_id;
+	w.cb_param = cbp;
+	w.data1_param = w.ubf_param = w.data2_param = w.flags_param = -1;
+	const struct expr *d1 = s->data1;
+	if (d1 && d1->kind == EX_REF && d1->ref.var == cbx->ref.var && d1->ref.deref && d1->ref.path &&
+	    *d1->ref.path && !strchr(d1->ref.path, '.'))
+		w.data1_param = field_from_param(wf, dr->var, d1->ref.path, wev);
+	if (w.data1_param < 0 && !(d1 && (d1->kind == EX_NULL || (d1->kind == EX_INT && d1->has_ival))))
+		return false; /* the data is not a parameter forwarded: keep the body's own site */
+	s->is_template = 1;
+	vec_push(&m->wrappers, w);
+	wf->wrapper = (int32_t)m->wrappers.n - 1;
+	return true;
+}
+
 /* After a site was added: if its callback is a parameter of the enclosing
  * function, that function is a wrapper and the site a template. */
 static bool maybe_wrapper(struct model *m, uint32_t site_id)
@@ -510,7 +625,7 @@ static bool maybe_wrapper(struct model *m, uint32_t site_id)
 		cbx = arg_at(c, iw->cb_param);
 	}
 	if (!is_param_of(mf, cbx, &cbp))
-		return false;
+		return s->inner < 0 && maybe_ensure_wrapper(m, site_id, cbx);
 	s->is_template = 1;
 	if (mf->wrapper >= 0)
 		return false;
