@@ -388,7 +388,14 @@ struct flow {
 	uint32_t hop_ev;        /* depth 1: the call into the helper, in the data function */
 	int hop_param;          /* depth 1: the helper parameter that receives the struct */
 	bool stack_root;        /* the data is (in) a local record on the stack */
+	int hops;               /* helper levels entered (a helper of a helper ...) */
+	const struct flow *parent; /* depth 1: the flow that called into this helper */
 };
+
+/* Helpers followed below the data function: fill(&a, s) calling set_in(a, s)
+ * is two. A carried pointer handed to a helper below the last level is not
+ * followed: the data then counts as not followed (never as "no inputs"). */
+#define MAX_HELPER_HOPS 3
 
 static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at);
 static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at);
@@ -490,6 +497,34 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	in.dest_loc = fl->mf->f->events[fl->cur < fl->limit ? fl->cur : ev].loc;
 	in.helper = fl->depth == 1 ? fl->mf->f->name : NULL;
 	in.rel_fn = -1;
+	/* a helper of a helper: the owner as the data function passes it down
+	 * (prep(&s, src) -> set_in(s, src) -> RSTRING_PTR(src)) */
+	if (fl->depth == 1 && fl->hops >= 2 && owner && ref_is_var(owner)) {
+		const struct flow *f = fl;
+		struct ref o = *owner;
+		uint32_t at = 0;
+		bool ok = true;
+		while (ok && f->depth == 1 && f->parent) {
+			const struct var *ov = mf_var(f->mf, o.var);
+			const struct call *c = f->parent->mf->f->events[f->hop_ev].u.call;
+			struct ref a;
+			ok = ov && ov->kind == VK_PARAM && ref_is_var(&o) && ov->param_index >= 0 &&
+			     (uint32_t)ov->param_index < c->nargs && arg_ref(&c->args[ov->param_index], &a);
+			if (ok) {
+				o = a;
+				at = f->hop_ev;
+				f = f->parent;
+			}
+		}
+		if (ok && f->depth == 0) {
+			in.mapped = 1;
+			in.top_owner = o;
+			in.top_at = at;
+		} else {
+			const struct var *ov = mf_var(fl->mf, owner->var);
+			in.unmapped_param = ov && ov->kind == VK_PARAM;
+		}
+	}
 	vec_push(&fl->out->in, in);
 }
 
@@ -647,6 +682,8 @@ static void flow_hop(struct flow *fl, uint32_t ci)
 		h.rel_region = -1;
 		h.out = fl->out;
 		h.depth = 1;
+		h.hops = fl->hops + 1;
+		h.parent = fl;
 		h.hop_ev = ci;
 		h.hop_param = (int)k;
 		h.stack_root = fl->stack_root;
@@ -691,8 +728,8 @@ static void flow_run(struct flow *fl)
 				changed = true;
 				fl->cur = i;
 				flow_expr(fl, &e->u.assign->rhs, -1, lhs);
-			} else if (e->kind == EV_CALL && !fl->hopped[i] && fl->depth == 0 && e->u.call->usr &&
-				   model_func_by_usr(fl->m, e->u.call->usr)) {
+			} else if (e->kind == EV_CALL && !fl->hopped[i] && (fl->depth == 0 || fl->depth == 1) &&
+				   e->u.call->usr && model_func_by_usr(fl->m, e->u.call->usr)) {
 				bool any = false;
 				for (uint32_t k = 0; k < e->u.call->nargs; k++)
 					if (e->u.call->args[k].kind == EX_REF && carried(fl, &e->u.call->args[k].ref))
@@ -701,6 +738,14 @@ static void flow_run(struct flow *fl)
 					continue;
 				fl->hopped[i] = 1;
 				changed = true;
+				if (fl->hops >= MAX_HELPER_HOPS) {
+					if (!fl->out->from_caller) {
+						fl->out->from_caller = 1;
+						fl->out->from_caller_loc = e->loc;
+						fl->out->from_caller_name = e->u.call->name;
+					}
+					continue;
+				}
 				flow_hop(fl, i);
 			}
 		}
@@ -1523,17 +1568,27 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 		struct ref owner = in->owner_ref;
 		const struct mfunc *of = sf; /* function the owner ref belongs to */
 		uint32_t at = in->ev;
-		if (in_helper && owner.var >= 0) {
+		if (in_helper && in->mapped) {
+			owner = in->top_owner;
+			of = mf;
+			at = in->top_at;
+			in->owner = ref_name(mf, &owner);
+		} else if (in_helper && owner.var >= 0) {
 			const struct var *ov = mf_var(sf, owner.var);
 			if (ov && ov->kind == VK_PARAM && ref_is_var(&owner) && ov->param_index >= 0) {
 				/* map the helper's parameter to the caller's argument */
 				uint32_t hop = 0;
+				bool found = false;
 				for (uint32_t e = 0; e < rel; e++)
 					if (fl.hopped && fl.hopped[e] && mf->f->events[e].kind == EV_CALL &&
-					    str_eq(mf->f->events[e].u.call->usr, sf->f->usr))
+					    str_eq(mf->f->events[e].u.call->usr, sf->f->usr)) {
 						hop = e;
-				const struct call *hc = mf->f->events[hop].u.call;
-				if ((uint32_t)ov->param_index < hc->nargs) {
+						found = true;
+					}
+				/* a helper of a helper: its parameter is judged from its
+				 * own callers (classify_param) */
+				const struct call *hc = found ? mf->f->events[hop].u.call : NULL;
+				if (hc && (uint32_t)ov->param_index < hc->nargs) {
 					const struct expr *ax = &hc->args[ov->param_index];
 					struct ref a;
 					if (ax->kind == EX_CALL) {
@@ -1584,6 +1639,8 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 			in->alive = IOA_NO;
 		else if (in->stored)
 			in->alive = fl.stack_root ? IOA_STRUCT : IOA_NO;
+		else if (in->unmapped_param)
+			in->alive = IOA_NO; /* not traced to the data function: nothing shown to keep it */
 		else if (in->helper_local)
 			in->alive = IOA_NO;
 		else if (!ovar)

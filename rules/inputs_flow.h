@@ -75,6 +75,10 @@ struct io_input {
 	struct ref owner_ref;   /* the owner in the terms of `fn` (var -1: none) */
 	int32_t owner_call;     /* the call making a temporary owner, -1 */
 	uint8_t stored;         /* a helper stored the owner VALUE in the struct */
+	uint8_t mapped;         /* a helper of a helper: top_owner is the owner in the data function */
+	uint8_t unmapped_param; /* the owner is a parameter of such a helper, not mapped to the data function */
+	struct ref top_owner;
+	uint32_t top_at;        /* the event of the data function that passes it down */
 };
 
 struct io_static {
