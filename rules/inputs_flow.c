@@ -1769,7 +1769,7 @@ const char *io_callback_name(const struct model *m, const struct msite *s)
 /* ---- where a library handle comes from (io_handle_origin) ---- */
 
 #define HANDLE_DEPTH 6
-#define HANDLE_STEPS 512 /* events and callers looked at, all paths together */
+#define HANDLE_STEPS 20000 /* events and callers looked at, all paths together */
 
 struct hflow {
 	const struct model *m;
@@ -1862,7 +1862,7 @@ bool io_makes_handle(const struct mfunc *mf, int32_t ev)
 static bool handle_escapes(struct hflow *h, const struct mfunc *mf, int32_t var, bool whole, int depth)
 {
 	const struct func *f = mf->f;
-	if (depth > 4 || !handle_budget(h, f->nevents))
+	if (depth > 8 || !handle_budget(h, f->nevents))
 		return true;
 	struct ref self = {.var = var, .path = ""};
 	for (uint32_t i = 0; i < f->nevents; i++) {
