@@ -497,6 +497,7 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	in.dest_loc = fl->mf->f->events[fl->cur < fl->limit ? fl->cur : ev].loc;
 	in.helper = fl->depth == 1 ? fl->mf->f->name : NULL;
 	in.rel_fn = -1;
+	in.stop_fn = -1;
 	/* a helper of a helper: the owner as the data function passes it down
 	 * (prep(&s, src) -> set_in(s, src) -> RSTRING_PTR(src)) */
 	if (fl->depth == 1 && fl->hops >= 2 && owner && ref_is_var(owner)) {
@@ -523,6 +524,14 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 		} else {
 			const struct var *ov = mf_var(fl->mf, owner->var);
 			in.unmapped_param = ov && ov->kind == VK_PARAM;
+			/* stopped at a local of a helper between (rb_value =
+			 * rb_hash_aref(opts, ...)): judged there */
+			const struct var *sv = f != fl ? mf_var(f->mf, o.var) : NULL;
+			if (sv && sv->kind == VK_LOCAL && ref_is_var(&o)) {
+				in.stop_fn = (int32_t)f->mf->id;
+				in.stop_ref = o;
+				in.stop_at = at;
+			}
 		}
 	}
 	vec_push(&fl->out->in, in);
@@ -1639,8 +1648,17 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 			in->alive = IOA_NO;
 		else if (in->stored)
 			in->alive = fl.stack_root ? IOA_STRUCT : IOA_NO;
-		else if (in->unmapped_param)
-			in->alive = IOA_NO; /* not traced to the data function: nothing shown to keep it */
+		else if (in->unmapped_param) {
+			/* not traced to the data function: alive only when the local it
+			 * stops at was read out of a container the caller holds */
+			in->alive = IOA_NO;
+			if (in->stop_fn >= 0) {
+				const struct mfunc *stf = &m->fns.v[in->stop_fn];
+				struct cls sc = classify_var(m, stf, &in->stop_ref, in->stop_at, in->stop_at, 0);
+				if (sc.held)
+					in->alive = IOA_HELD;
+			}
+		}
 		else if (in->helper_local)
 			in->alive = IOA_NO;
 		else if (!ovar)

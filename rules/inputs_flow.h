@@ -79,6 +79,9 @@ struct io_input {
 	uint8_t unmapped_param; /* the owner is a parameter of such a helper, not mapped to the data function */
 	struct ref top_owner;
 	uint32_t top_at;        /* the event of the data function that passes it down */
+	int32_t stop_fn;        /* unmapped: the helper where the chain stops at a local (-1: none) */
+	struct ref stop_ref;    /* ... that local */
+	uint32_t stop_at;       /* ... and the call there that passes it down */
 };
 
 struct io_static {
