@@ -75,6 +75,13 @@ struct io_input {
 	struct ref owner_ref;   /* the owner in the terms of `fn` (var -1: none) */
 	int32_t owner_call;     /* the call making a temporary owner, -1 */
 	uint8_t stored;         /* a helper stored the owner VALUE in the struct */
+	uint8_t mapped;         /* a helper of a helper: top_owner is the owner in the data function */
+	uint8_t unmapped_param; /* the owner is a parameter of such a helper, not mapped to the data function */
+	struct ref top_owner;
+	uint32_t top_at;        /* the event of the data function that passes it down */
+	int32_t stop_fn;        /* unmapped: the helper where the chain stops at a local (-1: none) */
+	struct ref stop_ref;    /* ... that local */
+	uint32_t stop_at;       /* ... and the call there that passes it down */
 };
 
 struct io_static {
@@ -146,6 +153,37 @@ static inline bool io_not_alive(const struct io_input *in)
 {
 	return in->alive == IOA_NO;
 }
+
+/* Where the handle of a per-handle library call made in a callback comes
+ * from (offload gates, libmodel thread_safe: per_handle). The handle is
+ * followed out of the callback's data struct (`args->ctx`, `p->params.conn`)
+ * to the stores that fill that field before the release (an initialiser, a
+ * helper's `args.ctx = ctx`), then through locals, parameters (every caller,
+ * including calls through a function pointer the linker resolved) and the
+ * return values of the gem's functions (`pg_get_pgconn(self)`), a few levels
+ * deep. Stops at:
+ *   IOH_OWNED   a handle made in that frame (a thread-safe constructor or an
+ *               allocator) and never handed to Ruby, another thread or storage
+ *               outside the frame: this call's own;
+ *   IOH_OBJECT  a field of a Ruby object's C struct (typed data): other fibers
+ *               can use the object during the call, never "owned";
+ *   IOH_UNKNOWN anything else, or too deep: `name` says where the flow ended.
+ * The worst over all paths wins (OBJECT over UNKNOWN over OWNED). */
+enum io_handle_origin { IOH_UNKNOWN = 0, IOH_OWNED, IOH_OBJECT };
+struct io_handle {
+	int origin;
+	const char *name; /* concrete: the expression where the flow ended (never empty) */
+	const char *fn;   /* the function it is in */
+	struct loc loc;
+	bool escapes;     /* IOH_UNKNOWN: made there, but stored or handed out */
+};
+/* A call that makes a new handle: a library function modelled thread_safe:
+ * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an
+ * allocator. A function of the gem, or one that may look a shared handle up,
+ * does not count. */
+bool io_makes_handle(const struct mfunc *mf, int32_t ev);
+void io_handle_origin(const struct model *m, const struct msite *s, const struct mfunc *cb, const struct event *call,
+		      int arg, struct io_handle *out);
 
 const char *io_kind_noun(int kind); /* "string", "array" ... */
 /* Whether x takes the C struct out of a typed/data object (rb_check_typeddata

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inputs_flow.h"
 #include "knowledge.h"
 #include "libmodel.h"
 #include "ubf.h"
@@ -269,21 +270,9 @@ static const struct event *find_registration(const struct model *m, const char *
 	return NULL;
 }
 
-/* A call that makes a new handle: a library function modelled thread_safe:
- * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an
- * allocator. A function of the gem, or one that may look a shared handle up,
- * does not count. */
 static bool makes_handle(const struct mfunc *mf, int32_t ev)
 {
-	if (ev < 0 || (uint32_t)ev >= mf->f->nevents || mf->f->events[ev].kind != EV_CALL)
-		return false;
-	const struct call *c = mf->f->events[ev].u.call;
-	if (c->indirect)
-		return false;
-	if (str_eq(c->name, "malloc") || str_eq(c->name, "calloc"))
-		return true;
-	const struct lib_model *lm = model_find(c->name);
-	return lm && lm->thread_safe == LM_TS_ALWAYS;
+	return io_makes_handle(mf, ev);
 }
 
 /* Whether the handle argument of a per-handle library call belongs to this
@@ -373,17 +362,40 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 	}
 	if (lm->thread_safe == LM_TS_PER_HANDLE && !handle_owned(mf, e, lm->handle_arg)) {
 		const struct call *c = e->u.call;
-		const char *h = (uint32_t)lm->handle_arg < c->nargs && c->args[lm->handle_arg].text
-					? c->args[lm->handle_arg].text
-					: "?";
-		struct gate_evidence *ge = gate_add(
-			g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-			"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' comes from "
-			"outside the callback, and nothing shows that no other fiber or thread uses it during the call",
-			mf->f->name, c->name, where, h);
-		gate_fact(ge, FACT_DATA, h);
-		gate_basis_add(g, GATE_INPUTS, lm, &e->loc, (int32_t)mf->id);
-		ok = false;
+		/* follow the handle out of the callback's data to where it is made */
+		struct io_handle ho;
+		io_handle_origin(m, s, mf, e, lm->handle_arg, &ho);
+		const char *h = ho.name;
+		struct gate_evidence *ge = NULL;
+		if (ho.origin == IOH_OBJECT) {
+			ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is '%s' "
+				      "(in '%s'), state kept in a Ruby object's C struct: other fibers can use that object "
+				      "during the call unless an in-progress guard stops them: cannot verify",
+				      mf->f->name, c->name, where, h, ho.fn ? ho.fn : "?");
+			gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
+		} else if (ho.origin == IOH_UNKNOWN && (!ho.fn || ho.fn == mf->f->name)) {
+			ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' comes "
+				      "from outside the callback, and nothing shows that no other fiber or thread uses it "
+				      "during the call",
+				      mf->f->name, c->name, where, h);
+		} else if (ho.origin == IOH_UNKNOWN) {
+			ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle comes "
+				      "from '%s' (in '%s'), %s: nothing shows that no other fiber or thread uses it during the "
+				      "call",
+				      mf->f->name, c->name, where, h, ho.fn,
+				      ho.escapes ? "made there but also stored or handed out" : "which is not followed further");
+			gate_note_add(ge, &ho.loc, "'%s' is here", h);
+		}
+		if (ge) {
+			gate_fact(ge, FACT_DATA, h);
+			gate_basis_add(g, GATE_INPUTS, lm, &e->loc, (int32_t)mf->id);
+			ok = false;
+		}
+		/* IOH_OWNED: made in the frame that releases (or above it) and never
+		 * handed out: this call's own */
 	}
 	bool ubf_cancels = s->ubf_kind != UBF_NULL && s->ubf_kind != UBF_NONE;
 	/* a signal (RUBY_UBF_IO/PROCESS) does not end a wait the library
@@ -473,7 +485,8 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 	}
 	if (s->cb.partial)
 		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-				   "the callback variable '%s' is also assigned values the engine cannot follow",
+				   "the callback variable '%s' is also assigned values the engine cannot follow (or more "
+				   "functions than the 64 it analyses)",
 				   s->cb.text ? s->cb.text : "?"),
 			  FACT_FNPTR, s->cb.text);
 	for (uint32_t i = 0; i < rs->n; i++) {

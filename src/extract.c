@@ -922,6 +922,32 @@ static void emit_assign(struct xctx *x, CXCursor at, const struct ref *lhs, stru
 		x->ev.v[r->call].u.call->result = *lhs;
 	const struct var *pv = r->kind == EX_REF && (!r->ref.path || !*r->ref.path) ? tu_var(x->tu, r->ref.var) : NULL;
 	bool param_fp = pv && pv->kind == VK_PARAM && (pv->flags & VF_FNPTR) && x->fn_usr && lhs->field;
+	/* a function-pointer field or global given a value that names no function
+	 * (va_arg(ap, fn_t), a copy of another pointer, a call's result): a binding
+	 * with no function, so that resolving the pointer is partial instead of
+	 * resting on the other assignments alone */
+	if (r->kind != EX_FUNC && r->kind != EX_NULL && !(r->kind == EX_INT && r->has_ival && r->ival == 0) &&
+	    !param_fp && !compound) {
+		const struct var *lv = lhs->field ? NULL : tu_var(x->tu, lhs->var);
+		bool global_fp = lv && (lv->flags & VF_FNPTR) && lv->kind != VK_LOCAL && lv->kind != VK_PARAM;
+		bool field_fp = false;
+		if (lhs->field) {
+			CXType ty = clang_getCanonicalType(clang_getCursorType(at));
+			if (ty.kind == CXType_Pointer) {
+				CXType pt = clang_getCanonicalType(clang_getPointeeType(ty));
+				field_fp = pt.kind == CXType_FunctionProto || pt.kind == CXType_FunctionNoProto;
+			}
+		}
+		if (field_fp || global_fp) {
+			struct binding b = {0};
+			b.loc = r->loc;
+			b.param_index = -1;
+			b.record = lhs->field ? lhs->record : NULL;
+			b.field = lhs->field ? lhs->field : lv->usr;
+			if (b.field)
+				vec_push(&x->tu->bindings, b);
+		}
+	}
 	if ((r->kind == EX_FUNC && (lhs->field || lhs->var >= 0)) || param_fp) {
 		struct binding b = {0};
 		b.fn_usr = r->func_usr;

@@ -123,10 +123,21 @@ static const binding_vec *find_bindings(struct model *m, const char *record, con
 
 typedef VEC(const char *) strvec;
 
+/* A function pointer is analysed as each function assigned to it, up to this
+ * many; past it (a table of thousands of handlers, generated code) the
+ * pointer is "partial": the gates say cannot verify and name it. Bounds the
+ * work of every later walk over the targets. */
+#define MAX_FN_TARGETS 64
+static bool targets_capped; /* or a value not followed; linking is single-threaded; see resolve_fn_expr */
+
 /* from: the file whose code names the function (NULL: not known) */
 static void add_target(struct model *m, u32vec *t, strvec *ext, const char *usr, const char *name,
 		       const struct tu_facts *from)
 {
+	if (t->n + ext->n >= MAX_FN_TARGETS) {
+		targets_capped = true;
+		return;
+	}
 	int32_t id = fn_id_from(m, usr, from);
 	if (id >= 0) {
 		for (size_t i = 0; i < t->n; i++)
@@ -205,6 +216,8 @@ static void bind_param_targets(struct model *m, const struct binding *b, u32vec 
 					continue; /* forwarded again: a wrapper's business */
 			}
 			struct cbres r = resolve_fn_expr(m, mf, ei, a);
+			if (r.partial && r.ntargets + r.nexternal >= MAX_FN_TARGETS)
+				targets_capped = true; /* the caller's own list was cut */
 			for (uint32_t i = 0; i < r.ntargets; i++)
 				add_target(m, t, ext, m->fns.v[r.targets[i]].f->usr, NULL, m->fns.v[r.targets[i]].tu);
 			for (uint32_t i = 0; i < r.nexternal; i++)
@@ -221,6 +234,8 @@ static void bind_targets(struct model *m, const binding_vec *bv, u32vec *t, strv
 	for (size_t i = 0; i < bv->n; i++) {
 		if (bv->v[i]->param_of_usr)
 			bind_param_targets(m, bv->v[i], t, ext, 0);
+		else if (!bv->v[i]->fn_usr && !bv->v[i]->fn_name)
+			targets_capped = true; /* a value that names no function (extract.c emit_assign) */
 		else
 			add_target(m, t, ext, bv->v[i]->fn_usr, bv->v[i]->fn_name, NULL);
 	}
@@ -232,6 +247,8 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 	struct cbres r = {0};
 	u32vec t = {0};
 	strvec ext = {0};
+	bool capped_outer = targets_capped;
+	targets_capped = false;
 	r.text = e->text;
 	r.macro = e->macro;
 	switch (e->kind) {
@@ -301,6 +318,9 @@ static struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uin
 	default:
 		break;
 	}
+	if (targets_capped)
+		r.partial = 1; /* more functions than MAX_FN_TARGETS: the rest are not analysed */
+	targets_capped = capped_outer;
 	finish_cbres(m, &r, &t, &ext);
 	return r;
 }
@@ -474,6 +494,121 @@ static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct g
 	vec_push(&m->sites, s);
 }
 
+/* The parameter of mf whose value every store to `var.field` before `before`
+ * is (struct rel r = {fn, data}; r.fn = fn), else -1. */
+static int field_from_param(const struct mfunc *mf, int32_t var, const char *path, uint32_t before)
+{
+	int p = -1;
+	for (uint32_t i = 0; i < before && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var || e->u.assign->whole_init)
+			continue;
+		const char *lp = e->u.assign->lhs.path ? e->u.assign->lhs.path : "";
+		if (!*lp || strcmp(lp, path) != 0) {
+			if (!*lp)
+				return -1; /* the struct copied as a whole */
+			continue;
+		}
+		int q;
+		if (!is_param_of(mf, &e->u.assign->rhs, &q) || (p >= 0 && q != p))
+			return -1;
+		p = q;
+	}
+	return p;
+}
+
+/* A release inside the body of rb_ensure/rb_protect/rb_rescue whose callback
+ * is a field of the body's data (`r->fn` with r = (struct rel *)arg), when the
+ * one function that calls that body fills the field from its own parameter:
+ * that function is a release wrapper like any other (issue 15: a helper that
+ * releases the GVL inside an rb_ensure body), its calls sites of their own. */
+static bool maybe_ensure_wrapper(struct model *m, uint32_t site_id, const struct expr *cbx)
+{
+	static const char *const bodies[] = {"rb_ensure", "rb_protect", "rb_rescue", "rb_rescue2"};
+	struct msite *s = &m->sites.v[site_id];
+	const struct mfunc *bf = &m->fns.v[s->fn];
+	if (!cbx || cbx->kind != EX_REF || !cbx->ref.deref || !cbx->ref.path || !*cbx->ref.path ||
+	    strchr(cbx->ref.path, '.') || strstr(cbx->ref.path, "[]") || !bf->f->usr)
+		return false;
+	/* the field's struct pointer comes from the body's VALUE parameter */
+	const struct var *rv = mf_var(bf, cbx->ref.var);
+	if (!rv)
+		return false;
+	if (rv->kind != VK_PARAM) {
+		bool from_param = false;
+		for (uint32_t i = 0; i < s->ev; i++) {
+			const struct event *e = &bf->f->events[i];
+			if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != cbx->ref.var ||
+			    (e->u.assign->lhs.path && *e->u.assign->lhs.path))
+				continue;
+			int q;
+			if (!is_param_of(bf, &e->u.assign->rhs, &q) || q != 0)
+				return false;
+			from_param = true;
+		}
+		if (!from_param)
+			return false;
+	} else if (rv->param_index != 0) {
+		return false;
+	}
+	/* exactly one use of the body anywhere: as the body of one such call */
+	int32_t wfn = -1;
+	uint32_t wev = 0;
+	unsigned refs = 0;
+	for (uint32_t fi = 0; fi < m->fns.n && refs < 2; fi++) {
+		const struct mfunc *cf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < cf->f->nevents; ei++) {
+			const struct event *e = &cf->f->events[ei];
+			if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
+			    str_eq(e->u.assign->rhs.func_usr, bf->f->usr))
+				refs += 2; /* stored somewhere: other callers */
+			if (e->kind != EV_CALL)
+				continue;
+			const struct call *c = e->u.call;
+			for (uint32_t a = 0; a < c->nargs; a++)
+				if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, bf->f->usr)) {
+					refs++;
+					if (a == 0 && c->nargs >= 2 && !c->indirect &&
+					    str_in_list(c->name, bodies, ARRAY_SIZE(bodies)) >= 0) {
+						wfn = (int32_t)fi;
+						wev = ei;
+					}
+				}
+		}
+	}
+	if (refs != 1 || wfn < 0 || bf->in_end != bf->in_begin)
+		return false;
+	struct mfunc *wf = &m->fns.v[wfn];
+	if (wf->wrapper >= 0 || wfn == (int32_t)s->fn)
+		return false;
+	/* the data argument: the address of a local struct of the caller */
+	const struct expr *dx = &wf->f->events[wev].u.call->args[1];
+	const struct ref *dr = dx->kind == EX_REF ? &dx->ref : dx->nreads == 1 ? &dx->reads[0] : NULL;
+	if (!dr || dr->var < 0 || (dr->path && *dr->path))
+		return false;
+	const struct var *dv = mf_var(wf, dr->var);
+	if (!dv || dv->kind != VK_LOCAL || !(dv->flags & VF_RECORD) || (dv->flags & VF_POINTER))
+		return false;
+	int cbp = field_from_param(wf, dr->var, cbx->ref.path, wev);
+	if (cbp < 0)
+		return false;
+	struct wrapper w = {0};
+	w.fn = (uint32_t)wfn;
+	w.site = site_id;
+	w.cb_param = cbp;
+	w.data1_param = w.ubf_param = w.data2_param = w.flags_param = -1;
+	const struct expr *d1 = s->data1;
+	if (d1 && d1->kind == EX_REF && d1->ref.var == cbx->ref.var && d1->ref.deref && d1->ref.path &&
+	    *d1->ref.path && !strchr(d1->ref.path, '.'))
+		w.data1_param = field_from_param(wf, dr->var, d1->ref.path, wev);
+	if (w.data1_param < 0 && !(d1 && (d1->kind == EX_NULL || (d1->kind == EX_INT && d1->has_ival))))
+		return false; /* the data is not a parameter forwarded: keep the body's own site */
+	s->is_template = 1;
+	vec_push(&m->wrappers, w);
+	wf->wrapper = (int32_t)m->wrappers.n - 1;
+	return true;
+}
+
 /* After a site was added: if its callback is a parameter of the enclosing
  * function, that function is a wrapper and the site a template. */
 static bool maybe_wrapper(struct model *m, uint32_t site_id)
@@ -491,7 +626,7 @@ static bool maybe_wrapper(struct model *m, uint32_t site_id)
 		cbx = arg_at(c, iw->cb_param);
 	}
 	if (!is_param_of(mf, cbx, &cbp))
-		return false;
+		return s->inner < 0 && maybe_ensure_wrapper(m, site_id, cbx);
 	s->is_template = 1;
 	if (mf->wrapper >= 0)
 		return false;
@@ -690,7 +825,9 @@ static void build_edges(struct model *m)
 			if (is_param_of(mf, ce, &p))
 				continue; /* resolved from callers below */
 			struct cbres r = resolve_fn_expr(m, mf, ei, ce);
-			if (!r.ntargets && !r.nexternal)
+			/* some values not followed (or past MAX_FN_TARGETS): an unknown
+			 * callee besides the known ones, so no gate passes on them alone */
+			if ((!r.ntargets && !r.nexternal) || r.partial)
 				add_edge(m, fi, -1, ei, EDGE_POINTER);
 			for (uint32_t i = 0; i < r.ntargets; i++)
 				add_edge(m, fi, (int32_t)r.targets[i], ei, EDGE_POINTER);
@@ -843,7 +980,7 @@ static bool add_param_edges(struct model *m)
 			int p;
 			if (e->kind != EV_CALL || !e->u.call->indirect || !is_param_of(mf, &e->u.call->callee, &p))
 				continue;
-			bool any = false;
+			bool any = false, partial = false;
 			for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
 				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
 				if (ed->kind != EDGE_DIRECT)
@@ -853,6 +990,8 @@ static bool add_param_edges(struct model *m)
 				if (!a)
 					continue;
 				struct cbres r = resolve_fn_expr(m, caller, ed->ev, a);
+				if (r.partial)
+					partial = true;
 				for (uint32_t i = 0; i < r.ntargets; i++) {
 					add_edge(m, fi, (int32_t)r.targets[i], ei, EDGE_PARAM);
 					struct param_via pv = {fi, ei, (int32_t)r.targets[i], ed->from};
@@ -860,7 +999,7 @@ static bool add_param_edges(struct model *m)
 					any = true;
 				}
 			}
-			if (!any)
+			if (!any || partial)
 				add_edge(m, fi, -1, ei, EDGE_POINTER);
 		}
 	}

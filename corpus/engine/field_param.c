@@ -1,6 +1,7 @@
 /* nogvl-lint-test: --enable debug-release-site,debug-no-gvl --disable small-work-nogvl */
 /* A helper stores its function-pointer parameter in a struct and releases the
- * GVL from a second function that reads the field (io-event style). */
+ * GVL from a second function that reads the field (io-event style): the
+ * helper is a release wrapper, each of its calls a site of its own. */
 #include <ruby.h>
 #include <ruby/thread.h>
 
@@ -36,7 +37,7 @@ static void *wait_child(void *p) /* expect: debug-no-gvl */
 VALUE select_once(VALUE self)
 {
 	int x = 0;
-	blocking_operation(poll_events, &x);
-	blocking_operation(wait_child, &x);
+	blocking_operation(poll_events, &x); /* expect: debug-release-site */ /* expect-msg: release site: rb_thread_call_without_gvl via 'blocking_operation', callback 'poll_events' (direct) */
+	blocking_operation(wait_child, &x); /* expect: debug-release-site */ /* expect-msg: release site: rb_thread_call_without_gvl via 'blocking_operation', callback 'wait_child' (direct) */
 	return Qnil;
 }
