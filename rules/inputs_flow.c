@@ -1591,7 +1591,8 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 		gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
 			 "'%s' is state kept in a Ruby object's C struct; other fibers can use that object during the "
 			 "call unless an in-progress guard stops them: cannot verify",
-			 a.objstate.v[i].name);
+			 a.objstate.v[i].name)
+			->object_owned = true;
 	for (size_t i = 0; i < a.in.n; i++) {
 		const struct io_input *in = &a.in.v[i];
 		const struct event *e = &m->fns.v[in->fn].f->events[in->ev];
@@ -1604,7 +1605,8 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 			gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
 				 "'%s' hands the callback memory owned by '%s'; other fibers can use that object during "
 				 "the call unless an in-progress guard stops them: cannot verify",
-				 in->what, in->owner ? in->owner : "?");
+				 in->what, in->owner ? in->owner : "?")
+				->object_owned = true;
 		else if (in->state == IOS_UNKNOWN)
 			gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
 				 "'%s' hands the callback a pointer into '%s', whose origin is not followed: cannot "
