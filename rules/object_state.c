@@ -882,7 +882,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s' touches %s without it: "
 				"with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
-				cb, of->text ? of->text : of->field, tfld, of->rec,
+				cb, tf && tf->text ? tf->text : of->text ? of->text : of->field, tfld, of->rec,
 				gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
 				m->fns.v[fi].f->name, tf ? "the same field" : "the flag");
 			gate_note_add(ev, &te->loc, "'%s' touches '%s' here without %s", m->fns.v[fi].f->name, tfld,
