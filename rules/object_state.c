@@ -123,6 +123,11 @@ static bool object_field(const struct ostate *os, const struct mfunc *mf, const 
 	return *field != 0;
 }
 
+static bool is_call(const struct event *e, const char *name)
+{
+	return e->kind == EV_CALL && !e->u.call->indirect && str_eq(e->u.call->name, name);
+}
+
 /* ---- roles: what registers a function ---- */
 
 enum fn_role { ROLE_NONE = 0, ROLE_METHOD = 1, ROLE_INIT = 2, ROLE_ALLOC = 4 };
@@ -166,6 +171,18 @@ static int role_of(struct ostate *os, uint32_t fi)
  * method registered as initialize) or after everyone (the GC's callbacks:
  * free, mark, memsize, compact, by name, unless Ruby code can call them as a
  * method: a #free method is not exempt). */
+static bool makes_object(const struct func *f)
+{
+	static const char *const makers[] = {"rb_data_typed_object_zalloc", "rb_data_typed_object_wrap",
+					     "rb_data_object_zalloc", "rb_data_object_wrap", "rb_data_typed_object_make",
+					     "rb_data_object_make"};
+	for (uint32_t ei = 0; ei < f->nevents; ei++)
+		for (size_t i = 0; i < ARRAY_SIZE(makers); i++)
+			if (is_call(&f->events[ei], makers[i]))
+				return true;
+	return false;
+}
+
 static bool exempt_fn(struct ostate *os, uint32_t fi)
 {
 	int role = role_of(os, fi);
@@ -173,6 +190,9 @@ static bool exempt_fn(struct ostate *os, uint32_t fi)
 		return !(role & ROLE_METHOD);
 	if (role & ROLE_METHOD)
 		return false;
+	/* a helper that makes the object (TypedData_Make_Struct) and fills it */
+	if (makes_object(os->m->fns.v[fi].f))
+		return true;
 	const char *n = os->m->fns.v[fi].f->name;
 	static const char *const parts[] = {"free", "mark", "memsize", "compact", "alloc", "dfree", "dmark", "dsize"};
 	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
@@ -190,6 +210,7 @@ struct guard {
 	const char *what;    /* mutex argument text, or flag field */
 	const char *field;   /* the mutex's (or flag's) member name, to find it in other functions */
 	const char *rec;     /* the flag's object struct (NULL for a mutex) */
+	const char *bit;     /* a bit flag (flags |= BIT): the bit's spelling */
 	struct loc loc;
 	char buf[128];
 };
@@ -201,10 +222,6 @@ static const char *last_field(const struct expr *x)
 	return NULL;
 }
 
-static bool is_call(const struct event *e, const char *name)
-{
-	return e->kind == EV_CALL && !e->u.call->indirect && str_eq(e->u.call->name, name);
-}
 
 static bool expr_reads_var(const struct expr *x, int32_t var)
 {
@@ -242,9 +259,16 @@ static bool feeds(const struct ostate *os, uint32_t fi, uint32_t ev, int32_t var
 			const struct event *e = &f->events[i];
 			if (e->kind != EV_ASSIGN)
 				continue;
-			for (unsigned l = 0; l < nl; l++)
+			for (unsigned l = 0; l < nl; l++) {
+				/* args.conn = c; ... call(&args) */
 				if (e->u.assign->lhs.var == locals[l] && expr_reads_var(&e->u.assign->rhs, var))
 					return true;
+				/* z = args->z; ... call(args): z came out of what the call is given */
+				if (e->u.assign->lhs.var == var && !(e->u.assign->lhs.path && *e->u.assign->lhs.path) &&
+				    e->u.assign->rhs.kind == EX_REF && e->u.assign->rhs.ref.var == locals[l] &&
+				    e->u.assign->rhs.ref.path && *e->u.assign->rhs.ref.path)
+					return true;
+			}
 		}
 	}
 	return false;
@@ -266,14 +290,40 @@ static bool is_clear_value(const struct expr *x)
 										      str_eq(x->text, "Qfalse")));
 }
 
+/* A write of the flag: a set (= 1, = the fiber, |= BIT) or a clear (= 0,
+ * = Qnil, &= ~BIT). Compound assignments are told apart by the spelling of
+ * their operand (no operator in the facts): "~..." clears a bit. */
+static bool is_flag_clear(const struct assign *a)
+{
+	if (a->compound)
+		return a->rhs.text && a->rhs.text[0] == '~';
+	return is_clear_value(&a->rhs);
+}
+
+/* Does clear c undo set s (the same bit, when both are bit operations)? */
+static bool clear_undoes(const struct assign *c, const struct assign *s)
+{
+	if (!is_flag_clear(c))
+		return false;
+	if (s->compound && c->compound && s->rhs.has_ival && c->rhs.has_ival)
+		return c->rhs.ival == ~s->rhs.ival;
+	if (s->compound && c->compound && s->rhs.text && c->rhs.text)
+		return str_eq(c->rhs.text + 1, s->rhs.text);
+	return true;
+}
+
 /* Is the flag (rec, fld) read in a condition of fi before offset off? */
-static bool flag_checked(const struct ostate *os, uint32_t fi, const char *rec, const char *fld, uint32_t off)
+static bool flag_checked(const struct ostate *os, uint32_t fi, const char *rec, const char *fld, const char *bit,
+			 uint32_t off)
 {
 	const struct mfunc *mf = &os->m->fns.v[fi];
 	const struct func *f = mf->f;
 	for (uint32_t r = 0; r < f->nregions; r++) {
 		const struct region *rg = &f->regions[r];
 		if (rg->begin > off || !rg->cond.text)
+			continue;
+		/* a bit flag: the condition names the same bit (flags has others) */
+		if (bit && !strstr(rg->cond.text, bit))
 			continue;
 		for (uint32_t k = 0; k < rg->cond.nreads; k++) {
 			const char *r3 = NULL;
@@ -289,7 +339,7 @@ static bool flag_checked(const struct ostate *os, uint32_t fi, const char *rec, 
 /* A function of the callback's side that writes the flag: the flag would be
  * cleared while the worker still runs. */
 static int64_t flag_written_by(const struct ostate *os, const struct reach_set *rs, const char *rec, const char *fld,
-			       struct loc *where)
+			       const struct assign *set, struct loc *where)
 {
 	for (uint32_t i = 0; rs && i < rs->n; i++) {
 		const struct mfunc *mf = &os->m->fns.v[rs->fns[i]];
@@ -298,7 +348,7 @@ static int64_t flag_written_by(const struct ostate *os, const struct reach_set *
 			const char *r2 = NULL;
 			char f2[128];
 			if (e->kind == EV_ASSIGN && object_field(os, mf, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-			    str_eq(r2, rec) && str_eq(f2, fld)) {
+			    str_eq(r2, rec) && str_eq(f2, fld) && (!set->compound || clear_undoes(e->u.assign, set))) {
 				*where = e->loc;
 				return rs->fns[i];
 			}
@@ -318,6 +368,35 @@ static void reject(struct ostate *os, const struct loc *loc, const char *fmt, ..
 	vsnprintf(os->why, sizeof(os->why), fmt, ap);
 	va_end(ap);
 	os->why_loc = *loc;
+}
+
+static void build_fnargs(struct ostate *os);
+
+/* fi is the body of rb_ensure(fi, a, E, b) and E clears the flag. */
+static bool ensure_clears(struct ostate *os, uint32_t fi, const char *rec, const char *fld, const struct assign *set)
+{
+	const char *usr = os->m->fns.v[fi].f->usr;
+	if (!usr)
+		return false;
+	if (!os->fnargs_built)
+		build_fnargs(os);
+	const caller_vec *cv = hmap_get(&os->fnargs, usr);
+	for (size_t i = 0; cv && i < cv->n; i++) {
+		const struct event *ce = &os->m->fns.v[cv->v[i].fn].f->events[cv->v[i].ev];
+		if (!is_call(ce, "rb_ensure") || ce->u.call->nargs < 3 || ce->u.call->args[0].kind != EX_FUNC ||
+		    !str_eq(ce->u.call->args[0].func_usr, usr) || ce->u.call->args[2].kind != EX_FUNC)
+			continue;
+		const struct mfunc *en = model_func_by_usr(os->m, ce->u.call->args[2].func_usr);
+		for (uint32_t ei = 0; en && ei < en->f->nevents; ei++) {
+			const struct event *e = &en->f->events[ei];
+			const char *r2 = NULL;
+			char f2[128];
+			if (e->kind == EV_ASSIGN && object_field(os, en, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
+			    str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(e->u.assign, set))
+				return true;
+		}
+	}
+	return false;
 }
 
 /* A mutex or flag guard of object struct rec in function fi around its event
@@ -360,8 +439,9 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		char fld[128];
 		/* set: anything but the value it is cleared to (1, true, the current
 		 * fiber ...); cleared: a constant (0, NULL, Qnil, Qfalse) */
-		if (!object_field(os, mf, &a->lhs, &frec, fld, sizeof(fld)) || is_clear_value(&a->rhs))
+		if (!object_field(os, mf, &a->lhs, &frec, fld, sizeof(fld)) || is_flag_clear(a))
 			continue;
+		const char *bit = a->compound ? a->rhs.text : NULL;
 		if (!str_eq(frec, rec)) {
 			reject(os, &e->loc, "the flag '%s' set here is a field of %s, not of %s whose state the callback uses",
 			       fld, frec, rec);
@@ -378,11 +458,11 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 			char f2[128];
 			const char *r2 = NULL;
 			cleared = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-				  str_eq(r2, rec) && str_eq(f2, fld) &&
-				  (u->u.assign->rhs.kind == EX_NULL || u->u.assign->rhs.has_ival ||
-				   is_clear_value(&u->u.assign->rhs)) &&
-				  !(a->rhs.has_ival && u->u.assign->rhs.has_ival && a->rhs.ival == u->u.assign->rhs.ival);
+				  str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
 		}
+		/* or by the ensure function of the rb_ensure that runs fi */
+		if (!cleared)
+			cleared = ensure_clears(os, fi, rec, fld, a);
 		if (!cleared) {
 			reject(os, &e->loc,
 			       "the flag '%s' set here is not cleared after the call in '%s': it is left for another method "
@@ -397,7 +477,7 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 			char f2[128];
 			const char *r2 = NULL;
 			early = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-				str_eq(r2, rec) && str_eq(f2, fld);
+				str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
 			if (early)
 				reject(os, &u->loc, "the flag '%s' is cleared here, before the call returns", fld);
 		}
@@ -405,14 +485,14 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 			continue;
 		/* nor by the callback while the worker runs */
 		struct loc wl;
-		int64_t wfn = flag_written_by(os, rs, rec, fld, &wl);
+		int64_t wfn = flag_written_by(os, rs, rec, fld, a, &wl);
 		if (wfn >= 0) {
 			reject(os, &wl, "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
 			       os->m->fns.v[wfn].f->name);
 			continue;
 		}
 		/* checked on the way in: a condition before the set reads the flag */
-		if (!flag_checked(os, fi, rec, fld, e->loc.off)) {
+		if (!flag_checked(os, fi, rec, fld, bit, e->loc.off)) {
 			reject(os, &e->loc, "the flag '%s' is set here but not checked before: a second caller sets it again",
 			       fld);
 			continue;
@@ -422,6 +502,7 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		g->what = g->buf;
 		g->field = g->buf;
 		g->rec = rec;
+		g->bit = bit;
 		g->loc = e->loc;
 		return true;
 	}
@@ -621,7 +702,7 @@ static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, i
 				return true;
 		}
 	}
-	if (g->kind == GUARD_FLAG && flag_checked(os, fi, g->rec, g->field, UINT32_MAX))
+	if (g->kind == GUARD_FLAG && flag_checked(os, fi, g->rec, g->field, g->bit, UINT32_MAX))
 		return true;
 	if (depth <= 0)
 		return false;
@@ -860,7 +941,18 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 		 * the verdict open (the callback may reach that field through a
 		 * pointer the gate does not follow) */
 		bool bad = false, open = false;
-		for (uint32_t fi = 0; fi < m->fns.n && !bad; fi++) {
+		struct gate_evidence *bev = NULL;
+		uint32_t bad_fi = 0;
+		const struct event *bad_te = NULL;
+		const struct ofield *bad_tf = NULL;
+		char others[256] = "";
+		unsigned nothers = 0;
+		/* methods first (what another fiber calls), then helpers; after the
+		 * first hole, the other functions with one are named too */
+		for (uint32_t pass_fi = 0; pass_fi < 2 * m->fns.n; pass_fi++) {
+			uint32_t fi = pass_fi % m->fns.n;
+			if ((pass_fi < m->fns.n) != ((role_of(&os, fi) & ROLE_METHOD) != 0))
+				continue;
 			if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(&os, fi))
 				continue;
 			const struct event *te = NULL;
@@ -877,18 +969,32 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 				open = true;
 				continue;
 			}
-			const char *tfld = tf ? tf->field : gd.field;
-			struct gate_evidence *ev = gate_add(
-				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s' touches %s without it: "
-				"with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
-				cb, tf && tf->text ? tf->text : of->text ? of->text : of->field, tfld, of->rec,
-				gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
-				m->fns.v[fi].f->name, tf ? "the same field" : "the flag");
-			gate_note_add(ev, &te->loc, "'%s' touches '%s' here without %s", m->fns.v[fi].f->name, tfld,
-				      gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
-			gate_note_add(ev, &gd.loc, "the guard is taken here");
+			if (bad) {
+				size_t len = strlen(others);
+				if (nothers < 8 && len + strlen(m->fns.v[fi].f->name) + 8 < sizeof(others))
+					snprintf(others + len, sizeof(others) - len, "%s'%s'", nothers ? ", " : "",
+						 m->fns.v[fi].f->name);
+				nothers++;
+				continue;
+			}
+			bad_fi = fi, bad_te = te, bad_tf = tf;
 			bad = true;
+		}
+		if (bad) {
+			const char *tfld = bad_tf ? bad_tf->field : gd.field;
+			char more[300] = "";
+			if (nothers)
+				snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", nothers, nothers == 1 ? "" : "s",
+					 others, nothers > 8 ? " ..." : "");
+			bev = gate_add(g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				       "'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
+				       "with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
+				       cb, bad_tf && bad_tf->text ? bad_tf->text : of->text ? of->text : of->field, tfld, of->rec,
+				       gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
+				       m->fns.v[bad_fi].f->name, more, bad_tf ? "the same field" : "the flag");
+			gate_note_add(bev, &bad_te->loc, "'%s' touches '%s' here without %s", m->fns.v[bad_fi].f->name, tfld,
+				      gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
+			gate_note_add(bev, &gd.loc, "the guard is taken here");
 		}
 		if (bad || open)
 			all_settled = false;
