@@ -418,6 +418,17 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 			       t ? t : "?");
 			continue;
 		}
+		/* not unlocked again before the call */
+		bool released = false;
+		for (uint32_t k = i + 1; k < ev && !released; k++) {
+			const struct event *u = &f->events[k];
+			released = is_call(u, "rb_mutex_unlock") && u->u.call->nargs >= 1 && t &&
+				   str_eq(u->u.call->args[0].text, t);
+		}
+		if (released) {
+			reject(os, &e->loc, "the mutex '%s' is unlocked again before the call", t);
+			continue;
+		}
 		for (uint32_t k = ev + 1; k < f->nevents; k++) {
 			const struct event *u = &f->events[k];
 			if ((is_call(u, "rb_mutex_unlock") || is_call(u, "rb_ensure")) && t) {
@@ -755,7 +766,17 @@ static const struct event *touches(const struct ostate *os, uint32_t fi, const c
 /* Which object struct a piece of the inputs gate's evidence is about: the
  * typed-data pointer taken at its line, or the object field used there; NULL
  * when none or more than one. */
-static const char *evidence_record(const struct ostate *os, const struct gate_evidence *ge)
+static bool reads_receiver(const struct mfunc *mf, const struct expr *x)
+{
+	const struct func *f = mf->f;
+	int32_t self = f->nparams ? f->params[0] : -1;
+	return self >= 0 && expr_reads_var(x, self);
+}
+
+/* self_only: only the receiver's own typed data (TypedData_Get_Struct(self,
+ * ...)) in a function that is private to the object's creation, or the
+ * object a function makes; a field used elsewhere does not count. */
+static const char *evidence_record(const struct ostate *os, const struct gate_evidence *ge, bool self_only)
 {
 	const char *found = NULL;
 	if (!ge->loc.file)
@@ -771,9 +792,18 @@ static const char *evidence_record(const struct ostate *os, const struct gate_ev
 			const char *rec = NULL;
 			char fld[128];
 			if (e->kind == EV_ASSIGN && io_typed_data_expr(mf, &e->u.assign->rhs) && e->u.assign->lhs.var >= 0 &&
-			    !(e->u.assign->lhs.path && *e->u.assign->lhs.path))
+			    !(e->u.assign->lhs.path && *e->u.assign->lhs.path)) {
 				rec = var_record(mf, e->u.assign->lhs.var);
-			else if (e->kind == EV_ACCESS)
+				if (self_only && !reads_receiver(mf, &e->u.assign->rhs) && !makes_object(mf->f))
+					return NULL;
+			} else if (self_only && (e->kind == EV_ACCESS || e->kind == EV_ASSIGN)) {
+				const char *r2 = NULL;
+				char f2[128];
+				const struct ref *r = e->kind == EV_ACCESS ? &e->u.access.ref : &e->u.assign->lhs;
+				if (object_field(os, mf, r, &r2, f2, sizeof(f2)))
+					return NULL;
+				continue;
+			} else if (e->kind == EV_ACCESS)
 				object_field(os, mf, &e->u.access.ref, &rec, fld, sizeof(fld));
 			else if (e->kind == EV_ASSIGN)
 				object_field(os, mf, &e->u.assign->lhs, &rec, fld, sizeof(fld));
@@ -800,14 +830,15 @@ static void evidence_free(struct gate_evidence *ge)
  * evidence (evidence [0, upto) of GATE_INPUTS at the caller side) that is
  * about one of the settled object structs: every use of them is serialised
  * (or the object is still private to its creator). */
-static void settle(struct ostate *os, struct gate_result *g, size_t upto, const char *const *settled, unsigned ns)
+static void settle(struct ostate *os, struct gate_result *g, size_t upto, const char *const *settled, unsigned ns,
+		   bool self_only)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < g->ev.n; i++) {
 		struct gate_evidence *ge = &g->ev.v[i];
 		bool drop = false;
 		if (i < upto && ge->gate == GATE_INPUTS && ge->state == GATE_UNKNOWN && ge->object_owned) {
-			const char *rec = evidence_record(os, ge);
+			const char *rec = evidence_record(os, ge, self_only);
 			for (unsigned k = 0; rec && k < ns && !drop; k++)
 				drop = str_eq(settled[k], rec);
 		}
@@ -845,7 +876,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 	size_t inputs_ev = g->ev.n; /* the inputs checker's evidence comes before ours */
 	/* an object still being created is private to its creator */
 	if (private_fn(&os, s->data_fn, UP_DEPTH) && private_fn(&os, s->fn, UP_DEPTH)) {
-		settle(&os, g, inputs_ev, os.records, os.nrecords);
+		settle(&os, g, inputs_ev, os.records, os.nrecords, true);
 		free_ostate(&os);
 		return;
 	}
@@ -1004,6 +1035,6 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 	/* a fully guarded object: its state no longer leaves the inputs gate
 	 * open */
 	if (all_settled && nsettled)
-		settle(&os, g, inputs_ev, settled, nsettled);
+		settle(&os, g, inputs_ev, settled, nsettled, false);
 	free_ostate(&os);
 }

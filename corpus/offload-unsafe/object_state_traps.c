@@ -459,6 +459,88 @@ static VALUE sess_close(VALUE self)
 	return Qnil;
 }
 
+/* 9. initialize is private to the object being made, not to another object
+ * it is given: the state of 'other' stays unverified */
+struct twin {
+	char *buf;
+	long len;
+};
+
+static const rb_data_type_t twin_type = {"twin", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static void *twin_nogvl(void *p)
+{
+	struct twin *t = p;
+	for (long i = 0; i < t->len; i++)
+		t->buf[i] = 't';
+	return NULL;
+}
+
+static VALUE twin_initialize(VALUE self, VALUE other)
+{
+	struct twin *me, *o;
+	TypedData_Get_Struct(self, struct twin, &twin_type, me);
+	TypedData_Get_Struct(other, struct twin, &twin_type, o);
+	me->len = 0;
+	rb_nogvl(twin_nogvl, o, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: already flagged, cannot verify; inputs cannot verify: 'TypedData_Get_Struct' hands the callback memory owned by 'other' */
+	return self;
+}
+
+static VALUE twin_clear(VALUE self)
+{
+	struct twin *t;
+	TypedData_Get_Struct(self, struct twin, &twin_type, t);
+	free(t->buf);
+	t->buf = NULL;
+	return self;
+}
+
+/* 10. the mutex is released again before the call (and taken back after it):
+ * the call itself runs unlocked */
+struct vault {
+	char *buf;
+	long len;
+	VALUE lock;
+};
+
+static const rb_data_type_t vault_type = {"vault", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static void *vault_nogvl(void *p)
+{
+	struct vault *v = p;
+	for (long i = 0; i < v->len; i++)
+		v->buf[i] = 'v';
+	return NULL;
+}
+
+static VALUE vault_run(VALUE self)
+{
+	struct vault *v;
+	TypedData_Get_Struct(self, struct vault, &vault_type, v);
+	rb_mutex_lock(v->lock);
+	v->len = 16;
+	rb_mutex_unlock(v->lock);
+	rb_nogvl(vault_nogvl, v, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: (the mutex 'v->lock' is unlocked again before the call) */
+	rb_mutex_lock(v->lock);
+	rb_mutex_unlock(v->lock);
+	return self;
+}
+
+static VALUE vault_clear_locked(VALUE arg)
+{
+	struct vault *v = (struct vault *)arg;
+	free(v->buf);
+	v->buf = NULL;
+	return Qnil;
+}
+
+static VALUE vault_clear(VALUE self)
+{
+	struct vault *v;
+	TypedData_Get_Struct(self, struct vault, &vault_type, v);
+	return rb_mutex_synchronize(v->lock, vault_clear_locked, (VALUE)v);
+}
+
 void Init_object_state_traps(void)
 {
 	VALUE k = rb_define_class("Ring", rb_cObject);
@@ -494,4 +576,10 @@ void Init_object_state_traps(void)
 	rb_define_method(k, "send_query", sess_send, 0);
 	rb_define_method(k, "result", sess_result, 0);
 	rb_define_method(k, "close", sess_close, 0);
+	k = rb_define_class("Twin", rb_cObject);
+	rb_define_method(k, "initialize", twin_initialize, 1);
+	rb_define_method(k, "clear", twin_clear, 0);
+	k = rb_define_class("Vault", rb_cObject);
+	rb_define_method(k, "run", vault_run, 0);
+	rb_define_method(k, "clear", vault_clear, 0);
 }
