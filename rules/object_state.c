@@ -968,9 +968,9 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			continue;
 		}
 		/* every other function touching a field the callback uses must take
-		 * the guard; one writing another field of the object without it leaves
-		 * the verdict open (the callback may reach that field through a
-		 * pointer the gate does not follow) */
+		 * the guard; one using another field of the object without it leaves
+		 * the verdict open (the callback may reach that field's memory through
+		 * a pointer the gate does not follow) */
 		bool bad = false, open = false;
 		struct gate_evidence *bev = NULL;
 		uint32_t bad_fi = 0;
@@ -993,7 +993,9 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 					tf = &fields[j];
 			if (!te && gd.kind == GUARD_FLAG)
 				te = touches(&os, fi, of->rec, gd.field, true, NULL); /* clears the flag */
-			const struct event *we = te ? NULL : touches(&os, fi, of->rec, NULL, true, gd.field);
+			/* any other use of the object (memset(s->buf ...) writes through a
+			 * field it only reads) leaves the verdict open */
+			const struct event *we = te ? NULL : touches(&os, fi, of->rec, NULL, false, gd.field);
 			if ((!te && !we) || takes_guard(&os, fi, &gd, UP_DEPTH))
 				continue;
 			if (!te) {

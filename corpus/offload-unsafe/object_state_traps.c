@@ -541,6 +541,47 @@ static VALUE vault_clear(VALUE self)
 	return rb_mutex_synchronize(v->lock, vault_clear_locked, (VALUE)v);
 }
 
+/* 11. two fields point at the same memory: the callback writes through
+ * 'view', #wipe clears it through 'buf' without the flag. The gate cannot see
+ * the alias, so a method using any field of the object without the guard
+ * leaves the verdict open ("cannot verify"), never safe */
+struct tape {
+	char *buf;
+	char *view; /* = buf */
+	long len;
+	int busy;
+};
+
+static const rb_data_type_t tape_type = {"tape", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static void *tape_nogvl(void *p)
+{
+	struct tape *t = p;
+	for (long i = 0; i < t->len; i++)
+		t->view[i] = 'r';
+	return NULL;
+}
+
+static VALUE tape_run(VALUE self)
+{
+	struct tape *t;
+	TypedData_Get_Struct(self, struct tape, &tape_type, t);
+	if (t->busy)
+		rb_raise(rb_eRuntimeError, "in use");
+	t->busy = 1;
+	rb_nogvl(tape_nogvl, t, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: already flagged, cannot verify */
+	t->busy = 0;
+	return self;
+}
+
+static VALUE tape_wipe(VALUE self)
+{
+	struct tape *t;
+	TypedData_Get_Struct(self, struct tape, &tape_type, t);
+	memset(t->buf, 0, 4);
+	return self;
+}
+
 void Init_object_state_traps(void)
 {
 	VALUE k = rb_define_class("Ring", rb_cObject);
@@ -582,4 +623,7 @@ void Init_object_state_traps(void)
 	k = rb_define_class("Vault", rb_cObject);
 	rb_define_method(k, "run", vault_run, 0);
 	rb_define_method(k, "clear", vault_clear, 0);
+	k = rb_define_class("Tape", rb_cObject);
+	rb_define_method(k, "run", tape_run, 0);
+	rb_define_method(k, "wipe", tape_wipe, 0);
 }
