@@ -594,9 +594,25 @@ static void free_ostate(struct ostate *os)
 	hmap_free(&os->roles);
 }
 
-/* The callers of fi: call-graph edges, and calls anywhere that pass fi as a
- * function argument (rb_ensure, rb_protect, rb_rescue, rb_mutex_synchronize
- * bodies). */
+/* Ruby functions that run the function they are given before they return:
+ * its caller's guard (or privacy) holds while it runs. A function handed to
+ * anything else (rb_thread_create, a registered callback) runs later, on its
+ * own. */
+static bool runs_now(const struct event *e)
+{
+	static const char *const runners[] = {"rb_ensure", "rb_protect", "rb_rescue", "rb_rescue2",
+					      "rb_mutex_synchronize", "rb_str_locktmp_ensure", "rb_block_call",
+					      "rb_iterate", "rb_catch", "rb_catch_obj", "rb_exec_recursive",
+					      "rb_exec_recursive_paired"};
+	for (size_t i = 0; i < ARRAY_SIZE(runners); i++)
+		if (is_call(e, runners[i]))
+			return true;
+	return false;
+}
+
+/* The callers of fi: call-graph edges, and calls that run fi as a function
+ * argument before they return (rb_ensure, rb_protect, rb_rescue,
+ * rb_mutex_synchronize bodies). */
 static void callers_of(struct ostate *os, uint32_t fi, caller_vec *out)
 {
 	const struct model *m = os->m;
@@ -613,6 +629,8 @@ static void callers_of(struct ostate *os, uint32_t fi, caller_vec *out)
 		build_fnargs(os);
 	const caller_vec *cv = hmap_get(&os->fnargs, usr);
 	for (size_t i = 0; cv && i < cv->n; i++) {
+		if (!runs_now(&m->fns.v[cv->v[i].fn].f->events[cv->v[i].ev]))
+			continue;
 		bool dup = false;
 		for (size_t j = 0; j < out->n && !dup; j++)
 			dup = out->v[j].fn == cv->v[i].fn && out->v[j].ev == cv->v[i].ev;

@@ -582,6 +582,47 @@ static VALUE tape_wipe(VALUE self)
 	return self;
 }
 
+/* 12. a thread started by initialize runs after initialize returned: its
+ * call is not private to the object's creation */
+struct pump {
+	char *buf;
+	long len;
+};
+
+static const rb_data_type_t pump_type = {"pump", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static void *pump_nogvl(void *p)
+{
+	struct pump *q = p;
+	for (long i = 0; i < q->len; i++)
+		q->buf[i] = 'p';
+	return NULL;
+}
+
+static VALUE pump_thread(void *p)
+{
+	struct pump *q = p;
+	rb_nogvl(pump_nogvl, q, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: uses 'q->len' and 1 more field of struct pump, a Ruby object's C struct, with no in-progress flag or mutex */
+	return Qnil;
+}
+
+static VALUE pump_initialize(VALUE self)
+{
+	struct pump *q;
+	TypedData_Get_Struct(self, struct pump, &pump_type, q);
+	rb_thread_create(pump_thread, q);
+	return self;
+}
+
+static VALUE pump_drain(VALUE self)
+{
+	struct pump *q;
+	TypedData_Get_Struct(self, struct pump, &pump_type, q);
+	free(q->buf);
+	q->buf = NULL;
+	return self;
+}
+
 void Init_object_state_traps(void)
 {
 	VALUE k = rb_define_class("Ring", rb_cObject);
@@ -626,4 +667,7 @@ void Init_object_state_traps(void)
 	k = rb_define_class("Tape", rb_cObject);
 	rb_define_method(k, "run", tape_run, 0);
 	rb_define_method(k, "wipe", tape_wipe, 0);
+	k = rb_define_class("Pump", rb_cObject);
+	rb_define_method(k, "initialize", pump_initialize, 0);
+	rb_define_method(k, "drain", pump_drain, 0);
 }
