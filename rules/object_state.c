@@ -237,40 +237,46 @@ static bool expr_reads_var(const struct expr *x, int32_t var)
  * ev: passed as an argument, or stored in a local the call is given
  * (args.conn = c; rb_nogvl(fn, &args ...))? A guard on one object says
  * nothing about another one's state. */
+static bool expr_feeds(const struct ostate *os, uint32_t fi, uint32_t ev, const struct expr *x, int32_t var)
+{
+	const struct func *f = os->m->fns.v[fi].f;
+	if (expr_reads_var(x, var))
+		return true;
+	/* a local filled with the object before the call */
+	int32_t locals[8];
+	unsigned nl = 0;
+	if (x->kind == EX_REF && x->ref.var >= 0)
+		locals[nl++] = x->ref.var;
+	for (uint32_t k = 0; k < x->nreads && nl < ARRAY_SIZE(locals); k++)
+		if (x->reads[k].var >= 0)
+			locals[nl++] = x->reads[k].var;
+	for (uint32_t i = 0; i < ev && i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_ASSIGN)
+			continue;
+		for (unsigned l = 0; l < nl; l++) {
+			/* args.conn = c; ... call(&args) */
+			if (e->u.assign->lhs.var == locals[l] && expr_reads_var(&e->u.assign->rhs, var))
+				return true;
+			/* z = args->z; ... call(args): z came out of what the call is given */
+			if (e->u.assign->lhs.var == var && !(e->u.assign->lhs.path && *e->u.assign->lhs.path) &&
+			    e->u.assign->rhs.kind == EX_REF && e->u.assign->rhs.ref.var == locals[l] &&
+			    e->u.assign->rhs.ref.path && *e->u.assign->rhs.ref.path)
+				return true;
+		}
+	}
+	return false;
+}
+
 static bool feeds(const struct ostate *os, uint32_t fi, uint32_t ev, int32_t var)
 {
 	const struct func *f = os->m->fns.v[fi].f;
 	if (ev >= f->nevents || f->events[ev].kind != EV_CALL)
 		return false;
 	const struct call *c = f->events[ev].u.call;
-	for (uint32_t a = 0; a < c->nargs; a++) {
-		const struct expr *x = &c->args[a];
-		if (expr_reads_var(x, var))
+	for (uint32_t a = 0; a < c->nargs; a++)
+		if (expr_feeds(os, fi, ev, &c->args[a], var))
 			return true;
-		/* a local filled with the object before the call */
-		int32_t locals[8];
-		unsigned nl = 0;
-		if (x->kind == EX_REF && x->ref.var >= 0)
-			locals[nl++] = x->ref.var;
-		for (uint32_t k = 0; k < x->nreads && nl < ARRAY_SIZE(locals); k++)
-			if (x->reads[k].var >= 0)
-				locals[nl++] = x->reads[k].var;
-		for (uint32_t i = 0; i < ev; i++) {
-			const struct event *e = &f->events[i];
-			if (e->kind != EV_ASSIGN)
-				continue;
-			for (unsigned l = 0; l < nl; l++) {
-				/* args.conn = c; ... call(&args) */
-				if (e->u.assign->lhs.var == locals[l] && expr_reads_var(&e->u.assign->rhs, var))
-					return true;
-				/* z = args->z; ... call(args): z came out of what the call is given */
-				if (e->u.assign->lhs.var == var && !(e->u.assign->lhs.path && *e->u.assign->lhs.path) &&
-				    e->u.assign->rhs.kind == EX_REF && e->u.assign->rhs.ref.var == locals[l] &&
-				    e->u.assign->rhs.ref.path && *e->u.assign->rhs.ref.path)
-					return true;
-			}
-		}
-	}
 	return false;
 }
 
@@ -450,7 +456,10 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		char fld[128];
 		/* set: anything but the value it is cleared to (1, true, the current
 		 * fiber ...); cleared: a constant (0, NULL, Qnil, Qfalse) */
-		if (!object_field(os, mf, &a->lhs, &frec, fld, sizeof(fld)) || is_flag_clear(a))
+		/* a flag is a member of its own (busy, flags, active_fiber), not a
+		 * member of an embedded struct (stream.avail_out) */
+		if (!object_field(os, mf, &a->lhs, &frec, fld, sizeof(fld)) || is_flag_clear(a) ||
+		    a->lhs.path[strcspn(a->lhs.path, ".[")])
 			continue;
 		const char *bit = a->compound ? a->rhs.text : NULL;
 		if (!str_eq(frec, rec)) {
@@ -687,7 +696,7 @@ static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char
 		const struct event *ce = &cm->f->events[cs.v[i].ev];
 		if (is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 3 && ce->u.call->args[1].kind == EX_FUNC) {
 			int32_t owner = mutex_owner(os, cm, &ce->u.call->args[0]);
-			if (owner >= 0 && !expr_reads_var(&ce->u.call->args[2], owner)) {
+			if (owner >= 0 && !expr_feeds(os, cs.v[i].fn, cs.v[i].ev, &ce->u.call->args[2], owner)) {
 				reject(os, &ce->loc, "the mutex '%s' belongs to another object than the one passed to '%s'",
 				       ce->u.call->args[0].text ? ce->u.call->args[0].text : "?", os->m->fns.v[fi].f->name);
 				ok = false;
