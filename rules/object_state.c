@@ -462,13 +462,19 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		    a->lhs.path[strcspn(a->lhs.path, ".[")])
 			continue;
 		const char *bit = a->compound ? a->rhs.text : NULL;
+		/* why a set is no guard is told only for fields checked like a flag
+		 * (read in a condition before the set): a connection handle or a
+		 * state enum written before the call is no attempt at a guard */
+		bool flaglike = flag_checked(os, fi, frec, fld, bit, e->loc.off);
 		if (!str_eq(frec, rec)) {
-			reject(os, &e->loc, "the flag '%s' set here is a field of %s, not of %s whose state the callback uses",
+			if (flaglike)
+				reject(os, &e->loc, "the flag '%s' set here is a field of %s, not of %s whose state the callback uses",
 			       fld, frec, rec);
 			continue;
 		}
 		if (!feeds(os, fi, ev, a->lhs.var)) {
-			reject(os, &e->loc, "the flag '%s' set here belongs to another object than the one the callback uses",
+			if (flaglike)
+				reject(os, &e->loc, "the flag '%s' set here belongs to another object than the one the callback uses",
 			       fld);
 			continue;
 		}
@@ -484,9 +490,10 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		if (!cleared)
 			cleared = ensure_clears(os, fi, rec, fld, a);
 		if (!cleared) {
-			reject(os, &e->loc,
-			       "the flag '%s' set here is not cleared after the call in '%s': it is left for another method "
-			       "to clear, which then only checks that it is set",
+			if (flaglike)
+				reject(os, &e->loc,
+			       "the flag '%s' set here is not cleared after the call in '%s', so it does not mark this call "
+			       "as in progress (a method that clears it later only checks that it is set)",
 			       fld, f->name);
 			continue;
 		}
@@ -498,7 +505,7 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 			const char *r2 = NULL;
 			early = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
 				str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
-			if (early)
+			if (early && flaglike)
 				reject(os, &u->loc, "the flag '%s' is cleared here, before the call returns", fld);
 		}
 		if (early)
@@ -507,7 +514,8 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		struct loc wl;
 		int64_t wfn = flag_written_by(os, rs, rec, fld, a, &wl);
 		if (wfn >= 0) {
-			reject(os, &wl, "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
+			if (flaglike)
+				reject(os, &wl, "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
 			       os->m->fns.v[wfn].f->name);
 			continue;
 		}
@@ -527,8 +535,8 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		return true;
 	}
 	/* checked but set elsewhere: the flag is set by another method (a query
-	 * sends, a later call reads the result) and only read here, so a second
-	 * fiber calling this method passes the same check */
+	 * sends, a later call reads the result), only read here and cleared after
+	 * the call, so a second fiber calling this method passes the same check */
 	for (uint32_t r = 0; r < f->nregions; r++) {
 		const struct region *rg = &f->regions[r];
 		if (!rg->cond.text || ev >= f->nevents || rg->begin > f->events[ev].loc.off)
@@ -536,7 +544,19 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		for (uint32_t k = 0; k < rg->cond.nreads; k++) {
 			const char *r3 = NULL;
 			char f3[128];
-			if (!object_field(os, mf, &rg->cond.reads[k], &r3, f3, sizeof(f3)) || !str_eq(r3, rec))
+			if (!object_field(os, mf, &rg->cond.reads[k], &r3, f3, sizeof(f3)) || !str_eq(r3, rec) ||
+			    rg->cond.reads[k].path[strcspn(rg->cond.reads[k].path, ".[")])
+				continue;
+			bool cleared_here = false;
+			for (uint32_t ci = ev + 1; ci < f->nevents && !cleared_here; ci++) {
+				const struct event *u = &f->events[ci];
+				const char *r2 = NULL;
+				char f2[128];
+				cleared_here = u->kind == EV_ASSIGN &&
+					       object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) && str_eq(r2, rec) &&
+					       str_eq(f2, f3) && is_flag_clear(u->u.assign);
+			}
+			if (!cleared_here)
 				continue;
 			for (uint32_t ofi = 0; ofi < os->m->fns.n; ofi++) {
 				if (ofi == fi)

@@ -433,7 +433,7 @@ static VALUE sess_send(VALUE self)
 	if (!NIL_P(s->active_fiber))
 		rb_raise(rb_eRuntimeError, "still waiting for a result");
 	s->active_fiber = rb_fiber_current();
-	rb_nogvl(sess_write_nogvl, s, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: (the flag 'active_fiber' set here is not cleared after the call in 'sess_send': it is left for another method to clear, which then only checks that it is set) */
+	rb_nogvl(sess_write_nogvl, s, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: (the flag 'active_fiber' set here is not cleared after the call in 'sess_send', so it does not mark this call as in progress (a method that clears it later only checks that it is set)) */
 	return self;
 }
 
