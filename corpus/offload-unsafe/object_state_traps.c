@@ -623,6 +623,52 @@ static VALUE pump_drain(VALUE self)
 	return self;
 }
 
+/* 13. a helper named like a GC callback is a method's work when a method
+ * calls it: #grow (no field use of its own) frees the buffer through
+ * blob_realloc without the flag */
+struct blob {
+	char *buf;
+	long len;
+	int busy;
+};
+
+static const rb_data_type_t blob_type = {"blob", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static void *blob_nogvl(void *p)
+{
+	struct blob *b = p;
+	for (long i = 0; i < b->len; i++)
+		b->buf[i] = 'b';
+	return NULL;
+}
+
+static VALUE blob_run(VALUE self)
+{
+	struct blob *b;
+	TypedData_Get_Struct(self, struct blob, &blob_type, b);
+	if (b->busy)
+		rb_raise(rb_eRuntimeError, "in use");
+	b->busy = 1;
+	rb_nogvl(blob_nogvl, b, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: but 'blob_realloc' touches the same field without it */
+	b->busy = 0;
+	return self;
+}
+
+static void blob_realloc(struct blob *b, long n)
+{
+	free(b->buf);
+	b->buf = calloc((size_t)n, 1);
+	b->len = b->buf ? n : 0;
+}
+
+static VALUE blob_grow(VALUE self, VALUE n)
+{
+	struct blob *b;
+	TypedData_Get_Struct(self, struct blob, &blob_type, b);
+	blob_realloc(b, NUM2LONG(n));
+	return self;
+}
+
 void Init_object_state_traps(void)
 {
 	VALUE k = rb_define_class("Ring", rb_cObject);
@@ -670,4 +716,7 @@ void Init_object_state_traps(void)
 	k = rb_define_class("Pump", rb_cObject);
 	rb_define_method(k, "initialize", pump_initialize, 0);
 	rb_define_method(k, "drain", pump_drain, 0);
+	k = rb_define_class("Blob", rb_cObject);
+	rb_define_method(k, "run", blob_run, 0);
+	rb_define_method(k, "grow", blob_grow, 1);
 }
