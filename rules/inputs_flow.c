@@ -1725,12 +1725,15 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				   "its inputs",
 				   a.from_caller_name ? a.from_caller_name : "?"),
 			  FACT_DATA, a.from_caller_name ? a.from_caller_name : io_callback_name(m, s));
-	for (size_t i = 0; i < a.objstate.n; i++)
-		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
-				   "'%s' is state kept in a Ruby object's C struct; other fibers can use that object during "
-				   "the call unless an in-progress guard stops them: cannot verify",
-				   a.objstate.v[i].name),
-			  FACT_DATA, a.objstate.v[i].name);
+	for (size_t i = 0; i < a.objstate.n; i++) {
+		struct gate_evidence *ev = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
+						    "'%s' is state kept in a Ruby object's C struct; other fibers can use "
+						    "that object during the call unless an in-progress guard stops them: "
+						    "cannot verify",
+						    a.objstate.v[i].name);
+		ev->object_owned = true;
+		gate_fact(ev, FACT_DATA, a.objstate.v[i].name);
+	}
 	for (size_t i = 0; i < a.in.n; i++) {
 		const struct io_input *in = &a.in.v[i];
 		const struct event *e = &m->fns.v[in->fn].f->events[in->ev];
@@ -1739,13 +1742,15 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				 "'%s' hands the callback a pointer into %s '%s', which other code can modify during "
 				 "the call",
 				 in->what, io_kind_noun(in->kind), in->owner ? in->owner : "?");
-		else if (in->state == IOS_RECEIVER)
-			gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
-					   "'%s' hands the callback memory owned by '%s'; other fibers can use that object "
-					   "during the call unless an in-progress guard stops them: cannot verify",
-					   in->what, in->owner ? in->owner : "?"),
-				  FACT_DATA, in->owner ? in->owner : in->what);
-		else if (in->state == IOS_UNKNOWN)
+		else if (in->state == IOS_RECEIVER) {
+			struct gate_evidence *ev =
+				gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
+					 "'%s' hands the callback memory owned by '%s'; other fibers can use that object "
+					 "during the call unless an in-progress guard stops them: cannot verify",
+					 in->what, in->owner ? in->owner : "?");
+			ev->object_owned = true;
+			gate_fact(ev, FACT_DATA, in->owner ? in->owner : in->what);
+		} else if (in->state == IOS_UNKNOWN)
 			gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
 					   "'%s' hands the callback a pointer into '%s', whose origin is not followed: cannot "
 					   "verify it is frozen, copied or locked",

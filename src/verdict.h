@@ -80,6 +80,11 @@ struct gate_evidence {
 	 * function or header name, an expression). */
 	int fact;
 	char *fact_name; /* owned; set with gate_fact */
+	/* "cannot verify" because the memory belongs to a Ruby object (its typed
+	 * data) that other fibers may use: the object-state part of the inputs
+	 * gate (rules/object_state.c) drops it when every use of that object is
+	 * serialised, or the object is still private to its creator */
+	bool object_owned;
 };
 
 /* A library model entry that decided a gate for a call the callback makes
