@@ -147,6 +147,8 @@ struct state_ctx {
 	uint8_t *own_state;
 	int8_t *own_op;
 	int8_t *own_param;
+	struct hmap life; /* lifecycle_scan */
+	bool life_done;
 };
 
 static void ctx_init(struct state_ctx *c, const struct model *m)
@@ -179,6 +181,7 @@ static void ctx_free(struct state_ctx *c)
 	free(c->so_witness);
 	hmap_free(&c->defs);
 	hmap_free(&c->first_write);
+	hmap_free(&c->life);
 	strpool_free(&c->pool);
 }
 
@@ -666,11 +669,229 @@ static bool so_var(struct state_ctx *c, const struct mfunc *mf, int32_t var, con
 	return ok;
 }
 
+/* ---- fork children ----
+ *
+ * After fork() returns 0 the child process has one thread, the one that
+ * called fork: the code of a child branch (`if (pid == 0) {...}`, the else
+ * of `if (pid) ... else {...}`) runs alone, whatever other threads of the
+ * parent do. The parent branch and the code after the if are concurrent as
+ * usual. The pid must come from fork()/vfork() (or a project function whose
+ * body returns fork()'s result) and from nothing else. */
+
+static bool fork_name(const char *n)
+{
+	return str_eq(n, "fork") || str_eq(n, "vfork") || str_eq(n, "__fork") || str_eq(n, "__libc_fork");
+}
+
+/* A call that returns a fork() result: fork itself, or a project function
+ * every return of which is `return fork();`. */
+static bool fork_call(const struct model *m, const struct call *c)
+{
+	if (!c || c->indirect || !c->name)
+		return false;
+	if (fork_name(c->name))
+		return !model_func_by_usr(m, c->usr);
+	const struct mfunc *mf = project_callee(m, c);
+	if (!mf)
+		return false;
+	const struct func *f = mf->f;
+	bool any = false;
+	for (uint32_t i = 0; i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_RETURN)
+			continue;
+		const struct expr *r = e->u.ret;
+		if (r->kind != EX_CALL || r->call < 0 || (uint32_t)r->call >= f->nevents ||
+		    f->events[r->call].kind != EV_CALL || f->events[r->call].u.call->indirect ||
+		    !fork_name(f->events[r->call].u.call->name))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Local var of f holds a fork() result: it is stored from a fork call and
+ * from nothing else (no other assignment, no address taken). */
+static bool fork_pid_var(const struct model *m, const struct func *f, int32_t var)
+{
+	bool from_fork = false;
+	for (uint32_t i = 0; i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind == EV_CALL && e->u.call->result.var == var && plain_path(&e->u.call->result)) {
+			if (!fork_call(m, e->u.call))
+				return false;
+			from_fork = true;
+		} else if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == var) {
+			const struct expr *r = &e->u.assign->rhs;
+			if (r->kind != EX_CALL || r->call < 0 || (uint32_t)r->call >= f->nevents ||
+			    f->events[r->call].kind != EV_CALL || !fork_call(m, f->events[r->call].u.call))
+				return false;
+		} else if (e->kind == EV_ACCESS && e->u.access.ref.var == var &&
+			   (e->u.access.ref.addr || (e->u.access.mode & ACC_ADDR))) {
+			return false;
+		}
+	}
+	return from_fork;
+}
+
+/* The condition text, with the variable's name removed, tests it against
+ * zero: "" (plain `v`), "== 0", "!= 0" (and the mirrored forms). Returns 1
+ * when true means v != 0, -1 when true means v == 0, 0 when unknown. */
+static int zero_test(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	if (str_eq(text, name))
+		return 1;
+	if (strncmp(text, name, n) == 0) {
+		const char *r = text + n;
+		if (str_eq(r, " != 0") || str_eq(r, "!=0"))
+			return 1;
+		if (str_eq(r, " == 0") || str_eq(r, "==0"))
+			return -1;
+		return 0;
+	}
+	const char *t = text;
+	int sign = 0;
+	if (strncmp(t, "0 != ", 5) == 0)
+		sign = 1;
+	else if (strncmp(t, "0 == ", 5) == 0)
+		sign = -1;
+	return sign && str_eq(t + 5, name) ? sign : 0;
+}
+
+/* Event ei of f runs only in a fork child: some region around it is taken
+ * only when a fork pid variable is 0. */
+static bool in_fork_child(const struct model *m, const struct mfunc *mf, uint32_t ei)
+{
+	const struct func *f = mf->f;
+	int32_t r = f->events[ei].region;
+	for (unsigned guard = 0; r >= 0 && (uint32_t)r < f->nregions && guard < 4096; guard++) {
+		const struct region *rg = &f->regions[r];
+		if ((rg->kind == RG_THEN || rg->kind == RG_ELSE) && rg->cond.nreads == 1 && rg->cond.ncalls == 0 &&
+		    rg->cond.text && plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref) {
+			const struct var *v = mf_var(mf, rg->cond.reads[0].var);
+			const char *text = rg->cond.text;
+			if (rg->negated) /* `!v`: the text keeps the '!' */
+				text += strspn(text, "! (");
+			int t = v && v->kind == VK_LOCAL ? zero_test(text, v->name) : 0;
+			if (rg->negated)
+				t = -t;
+			/* then-branch of a "v == 0" test, else-branch of a "v != 0" one */
+			if (((rg->kind == RG_THEN && t < 0) || (rg->kind == RG_ELSE && t > 0)) &&
+			    fork_pid_var(m, f, rg->cond.reads[0].var))
+				return true;
+		}
+		r = rg->parent;
+	}
+	return false;
+}
+
 /* ---- GATE_SHARED_STATE ---- */
 
 static bool is_once_call(const char *name)
 {
 	return str_eq(name, "pthread_once") || str_eq(name, "call_once") || str_eq(name, "InitOnceExecuteOnce");
+}
+
+/* ---- lifecycle callbacks ----
+ *
+ * A function registered for a once-per-process event of the gem's own
+ * event table (`on_state(ON_START, fn)`, `callback_add(AT_EXIT, fn, arg)`)
+ * runs once, at that point of the process's life: it is not concurrent with
+ * itself, whatever thread dispatches it. Recognised when every place its
+ * address is taken is an argument of a call (outside any loop) that also
+ * passes a constant named for such an event, and never one named for a
+ * repeating event (idle, tick, a crash or fork that happens per worker).
+ * An assignment, a field binding or another call that takes its address
+ * makes it an ordinary callback. */
+
+static bool lifecycle_token(const char *t, size_t n, bool *veto)
+{
+	static const char *const once[] = {"INIT", "INITIALIZE", "INITIALIZED", "START", "STARTUP", "SHUTDOWN",
+					   "FINISH", "EXIT", "STOP", "TEARDOWN", "CLEANUP", "CHILD"};
+	static const char *const again[] = {"IDLE", "TICK", "TIMER", "CRASH", "CRUSH", "EACH", "EVERY", "FORK",
+					    "MASTER", "PARENT", "REQUEST", "MESSAGE", "DATA", "READ", "WRITE",
+					    "CONNECT", "CLOSE", "NEVER", "ALWAYS", "LOOP", "CYCLE"};
+	for (size_t i = 0; i < ARRAY_SIZE(again); i++)
+		if (strlen(again[i]) == n && strncmp(again[i], t, n) == 0)
+			*veto = true;
+	for (size_t i = 0; i < ARRAY_SIZE(once); i++)
+		if (strlen(once[i]) == n && strncmp(once[i], t, n) == 0)
+			return true;
+	return false;
+}
+
+/* An argument spelled as an upper-case constant (an enumerator or a macro)
+ * naming a once-per-process event. */
+static bool lifecycle_constant(const struct expr *a)
+{
+	const char *t = a->text;
+	if (!t || !*t || a->kind == EX_REF || a->kind == EX_CALL || a->kind == EX_FUNC)
+		return false;
+	for (const char *p = t; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	bool once = false, veto = false;
+	for (const char *p = t; *p;) {
+		size_t n = strcspn(p, "_");
+		if (n && lifecycle_token(p, n, &veto))
+			once = true;
+		p += n;
+		p += *p == '_';
+	}
+	return once && !veto;
+}
+
+static bool in_any_loop(const struct func *f, int32_t r)
+{
+	for (unsigned guard = 0; r >= 0 && (uint32_t)r < f->nregions && guard < 4096; guard++) {
+		if (f->regions[r].kind == RG_LOOP)
+			return true;
+		r = f->regions[r].parent;
+	}
+	return false;
+}
+
+/* usr -> 1: only ever registered for once-per-process events; 2: used
+ * otherwise too. */
+static void lifecycle_scan(const struct model *m, struct hmap *out)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_CALL) {
+				const struct call *c = e->u.call;
+				bool life = false;
+				for (uint32_t k = 0; k < c->nargs && !life; k++)
+					life = lifecycle_constant(&c->args[k]);
+				life = life && !in_any_loop(f, e->region);
+				for (uint32_t k = 0; k < c->nargs; k++) {
+					const struct expr *a = &c->args[k];
+					if (a->kind != EX_FUNC || !a->func_usr)
+						continue;
+					uintptr_t was = (uintptr_t)hmap_get(out, a->func_usr);
+					hmap_put(out, a->func_usr, (void *)(uintptr_t)(life && was != 2 ? 1 : 2));
+				}
+			} else if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC && e->u.assign->rhs.func_usr) {
+				hmap_put(out, e->u.assign->rhs.func_usr, (void *)(uintptr_t)2);
+			}
+		}
+	}
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			if (m->tus[t]->bindings.v[i].fn_usr)
+				hmap_put(out, m->tus[t]->bindings.v[i].fn_usr, (void *)(uintptr_t)2);
+}
+
+static bool lifecycle_fn(struct state_ctx *c, uint32_t fn)
+{
+	if (!c->life_done) {
+		lifecycle_scan(c->m, &c->life);
+		c->life_done = true;
+	}
+	const char *usr = c->m->fns.v[fn].f->usr;
+	return usr && (uintptr_t)hmap_get(&c->life, usr) == 1;
 }
 
 /* prot[fn] = every path from the release site to fn runs under a lock (taken
@@ -707,7 +928,9 @@ static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const 
 				if (ce->gvl_guard)
 					continue;
 				if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
-				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)))
+				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)) ||
+				    in_fork_child(m, &m->fns.v[ed->from], ed->ev) ||
+				    (ed->kind != EDGE_DIRECT && lifecycle_fn(c, f)))
 					continue;
 				prot[f] = 0;
 				changed = true;
@@ -948,6 +1171,8 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 		uint32_t fi = w.fi, ei = w.ei;
 		const struct event *e = w.e;
 		bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
+		if (!locked && (e->kind == EV_ACCESS || library_call(m, e)))
+			locked = in_fork_child(m, &m->fns.v[fi], ei);
 		if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
 			shared_write(&c, g, fi, ei, locked);
 		else if (library_call(m, e)) {
