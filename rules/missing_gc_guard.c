@@ -43,8 +43,29 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 			     "the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
 			     "free or move the %s while the callback of %s runs",
 			     in->what, noun, s->called);
-		/* a method argument: say why the method's frame is not enough */
 		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
+		/* its address went to a Ruby function (StringValue(x), rb_scan_args(..., &x)): say why that
+		 * does not keep it alive (bcrypt-ruby #270 and mysql2 #1504 were this shape, fixed with
+		 * RB_GC_GUARD on that very variable) */
+		const struct event *esc = NULL;
+		for (uint32_t k = 0; ov && !in->temporary && k < sf->f->nevents && !esc; k++) {
+			const struct event *e = &sf->f->events[k];
+			if (e->kind != EV_CALL)
+				continue;
+			for (uint32_t j = 0; j < e->u.call->nargs && !esc; j++) {
+				const struct expr *ax = &e->u.call->args[j];
+				if (ax->kind == EX_REF && ax->ref.var == in->owner_ref.var && ax->ref.addr &&
+				    (!ax->ref.path || !*ax->ref.path))
+					esc = e;
+			}
+		}
+		if (esc)
+			finding_note(f, &esc->loc,
+				     "the address of '%s' goes to '%s' here, but only for that call: nothing promises its "
+				     "stack slot is kept after it (a compiler that sees the callee may reuse it; TruffleRuby "
+				     "does not scan the C stack); only RB_GC_GUARD after the release call does",
+				     o, esc->macro && !esc->in_macro_arg ? esc->macro : esc->u.call->name);
+		/* a method argument: say why the method's frame is not enough */
 		if (ov && ov->kind == VK_PARAM) {
 			bool c_callers = false;
 			for (uint32_t k = sf->in_begin; k < sf->in_end; k++)
