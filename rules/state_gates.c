@@ -897,7 +897,7 @@ static bool lifecycle_fn(struct state_ctx *c, uint32_t fn)
 /* prot[fn] = every path from the release site to fn runs under a lock (taken
  * in the callback, or held by the caller across the call), or inside
  * pthread_once. Greatest fixpoint over the reach set. */
-static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const struct reach_set *rs)
+static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const struct reach_set *rs, bool life)
 {
 	const struct model *m = c->m;
 	uint8_t *prot = xcalloc(m->fns.n + 1, 1);
@@ -930,7 +930,7 @@ static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const 
 				if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
 				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)) ||
 				    in_fork_child(m, &m->fns.v[ed->from], ed->ev) ||
-				    (ed->kind != EDGE_DIRECT && lifecycle_fn(c, f)))
+				    (life && ed->kind != EDGE_DIRECT && lifecycle_fn(c, f)))
 					continue;
 				prot[f] = 0;
 				changed = true;
@@ -1044,7 +1044,10 @@ static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi,
 	hmap_put(&c->first_write, key, (void *)(uintptr_t)g->ev.n);
 }
 
-static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, bool prot)
+/* prot: the write is locked (or single-threaded); life: it is reached only
+ * through a lifecycle callback (lifecycle_fn), which is no finding but, resting
+ * on the names of the events, no proof for the offload gate either. */
+static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, bool prot, bool life)
 {
 	const struct model *m = c->m;
 	const struct mfunc *mf = &m->fns.v[fi];
@@ -1059,6 +1062,15 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			return;
 		if (static_local_decl(mf, ei, v) || prot)
 			return;
+		if (life) {
+			struct gate_evidence *ev = gate_add(
+				g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				"'%s' writes %s '%s' without a lock, only from a callback registered for a once-per-process "
+				"event (not concurrent with itself)",
+				mf->f->name, storage_text(v), v->name);
+			ev->ev = (int32_t)ei;
+			return;
+		}
 		if (lazy_constant_init(mf, ei, v)) {
 			/* not a finding, but no proof of safety for the offload gate either */
 			struct gate_evidence *ev =
@@ -1085,6 +1097,15 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 		const struct var *w = NULL;
 		if (!so_var(c, mf, r->var, &w) || !w)
 			return;
+		if (life) {
+			struct gate_evidence *ev = gate_add(
+				g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				"'%s' writes %s '%s' through '%s' without a lock, only from a callback registered for a "
+				"once-per-process event (not concurrent with itself)",
+				mf->f->name, storage_text(w), w->name, v->name);
+			ev->ev = (int32_t)ei;
+			return;
+		}
 		shared_fail(c, g, fi, ei, w, v, NULL);
 	}
 }
@@ -1165,7 +1186,8 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 {
 	struct state_ctx c;
 	ctx_init(&c, m);
-	uint8_t *prot = protected_fns(&c, s, rs);
+	uint8_t *prot = protected_fns(&c, s, rs, false);
+	uint8_t *life = protected_fns(&c, s, rs, true);
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
 		uint32_t fi = w.fi, ei = w.ei;
@@ -1174,15 +1196,22 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 		if (!locked && (e->kind == EV_ACCESS || library_call(m, e)))
 			locked = in_fork_child(m, &m->fns.v[fi], ei);
 		if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
-			shared_write(&c, g, fi, ei, locked);
+			shared_write(&c, g, fi, ei, locked, life[fi] != 0);
 		else if (library_call(m, e)) {
-			if (!locked)
+			if (!locked && !life[fi])
 				library_writes(&c, g, fi, ei);
+			else if (!locked && writer_fn_find(e->u.call->name))
+				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					 "'%s' calls '%s' without a lock, only from a callback registered for a "
+					 "once-per-process event",
+					 m->fns.v[fi].f->name, call_display(e))
+					->ev = (int32_t)ei;
 			mt_unsafe(&c, g, fi, ei);
 			process_state(&c, g, fi, ei);
 		}
 	}
 	free(prot);
+	free(life);
 	ctx_free(&c);
 }
 
