@@ -502,6 +502,11 @@ static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 	const struct src_entry *src = source_of(c->name);
 	if (!src || !c->nargs)
 		return;
+	/* RARRAY_AREF(ary, i) is RARRAY_CONST_PTR(ary)[i]: the element, a VALUE
+	 * copied out, not a pointer into the array */
+	if (src->kind == IOK_ARRAY && e->macro && !e->in_macro_arg &&
+	    (str_eq(e->macro, "RARRAY_AREF") || str_eq(e->macro, "rb_ary_entry")))
+		return;
 	struct ref owner;
 	int32_t tmp = -1;
 	bool have = arg_ref(&c->args[0], &owner);
