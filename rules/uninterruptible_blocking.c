@@ -2,6 +2,7 @@
  * bound. Reported at the blocking call inside the callback. */
 #include <stdlib.h>
 
+#include "libmodel.h"
 #include "rule.h"
 #include "ubf.h"
 
@@ -24,6 +25,43 @@ static const char *fix_for(const struct blocking_call *bc)
 	}
 }
 
+/* RUBY_UBF_IO / RUBY_UBF_PROCESS around a library call whose model says it
+ * restarts its wait on EINTR (libpq's PQexec, hiredis, libcurl ...): the
+ * signal lands, the library retries, the callback does not return. One
+ * finding per call. */
+static void signal_ubf_vs_retry(struct rule_ctx *rc, const struct msite *s, struct hmap *seen, struct strpool *keys)
+{
+	const struct model *m = rc->m;
+	struct reach_set rs;
+	model_reach_from(m, &s->cb, (int32_t)(s - m->sites.v), &rs);
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, &rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);) {
+		const struct event *e = w.e;
+		if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->name ||
+		    model_func_by_usr(m, e->u.call->usr) || ubf_on_other_thread(m, &rs, w.fi))
+			continue;
+		const struct lib_model *lm = model_find(e->u.call->name);
+		if (!lm || lm->blocks != LM_BLOCKS_RETRIES_EINTR)
+			continue;
+		char *key = xasprintf("%u:%u", w.fi, w.ei);
+		const char *ik = intern(keys, key);
+		free(key);
+		if (hmap_has(seen, ik))
+			continue;
+		hmap_put(seen, ik, (void *)1);
+		char where[256];
+		struct finding *f = rule_report(
+			rc, &e->loc, w.mf->f->name,
+			"'%s' restarts its wait on EINTR (model %s), so the signal %s sends cannot interrupt '%s'; pass a "
+			"UBF that cancels the library's operation (or closes its connection), or use its non-blocking API "
+			"and wait on its fd",
+			e->u.call->name, model_where(lm, where, sizeof(where)), site_ubf_spelling(s), w.mf->f->name);
+		finding_macro_note(f, e);
+		finding_chain_set(f, m, rs.by_fn, w.fi, CTX_NOGVL);
+	}
+	reach_set_free(&rs);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
@@ -31,6 +69,8 @@ static void run(struct rule_ctx *rc)
 	struct strpool keys = {0};
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *s = &m->sites.v[i];
+		if (!s->is_template && (s->ubf_kind == UBF_IO || s->ubf_kind == UBF_PROCESS))
+			signal_ubf_vs_retry(rc, s, &seen, &keys);
 		if (s->is_template || s->ubf_kind != UBF_NULL)
 			continue;
 		struct cb_scan cs;
@@ -66,7 +106,8 @@ const struct rule_desc rule_uninterruptible_blocking = {
 	.severity = SEV_WARNING,
 	.category = "Unblocking functions",
 	.summary = "A callback released with a NULL unblocking function can block without bound (read, recv, "
-		   "accept, poll/select without timeout, waitpid, pthread_cond_wait, sem_wait ...).",
+		   "accept, poll/select without timeout, waitpid, pthread_cond_wait, sem_wait ...), or with "
+		   "RUBY_UBF_IO around a library call that restarts its wait on EINTR.",
 	.rationale = "With a NULL UBF Ruby has no way to wake the thread: Thread#kill, Thread#raise, Timeout and "
 		     "Ctrl-C set the interrupt flag and wait for the callback to return, which may be never. thread.c: "
 		     "\"If you don't provide proper ubf(), your program will not stop for Control+C or other "
