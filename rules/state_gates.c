@@ -999,18 +999,28 @@ static bool lazy_constant_init(const struct mfunc *mf, uint32_t ei, const struct
 	       rg->cond.reads[0].var == r->var && plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref;
 }
 
+/* The pointer's target type is atomic (`_Atomic long *`, `atomic_int *`):
+ * a plain store through it is an atomic store. */
+static bool pointee_atomic(const struct var *v)
+{
+	return v->type && (strstr(v->type, "_Atomic") || strstr(v->type, "atomic_"));
+}
+
 /* Records an unlocked write of static w at event ei of fi. The first
  * unlocked write in a function is what shared-mutable-state reports; later
  * ones in the same function (of w or of other statics) become notes on it
  * (each still fails the gate). `via`: the
  * pointer written through, or NULL; `with`: the library call, or NULL. */
 static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, const struct var *w,
-			const struct var *via, const char *with)
+			const struct var *via, const char *with, bool pointee)
 {
 	const struct mfunc *mf = &c->m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
 	char what[512];
-	if (via && via != w && with)
+	if (pointee)
+		snprintf(what, sizeof(what), "writes through %s pointer '%s' (one pointer, so one object for every thread)",
+			 storage_text(w), w->name);
+	else if (via && via != w && with)
 		snprintf(what, sizeof(what), "writes %s '%s' through '%s' with '%s'", storage_text(w), w->name, via->name,
 			 with);
 	else if (via && via != w)
@@ -1082,7 +1092,14 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			return;
 		}
 		if (!r->ptr_deref) {
-			shared_fail(c, g, fi, ei, v, NULL, NULL);
+			shared_fail(c, g, fi, ei, v, NULL, NULL, false);
+		} else if (!(fl & (VF_FNPTR | VF_ARRAY)) && (!r->path || !strstr(r->path, "[]")) &&
+			   !pointee_atomic(v)) {
+			/* g->count = ..., *g = ...: whatever a global pointer points at,
+			 * every thread reaches the same object through it. Not p[i] or
+			 * p->slots[i]: an index can pick a slot per thread (or per
+			 * connection, under the slot's own lock). */
+			shared_fail(c, g, fi, ei, v, NULL, NULL, true);
 		} else {
 			struct gate_evidence *ev =
 				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
@@ -1106,7 +1123,7 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			ev->ev = (int32_t)ei;
 			return;
 		}
-		shared_fail(c, g, fi, ei, w, v, NULL);
+		shared_fail(c, g, fi, ei, w, v, NULL, false);
 	}
 }
 
@@ -1122,7 +1139,7 @@ static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t 
 	if (!so_expr(c, mf, a, &w) || !w)
 		return;
 	const struct var *via = a->kind == EX_REF ? mf_var(mf, a->ref.var) : NULL;
-	shared_fail(c, g, fi, ei, w, via, call_display(e));
+	shared_fail(c, g, fi, ei, w, via, call_display(e), false);
 }
 
 static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
