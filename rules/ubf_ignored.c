@@ -95,6 +95,26 @@ static bool pipe_identity(const struct model *m, const struct ubf_item *it, cons
 	if (!c->nargs)
 		return false;
 	const struct expr *a = &c->args[0];
+	/* a helper's parameter (poke(x->wakefd[1])): what its callers pass */
+	if (a->kind == EX_REF && !a->ref.field) {
+		const struct var *pv = mf_var(mf, a->ref.var);
+		for (uint32_t k = mf->in_begin; pv && pv->kind == VK_PARAM && k < mf->in_end; k++) {
+			const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+			if (ed->kind != EDGE_DIRECT)
+				continue;
+			const struct mfunc *cf = &m->fns.v[ed->from];
+			const struct call *cc = cf->f->events[ed->ev].u.call;
+			if ((uint32_t)pv->param_index >= cc->nargs)
+				continue;
+			const struct expr *ca = &cc->args[pv->param_index];
+			for (uint32_t r = 0; r < ca->nreads; r++)
+				if (ca->reads[r].field && ca->reads[r].record) {
+					*record = ca->reads[r].record;
+					*field = ca->reads[r].field;
+					return true;
+				}
+		}
+	}
 	for (uint32_t r = 0; r < a->nreads; r++) {
 		const struct ref *rf = &a->reads[r];
 		if (rf->field && rf->record) {

@@ -41,6 +41,18 @@ static void wake_event(void *p)
 	eventfd_write(c->efd, 1);
 }
 
+static void poke(int fd)
+{
+	char b = 1;
+	(void)!write(fd, &b, 1);
+}
+
+static void wake_via_helper(void *p)
+{
+	struct conn *c = p;
+	poke(c->wake[1]);
+}
+
 static void *read_socket(void *p)
 {
 	struct conn *c = p;
@@ -126,8 +138,16 @@ static VALUE conn_wait_prepared(VALUE self)
 	return LONG2NUM((long)c->n);
 }
 
+static VALUE conn_wait_helper(VALUE self)
+{
+	struct conn *c = conn_of(self);
+	rb_thread_call_without_gvl(read_socket, c, wake_via_helper, c); /* expect: ubf-ignored, offload-candidate */
+	return LONG2NUM((long)c->n);
+}
+
 void Init_pipe_not_polled(void)
 {
 	rb_define_method(rb_cObject, "conn_wait", conn_wait, 0);
 	rb_define_method(rb_cObject, "conn_wait_prepared", conn_wait_prepared, 0);
+	rb_define_method(rb_cObject, "conn_wait_helper", conn_wait_helper, 0);
 }
