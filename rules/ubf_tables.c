@@ -354,11 +354,16 @@ static const char *const alloc_calls[] = {
 
 /* Acquiring a lock, or waiting on one: pthread(7) mutex, rwlock, spinlock and
  * condition-variable waits (POSIX.1-2017 XSH pthread_*), POSIX semaphores
- * sem_wait(3), stdio stream locks flockfile(3), and Ruby's native wrappers
+ * sem_wait(3), C11 <threads.h> mtx_lock/cnd_wait (C17 7.26.4, 7.26.3), stdio
+ * stream locks flockfile(3), and Ruby's native wrappers
  * (ruby/thread_native.h: rb_native_mutex_lock, rb_nativethread_lock_lock,
  * rb_native_cond_wait). Try-locks never wait and are not listed. */
 static const char *const lock_calls[] = {
+	"cnd_timedwait",
+	"cnd_wait",
 	"flockfile",
+	"mtx_lock",
+	"mtx_timedlock",
 	"pthread_cond_clockwait",
 	"pthread_cond_timedwait",
 	"pthread_cond_wait",
@@ -385,6 +390,8 @@ static const char *const lock_calls[] = {
  * pthread_cond_broadcast(3p), ruby/thread_native.h rb_native_cond_signal/
  * broadcast. Not async-signal-safe (absent from signal-safety(7)). */
 static const char *const cond_signal_calls[] = {
+	"cnd_broadcast",
+	"cnd_signal",
 	"pthread_cond_broadcast",
 	"pthread_cond_signal",
 	"rb_native_cond_broadcast",

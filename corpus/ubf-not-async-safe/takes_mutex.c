@@ -7,12 +7,14 @@
 #include <ruby.h>
 #include <ruby/thread.h>
 #include <pthread.h>
+#include <threads.h>
 #include <unistd.h>
 
 struct task {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	pthread_spinlock_t sl;
+	mtx_t cm;
 	int wake[2];
 	int fd;
 	int cancel;
@@ -44,6 +46,14 @@ static void stop_pipe_locked(void *p)
 	pthread_mutex_lock(&t->mu); /* expect: ubf-not-async-safe */
 	(void)!write(t->wake[1], &b, 1);
 	pthread_mutex_unlock(&t->mu);
+}
+
+static void stop_c11(void *p)
+{
+	struct task *t = p;
+	mtx_lock(&t->cm); /* expect: ubf-not-async-safe */ /* expect-msg: 'mtx_lock' waits for a lock */
+	t->cancel = 1;
+	mtx_unlock(&t->cm);
 }
 
 static void stop_try(void *p)
@@ -99,6 +109,7 @@ static VALUE task_run(VALUE self)
 	rb_thread_call_without_gvl(loop_nogvl, t, stop_locked, t);
 	rb_thread_call_without_gvl(loop_nogvl, t, stop_spin, t);
 	rb_thread_call_without_gvl(loop_nogvl, t, stop_pipe_locked, t);
+	rb_thread_call_without_gvl(loop_nogvl, t, stop_c11, t);
 	rb_thread_call_without_gvl(loop_nogvl, t, stop_try, t); /* expect: offload-candidate */
 	rb_thread_call_without_gvl(wait_nogvl, t, stop_cond, t);
 	rb_thread_call_without_gvl(loop_nogvl, t, stop_atomic, t); /* expect: offload-candidate */
