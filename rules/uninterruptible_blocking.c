@@ -1,6 +1,7 @@
 /* uninterruptible-blocking: a NULL UBF with a callback that can block without
  * bound. Reported at the blocking call inside the callback. */
 #include <stdlib.h>
+#include <strings.h>
 
 #include "libmodel.h"
 #include "rule.h"
@@ -23,6 +24,40 @@ static const char *fix_for(const struct blocking_call *bc)
 	default:
 		return "wait with a timeout in a loop that checks a cancel flag set by a custom UBF";
 	}
+}
+
+static bool mentions_nonblock(const char *t)
+{
+	if (!t)
+		return false;
+	for (const char *p = t; *p; p++)
+		if (strncasecmp(p, "nonblock", 8) == 0)
+			return true;
+	return false;
+}
+
+/* The gem puts something in a non-blocking mode (REDIS_OPT_NONBLOCK,
+ * redisConnectNonBlock, PQsetnonblocking, O_NONBLOCK ...): a library's
+ * "retries on EINTR" wait may then never happen (hiredis's buffer calls on a
+ * non-blocking context return EAGAIN). Whole gem, once per run. */
+static bool gem_uses_nonblock(const struct model *m)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_CALL) {
+				if (mentions_nonblock(e->u.call->name))
+					return true;
+				for (uint32_t a = 0; a < e->u.call->nargs; a++)
+					if (mentions_nonblock(e->u.call->args[a].text))
+						return true;
+			} else if (e->kind == EV_ASSIGN && mentions_nonblock(e->u.assign->rhs.text)) {
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 /* RUBY_UBF_IO / RUBY_UBF_PROCESS around a library call whose model says it
@@ -67,9 +102,11 @@ static void run(struct rule_ctx *rc)
 	const struct model *m = rc->m;
 	struct hmap seen = {0};
 	struct strpool keys = {0};
+	int nonblock = -1; /* gem_uses_nonblock, computed when first needed */
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *s = &m->sites.v[i];
-		if (!s->is_template && (s->ubf_kind == UBF_IO || s->ubf_kind == UBF_PROCESS))
+		if (!s->is_template && (s->ubf_kind == UBF_IO || s->ubf_kind == UBF_PROCESS) &&
+		    (nonblock < 0 ? (nonblock = gem_uses_nonblock(m)) : nonblock) == 0)
 			signal_ubf_vs_retry(rc, s, &seen, &keys);
 		if (s->is_template || s->ubf_kind != UBF_NULL)
 			continue;
