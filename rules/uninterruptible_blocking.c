@@ -1,6 +1,7 @@
 /* uninterruptible-blocking: a NULL UBF with a callback that can block without
  * bound. Reported at the blocking call inside the callback. */
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "libmodel.h"
@@ -26,20 +27,45 @@ static const char *fix_for(const struct blocking_call *bc)
 	}
 }
 
-static bool mentions_nonblock(const char *t)
+static bool has_nonblock(const char *t, size_t n)
 {
-	if (!t)
-		return false;
-	for (const char *p = t; *p; p++)
-		if (strncasecmp(p, "nonblock", 8) == 0)
+	for (size_t i = 0; i + 8 <= n; i++)
+		if (strncasecmp(t + i, "nonblock", 8) == 0)
 			return true;
 	return false;
 }
 
-/* The gem puts something in a non-blocking mode (REDIS_OPT_NONBLOCK,
- * redisConnectNonBlock, PQsetnonblocking, O_NONBLOCK ...): a library's
+/* An upper-case constant naming a non-blocking mode (REDIS_OPT_NONBLOCK,
+ * O_NONBLOCK, SOCK_NONBLOCK) in the text, outside string literals. */
+static bool nonblock_constant(const char *t)
+{
+	if (!t)
+		return false;
+	for (const char *p = t; *p;) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (*p)
+				p++;
+			continue;
+		}
+		size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		size_t id = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (id && n == id && has_nonblock(p, n))
+			return true;
+		p += id ? id : 1;
+	}
+	return false;
+}
+
+/* The gem puts something in a non-blocking mode: a library call named for it
+ * (redisConnectNonBlock, a *_set_nonblocking helper of a library) or an
+ * upper-case constant (REDIS_OPT_NONBLOCK, O_NONBLOCK ...). A library's
  * "retries on EINTR" wait may then never happen (hiredis's buffer calls on a
- * non-blocking context return EAGAIN). Whole gem, once per run. */
+ * non-blocking context return EAGAIN). libpq's PQsetnonblocking does not
+ * count: "PQexec does not honor nonblocking mode; if it is called, it will
+ * act in blocking fashion anyway" (PostgreSQL 16 docs 34.10). */
 static bool gem_uses_nonblock(const struct model *m)
 {
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
@@ -47,12 +73,17 @@ static bool gem_uses_nonblock(const struct model *m)
 		for (uint32_t ei = 0; ei < f->nevents; ei++) {
 			const struct event *e = &f->events[ei];
 			if (e->kind == EV_CALL) {
-				if (mentions_nonblock(e->u.call->name))
+				const struct call *c = e->u.call;
+				if (!c->indirect && c->name && !model_func_by_usr(m, c->usr) &&
+				    !str_eq(c->name, "PQsetnonblocking") && !str_eq(c->name, "PQisnonblocking") &&
+				    strspn(c->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+					    strlen(c->name) &&
+				    has_nonblock(c->name, strlen(c->name)))
 					return true;
-				for (uint32_t a = 0; a < e->u.call->nargs; a++)
-					if (mentions_nonblock(e->u.call->args[a].text))
+				for (uint32_t a = 0; a < c->nargs; a++)
+					if (nonblock_constant(c->args[a].text))
 						return true;
-			} else if (e->kind == EV_ASSIGN && mentions_nonblock(e->u.assign->rhs.text)) {
+			} else if (e->kind == EV_ASSIGN && nonblock_constant(e->u.assign->rhs.text)) {
 				return true;
 			}
 		}
@@ -78,13 +109,25 @@ static void signal_ubf_vs_retry(struct rule_ctx *rc, const struct msite *s, stru
 		const struct lib_model *lm = model_find(e->u.call->name);
 		if (!lm || lm->blocks != LM_BLOCKS_RETRIES_EINTR)
 			continue;
-		char *key = xasprintf("%u:%u", w.fi, w.ei);
+		/* one finding per line: a macro that defines one stub per library
+		 * function (ruby-pg's FOR_EACH_BLOCKING_FUNCTION) names the others
+		 * in notes */
+		char where[256];
+		char *key = xasprintf("e:%s:%u", e->loc.file ? e->loc.file : "", e->loc.line);
 		const char *ik = intern(keys, key);
 		free(key);
-		if (hmap_has(seen, ik))
+		char *key2 = xasprintf("n:%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.line, e->u.call->name);
+		const char *ik2 = intern(keys, key2);
+		free(key2);
+		if (hmap_has(seen, ik2))
 			continue;
-		hmap_put(seen, ik, (void *)1);
-		char where[256];
+		hmap_put(seen, ik2, (void *)1);
+		struct finding *prev = hmap_get(seen, ik);
+		if (prev) {
+			finding_note(prev, &e->loc, "'%s' also restarts its wait on EINTR (model %s)", e->u.call->name,
+				     model_where(lm, where, sizeof(where)));
+			continue;
+		}
 		struct finding *f = rule_report(
 			rc, &e->loc, w.mf->f->name,
 			"'%s' restarts its wait on EINTR (model %s), so the signal %s sends cannot interrupt '%s'; pass a "
@@ -93,6 +136,7 @@ static void signal_ubf_vs_retry(struct rule_ctx *rc, const struct msite *s, stru
 			e->u.call->name, model_where(lm, where, sizeof(where)), site_ubf_spelling(s), w.mf->f->name);
 		finding_macro_note(f, e);
 		finding_chain_set(f, m, rs.by_fn, w.fi, CTX_NOGVL);
+		hmap_put(seen, ik, f);
 	}
 	reach_set_free(&rs);
 }

@@ -2,7 +2,9 @@
  * restarts its wait on EINTR (libpq's PQexec, per its model) just waits
  * again, so Ctrl-C, Thread#kill and timeouts cannot end the call. A UBF that
  * cancels the library's operation can; a plain read() under RUBY_UBF_IO is
- * fine; a library call that is interruptible is fine. */
+ * fine. PQsetnonblocking elsewhere in the gem changes nothing: PQexec
+ * ignores it (eintr_nonblock.c has a library whose non-blocking mode does
+ * count). */
 #include <ruby.h>
 #include <ruby/thread.h>
 #include <unistd.h>
@@ -11,6 +13,7 @@ typedef struct pg_conn PGconn;
 typedef struct pg_result PGresult;
 PGresult *PQexec(PGconn *conn, const char *query);
 int PQrequestCancel(PGconn *conn);
+int PQsetnonblocking(PGconn *conn, int arg);
 
 struct exec_args {
 	PGconn *conn;
@@ -52,6 +55,7 @@ static VALUE conn_exec(VALUE self)
 static VALUE conn_exec_cancellable(VALUE self)
 {
 	struct exec_args a = {conn_of(self), NULL, -1, {0}, 0};
+	PQsetnonblocking(a.conn, 1);
 	rb_thread_call_without_gvl(exec_nogvl, &a, cancel_query, &a);
 	return a.res ? Qtrue : Qfalse;
 }
