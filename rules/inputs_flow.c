@@ -548,6 +548,11 @@ static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 	const struct src_entry *src = source_of(c->name);
 	if (!src || !c->nargs)
 		return;
+	/* RARRAY_AREF(ary, i) is RARRAY_CONST_PTR(ary)[i]: the element, a VALUE
+	 * copied out, not a pointer into the array */
+	if (src->kind == IOK_ARRAY && e->macro && !e->in_macro_arg &&
+	    (str_eq(e->macro, "RARRAY_AREF") || str_eq(e->macro, "rb_ary_entry")))
+		return;
 	struct ref owner;
 	int32_t tmp = -1;
 	bool have = arg_ref(&c->args[0], &owner);
@@ -795,6 +800,86 @@ static const struct mfunc *protected_body(const struct model *m, const struct ca
 	return model_func_by_usr(m, c->args[0].func_usr);
 }
 
+/* String methods that return a new string for a String receiver, called
+ * through rb_funcall (extralite: sql = rb_funcall(sql, ID_strip, 0)): a
+ * private copy, like rb_str_new. Ruby-level dup/clone are ordinary
+ * unfrozen copies, like rb_str_dup. Source: Ruby 3.1 string.c (rb_str_strip
+ * and the others build their result with rb_str_new/str_new_shared). */
+static const char *const ruby_copy_methods[] = {
+	"capitalize", "chomp", "chop", "downcase", "encode", "lstrip", "reverse", "rstrip",
+	"scrub", "squeeze", "strip", "swapcase", "unicode_normalize", "upcase",
+};
+static const char *const ruby_dup_methods[] = {"clone", "dup"};
+
+/* name's entry in table t (a stable string), or NULL */
+static const char *table_entry(const char *name, const char *const *t, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++)
+		if (str_eq(t[i], name))
+			return t[i];
+	return NULL;
+}
+
+/* `rb_intern("name")` (or rb_intern_const, rb_intern2), as spelled (the
+ * macro expands to a statement expression): the name in buf; NULL otherwise. */
+static const char *intern_literal(const struct expr *x, char *buf, size_t n)
+{
+	static const char *const fns[] = {"rb_intern(\"", "rb_intern_const(\"", "rb_intern2(\""};
+	const char *t = x->text;
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(fns); i++) {
+		if (!str_starts(t, fns[i]))
+			continue;
+		const char *p = t + strlen(fns[i]);
+		size_t l = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_?!");
+		if (!l || l + 1 > n || p[l] != '"')
+			return NULL;
+		memcpy(buf, p, l);
+		buf[l] = '\0';
+		return buf;
+	}
+	return NULL;
+}
+
+/* The method an rb_funcall calls: `rb_intern("strip")` written in place, or
+ * a global/static ID every assignment of which is that. */
+static const char *funcall_method(const struct model *m, const struct mfunc *mf, const struct call *c, char *buf,
+				  size_t n)
+{
+	if ((!str_eq(c->name, "rb_funcall") && !str_eq(c->name, "rb_funcallv") && !str_eq(c->name, "rb_funcall2") &&
+	     !str_eq(c->name, "rb_funcallv_public") && !str_eq(c->name, "rb_funcall_passing_block")) ||
+	    c->nargs < 2)
+		return NULL;
+	const struct expr *id = &c->args[1];
+	if (id->kind != EX_REF)
+		return intern_literal(id, buf, n);
+	if (id->kind != EX_REF || !ref_is_var(&id->ref))
+		return NULL;
+	const struct var *v = mf_var(mf, id->ref.var);
+	if (!v || !v->usr || (v->kind != VK_GLOBAL && v->kind != VK_FILE_STATIC))
+		return NULL;
+	const char *found = NULL;
+	char one[64];
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *g = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < g->f->nevents; ei++) {
+			const struct event *e = &g->f->events[ei];
+			if (e->kind != EV_ASSIGN)
+				continue;
+			const struct var *lv = mf_var(g, e->u.assign->lhs.var);
+			if (!lv || !str_eq(lv->usr, v->usr))
+				continue;
+			const char *nm = intern_literal(&e->u.assign->rhs, one, sizeof(one));
+			if (!nm || (found && !str_eq(found, nm)) || strlen(nm) + 1 > n)
+				return NULL;
+			memcpy(buf, nm, strlen(nm) + 1);
+			found = buf;
+		}
+	}
+	return found;
+}
+
 /* Every value a function of the gem returns, the worst of them (a fresh
  * string returned on every path is fresh). */
 static struct cls classify_returns(const struct model *m, const struct mfunc *fn, int depth)
@@ -827,6 +912,8 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 		r.why = c->name;
 		r.loc = e->loc;
 		const struct mfunc *body = NULL;
+		char mname[64];
+		const char *meth;
 		if (IN(c->name, frozen_makers))
 			r.state = IOS_FROZEN;
 		else if (IN(c->name, fresh_makers))
@@ -837,6 +924,12 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			return classify_returns(m, body, depth + 1);
 		else if (IN(c->name, dup_makers))
 			r.state = IOS_DUP;
+		else if ((meth = table_entry(funcall_method(m, mf, c, mname, sizeof(mname)), ruby_copy_methods,
+					     ARRAY_SIZE(ruby_copy_methods))) != NULL)
+			r.state = IOS_FRESH, r.why = meth;
+		else if ((meth = table_entry(funcall_method(m, mf, c, mname, sizeof(mname)), ruby_dup_methods,
+					     ARRAY_SIZE(ruby_dup_methods))) != NULL)
+			r.state = IOS_DUP, r.why = meth;
 		else if (IN(c->name, passthrough) && c->nargs) {
 			struct ref a;
 			if (arg_ref(&c->args[0], &a))

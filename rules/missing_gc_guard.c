@@ -5,8 +5,22 @@
 #include "inputs_flow.h"
 #include "rule.h"
 
+/* A plain input: a named VALUE of the releasing frame, not guarded at all
+ * (several of one release call are one finding). */
+static bool plain_input(const struct io_input *in)
+{
+	return !in->temporary && !in->helper_local && !in->guard_before.line;
+}
+
+static bool same_release(const struct io_input *x, const struct io_input *y)
+{
+	return x->rel_fn == y->rel_fn && (x->rel_fn < 0 || x->rel_ev == y->rel_ev);
+}
+
+/* others: the other plain inputs of the same release call, named in the
+ * headline and noted where their pointers are taken */
 static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
-		   const struct io_input *in)
+		   const struct io_input *in, const struct io_input *const *others, size_t nothers)
 {
 	const struct model *m = rc->m;
 	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
@@ -34,17 +48,46 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 				"the memory of '%s' (taken by '%s') until the call returns; move it after the call",
 				o, s->called, o, in->what);
 	else {
+		char names[512] = "", guards[512] = "";
+		size_t nl = 0, gl = 0;
+		for (size_t k = 0; k < nothers && nl < sizeof(names) && gl < sizeof(guards); k++) {
+			const char *on = others[k]->owner ? others[k]->owner : "?";
+			nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s'%s'", k + 1 < nothers ? ", " : " and ",
+					       on);
+			gl += (size_t)snprintf(guards + gl, sizeof(guards) - gl, ", RB_GC_GUARD(%s)", on);
+		}
 		f = rule_report(rc, &rel->loc, df->f->name,
-				"nothing keeps '%s' alive past this call%s%s%s while the callback uses its memory; add "
-				"RB_GC_GUARD(%s) after the call",
-				o, in->via ? " (to '" : "", in->via ? in->via : "", in->via ? "', which releases the GVL)" : "",
-				o);
+				"nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; add "
+				"RB_GC_GUARD(%s)%s after the call",
+				o, names, in->via ? " (to '" : "", in->via ? in->via : "",
+				in->via ? "', which releases the GVL)" : "", nothers ? "their" : "its", o, guards);
 		finding_note(f, &rel->loc,
 			     "the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
 			     "free or move the %s while the callback of %s runs",
 			     in->what, noun, s->called);
-		/* a method argument: say why the method's frame is not enough */
 		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
+		/* its address went to a Ruby function (StringValue(x), rb_scan_args(..., &x)): say why that
+		 * does not keep it alive (bcrypt-ruby #270 and mysql2 #1504 were this shape, fixed with
+		 * RB_GC_GUARD on that very variable) */
+		const struct event *esc = NULL;
+		for (uint32_t k = 0; ov && !in->temporary && k < sf->f->nevents && !esc; k++) {
+			const struct event *e = &sf->f->events[k];
+			if (e->kind != EV_CALL)
+				continue;
+			for (uint32_t j = 0; j < e->u.call->nargs && !esc; j++) {
+				const struct expr *ax = &e->u.call->args[j];
+				if (ax->kind == EX_REF && ax->ref.var == in->owner_ref.var && ax->ref.addr &&
+				    (!ax->ref.path || !*ax->ref.path))
+					esc = e;
+			}
+		}
+		if (esc)
+			finding_note(f, &esc->loc,
+				     "the address of '%s' goes to '%s' here, but only for that call: nothing promises its "
+				     "stack slot is kept after it (a compiler that sees the callee may reuse it; TruffleRuby "
+				     "does not scan the C stack); only RB_GC_GUARD after the release call does",
+				     o, esc->macro && !esc->in_macro_arg ? esc->macro : esc->u.call->name);
+		/* a method argument: say why the method's frame is not enough */
 		if (ov && ov->kind == VK_PARAM) {
 			bool c_callers = false;
 			for (uint32_t k = sf->in_begin; k < sf->in_end; k++)
@@ -82,6 +125,11 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 	}
 	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s", in->temporary ? "the result of '" : "'",
 		     o, "'", in->helper ? " (in '" : "", in->helper ? in->helper : "", in->helper ? "')" : "");
+	for (size_t k = 0; k < nothers; k++) {
+		const struct mfunc *of = &m->fns.v[others[k]->fn];
+		finding_note(f, &of->f->events[others[k]->ev].loc, "the pointer into '%s' is taken here",
+			     others[k]->owner ? others[k]->owner : "?");
+	}
 	if (in->guard_before.line)
 		finding_note(f, &in->guard_before, "RB_GC_GUARD(%s) is here, before the call", o);
 	if (in->via)
@@ -106,8 +154,31 @@ static void run(struct rule_ctx *rc)
 				if (io_not_alive(&a->in.v[j]) && str_eq(a->in.v[j].owner, in->owner) &&
 				    a->in.v[j].temporary == in->temporary && !in->temporary)
 					dup = true;
-			if (!dup)
-				report(rc, s, a, in);
+			if (dup)
+				continue;
+			/* the plain inputs of one release call: one finding, led by the first */
+			const struct io_input *others[16];
+			size_t nothers = 0;
+			if (plain_input(in)) {
+				bool led = false;
+				for (size_t j = 0; j < k && !led; j++)
+					led = io_not_alive(&a->in.v[j]) && plain_input(&a->in.v[j]) &&
+					      same_release(&a->in.v[j], in);
+				if (led)
+					continue;
+				for (size_t j = k + 1; j < a->in.n && nothers < ARRAY_SIZE(others); j++) {
+					const struct io_input *o2 = &a->in.v[j];
+					if (!io_not_alive(o2) || !plain_input(o2) || !same_release(o2, in) ||
+					    str_eq(o2->owner, in->owner))
+						continue;
+					bool seen = false;
+					for (size_t q = 0; q < nothers; q++)
+						seen = seen || str_eq(others[q]->owner, o2->owner);
+					if (!seen)
+						others[nothers++] = o2;
+				}
+			}
+			report(rc, s, a, in, others, nothers);
 		}
 	}
 }

@@ -3,6 +3,7 @@
 #include "offload.h"
 #include "io_fd.h"
 
+#include <stdio.h> /* SEEK_SET, SEEK_CUR */
 #include <stdlib.h>
 #include <string.h>
 
@@ -610,6 +611,15 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 			}
 			if (model_func_by_usr(m, c->usr))
 				continue;
+			/* lseek with SEEK_SET/SEEK_CUR only updates the file offset: no I/O
+			 * (SEEK_END may ask a network filesystem for the size, SEEK_DATA/HOLE
+			 * read the extent map) */
+			if (str_eq(c->name, "lseek") || str_eq(c->name, "lseek64")) {
+				const struct expr *wh = c->nargs > 2 ? &c->args[2] : NULL;
+				if (!wh || !wh->has_ival || (wh->ival != SEEK_SET && wh->ival != SEEK_CUR))
+					small = false;
+				continue;
+			}
 			int sa = cheap_call_size_arg(c->name);
 			if (sa >= 0) {
 				const struct expr *a = (uint32_t)sa < c->nargs ? &c->args[sa] : NULL;

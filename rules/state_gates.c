@@ -147,6 +147,8 @@ struct state_ctx {
 	uint8_t *own_state;
 	int8_t *own_op;
 	int8_t *own_param;
+	struct hmap life; /* lifecycle_scan */
+	bool life_done;
 };
 
 static void ctx_init(struct state_ctx *c, const struct model *m)
@@ -179,6 +181,7 @@ static void ctx_free(struct state_ctx *c)
 	free(c->so_witness);
 	hmap_free(&c->defs);
 	hmap_free(&c->first_write);
+	hmap_free(&c->life);
 	strpool_free(&c->pool);
 }
 
@@ -666,6 +669,123 @@ static bool so_var(struct state_ctx *c, const struct mfunc *mf, int32_t var, con
 	return ok;
 }
 
+/* ---- fork children ----
+ *
+ * After fork() returns 0 the child process has one thread, the one that
+ * called fork: the code of a child branch (`if (pid == 0) {...}`, the else
+ * of `if (pid) ... else {...}`) runs alone, whatever other threads of the
+ * parent do. The parent branch and the code after the if are concurrent as
+ * usual. The pid must come from fork()/vfork() (or a project function whose
+ * body returns fork()'s result) and from nothing else. */
+
+static bool fork_name(const char *n)
+{
+	return str_eq(n, "fork") || str_eq(n, "vfork") || str_eq(n, "__fork") || str_eq(n, "__libc_fork");
+}
+
+/* A call that returns a fork() result: fork itself, or a project function
+ * every return of which is `return fork();`. */
+static bool fork_call(const struct model *m, const struct call *c)
+{
+	if (!c || c->indirect || !c->name)
+		return false;
+	if (fork_name(c->name))
+		return !model_func_by_usr(m, c->usr);
+	const struct mfunc *mf = project_callee(m, c);
+	if (!mf)
+		return false;
+	const struct func *f = mf->f;
+	bool any = false;
+	for (uint32_t i = 0; i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_RETURN)
+			continue;
+		const struct expr *r = e->u.ret;
+		if (r->kind != EX_CALL || r->call < 0 || (uint32_t)r->call >= f->nevents ||
+		    f->events[r->call].kind != EV_CALL || f->events[r->call].u.call->indirect ||
+		    !fork_name(f->events[r->call].u.call->name))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* Local var of f holds a fork() result: it is stored from a fork call and
+ * from nothing else (no other assignment, no address taken). */
+static bool fork_pid_var(const struct model *m, const struct func *f, int32_t var)
+{
+	bool from_fork = false;
+	for (uint32_t i = 0; i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind == EV_CALL && e->u.call->result.var == var && plain_path(&e->u.call->result)) {
+			if (!fork_call(m, e->u.call))
+				return false;
+			from_fork = true;
+		} else if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == var) {
+			const struct expr *r = &e->u.assign->rhs;
+			if (r->kind != EX_CALL || r->call < 0 || (uint32_t)r->call >= f->nevents ||
+			    f->events[r->call].kind != EV_CALL || !fork_call(m, f->events[r->call].u.call))
+				return false;
+		} else if (e->kind == EV_ACCESS && e->u.access.ref.var == var &&
+			   (e->u.access.ref.addr || (e->u.access.mode & ACC_ADDR))) {
+			return false;
+		}
+	}
+	return from_fork;
+}
+
+/* The condition text, with the variable's name removed, tests it against
+ * zero: "" (plain `v`), "== 0", "!= 0" (and the mirrored forms). Returns 1
+ * when true means v != 0, -1 when true means v == 0, 0 when unknown. */
+static int zero_test(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	if (str_eq(text, name))
+		return 1;
+	if (strncmp(text, name, n) == 0) {
+		const char *r = text + n;
+		if (str_eq(r, " != 0") || str_eq(r, "!=0"))
+			return 1;
+		if (str_eq(r, " == 0") || str_eq(r, "==0"))
+			return -1;
+		return 0;
+	}
+	const char *t = text;
+	int sign = 0;
+	if (strncmp(t, "0 != ", 5) == 0)
+		sign = 1;
+	else if (strncmp(t, "0 == ", 5) == 0)
+		sign = -1;
+	return sign && str_eq(t + 5, name) ? sign : 0;
+}
+
+/* Event ei of f runs only in a fork child: some region around it is taken
+ * only when a fork pid variable is 0. */
+static bool in_fork_child(const struct model *m, const struct mfunc *mf, uint32_t ei)
+{
+	const struct func *f = mf->f;
+	int32_t r = f->events[ei].region;
+	for (unsigned guard = 0; r >= 0 && (uint32_t)r < f->nregions && guard < 4096; guard++) {
+		const struct region *rg = &f->regions[r];
+		if ((rg->kind == RG_THEN || rg->kind == RG_ELSE) && rg->cond.nreads == 1 && rg->cond.ncalls == 0 &&
+		    rg->cond.text && plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref) {
+			const struct var *v = mf_var(mf, rg->cond.reads[0].var);
+			const char *text = rg->cond.text;
+			if (rg->negated) /* `!v`: the text keeps the '!' */
+				text += strspn(text, "! (");
+			int t = v && v->kind == VK_LOCAL ? zero_test(text, v->name) : 0;
+			if (rg->negated)
+				t = -t;
+			/* then-branch of a "v == 0" test, else-branch of a "v != 0" one */
+			if (((rg->kind == RG_THEN && t < 0) || (rg->kind == RG_ELSE && t > 0)) &&
+			    fork_pid_var(m, f, rg->cond.reads[0].var))
+				return true;
+		}
+		r = rg->parent;
+	}
+	return false;
+}
+
 /* ---- GATE_SHARED_STATE ---- */
 
 static bool is_once_call(const char *name)
@@ -673,10 +793,111 @@ static bool is_once_call(const char *name)
 	return str_eq(name, "pthread_once") || str_eq(name, "call_once") || str_eq(name, "InitOnceExecuteOnce");
 }
 
+/* ---- lifecycle callbacks ----
+ *
+ * A function registered for a once-per-process event of the gem's own
+ * event table (`on_state(ON_START, fn)`, `callback_add(AT_EXIT, fn, arg)`)
+ * runs once, at that point of the process's life: it is not concurrent with
+ * itself, whatever thread dispatches it. Recognised when every place its
+ * address is taken is an argument of a call (outside any loop) that also
+ * passes a constant named for such an event, and never one named for a
+ * repeating event (idle, tick, a crash or fork that happens per worker).
+ * An assignment, a field binding or another call that takes its address
+ * makes it an ordinary callback. */
+
+static bool lifecycle_token(const char *t, size_t n, bool *veto)
+{
+	static const char *const once[] = {"INIT", "INITIALIZE", "INITIALIZED", "START", "STARTUP", "SHUTDOWN",
+					   "FINISH", "EXIT", "STOP", "TEARDOWN", "CLEANUP", "CHILD"};
+	static const char *const again[] = {"IDLE", "TICK", "TIMER", "CRASH", "CRUSH", "EACH", "EVERY", "FORK",
+					    "MASTER", "PARENT", "REQUEST", "MESSAGE", "DATA", "READ", "WRITE",
+					    "CONNECT", "CLOSE", "NEVER", "ALWAYS", "LOOP", "CYCLE"};
+	for (size_t i = 0; i < ARRAY_SIZE(again); i++)
+		if (strlen(again[i]) == n && strncmp(again[i], t, n) == 0)
+			*veto = true;
+	for (size_t i = 0; i < ARRAY_SIZE(once); i++)
+		if (strlen(once[i]) == n && strncmp(once[i], t, n) == 0)
+			return true;
+	return false;
+}
+
+/* An argument spelled as an upper-case constant (an enumerator or a macro)
+ * naming a once-per-process event. */
+static bool lifecycle_constant(const struct expr *a)
+{
+	const char *t = a->text;
+	if (!t || !*t || a->kind == EX_REF || a->kind == EX_CALL || a->kind == EX_FUNC)
+		return false;
+	for (const char *p = t; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return false;
+	bool once = false, veto = false;
+	for (const char *p = t; *p;) {
+		size_t n = strcspn(p, "_");
+		if (n && lifecycle_token(p, n, &veto))
+			once = true;
+		p += n;
+		p += *p == '_';
+	}
+	return once && !veto;
+}
+
+static bool in_any_loop(const struct func *f, int32_t r)
+{
+	for (unsigned guard = 0; r >= 0 && (uint32_t)r < f->nregions && guard < 4096; guard++) {
+		if (f->regions[r].kind == RG_LOOP)
+			return true;
+		r = f->regions[r].parent;
+	}
+	return false;
+}
+
+/* usr -> 1: only ever registered for once-per-process events; 2: used
+ * otherwise too. */
+static void lifecycle_scan(const struct model *m, struct hmap *out)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_CALL) {
+				const struct call *c = e->u.call;
+				bool life = false;
+				for (uint32_t k = 0; k < c->nargs && !life; k++)
+					life = lifecycle_constant(&c->args[k]);
+				life = life && !in_any_loop(f, e->region);
+				for (uint32_t k = 0; k < c->nargs; k++) {
+					const struct expr *a = &c->args[k];
+					if (a->kind != EX_FUNC || !a->func_usr)
+						continue;
+					uintptr_t was = (uintptr_t)hmap_get(out, a->func_usr);
+					hmap_put(out, a->func_usr, (void *)(uintptr_t)(life && was != 2 ? 1 : 2));
+				}
+			} else if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC && e->u.assign->rhs.func_usr) {
+				hmap_put(out, e->u.assign->rhs.func_usr, (void *)(uintptr_t)2);
+			}
+		}
+	}
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			if (m->tus[t]->bindings.v[i].fn_usr)
+				hmap_put(out, m->tus[t]->bindings.v[i].fn_usr, (void *)(uintptr_t)2);
+}
+
+static bool lifecycle_fn(struct state_ctx *c, uint32_t fn)
+{
+	if (!c->life_done) {
+		lifecycle_scan(c->m, &c->life);
+		c->life_done = true;
+	}
+	const char *usr = c->m->fns.v[fn].f->usr;
+	return usr && (uintptr_t)hmap_get(&c->life, usr) == 1;
+}
+
 /* prot[fn] = every path from the release site to fn runs under a lock (taken
  * in the callback, or held by the caller across the call), or inside
  * pthread_once. Greatest fixpoint over the reach set. */
-static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const struct reach_set *rs)
+static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const struct reach_set *rs, bool life)
 {
 	const struct model *m = c->m;
 	uint8_t *prot = xcalloc(m->fns.n + 1, 1);
@@ -707,7 +928,9 @@ static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const 
 				if (ce->gvl_guard)
 					continue;
 				if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
-				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)))
+				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)) ||
+				    in_fork_child(m, &m->fns.v[ed->from], ed->ev) ||
+				    (life && ed->kind != EDGE_DIRECT && lifecycle_fn(c, f)))
 					continue;
 				prot[f] = 0;
 				changed = true;
@@ -776,18 +999,28 @@ static bool lazy_constant_init(const struct mfunc *mf, uint32_t ei, const struct
 	       rg->cond.reads[0].var == r->var && plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref;
 }
 
+/* The pointer's target type is atomic (`_Atomic long *`, `atomic_int *`):
+ * a plain store through it is an atomic store. */
+static bool pointee_atomic(const struct var *v)
+{
+	return v->type && (strstr(v->type, "_Atomic") || strstr(v->type, "atomic_"));
+}
+
 /* Records an unlocked write of static w at event ei of fi. The first
  * unlocked write in a function is what shared-mutable-state reports; later
  * ones in the same function (of w or of other statics) become notes on it
  * (each still fails the gate). `via`: the
  * pointer written through, or NULL; `with`: the library call, or NULL. */
 static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, const struct var *w,
-			const struct var *via, const char *with)
+			const struct var *via, const char *with, bool pointee)
 {
 	const struct mfunc *mf = &c->m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
 	char what[512];
-	if (via && via != w && with)
+	if (pointee)
+		snprintf(what, sizeof(what), "writes through %s pointer '%s' (one pointer, so one object for every thread)",
+			 storage_text(w), w->name);
+	else if (via && via != w && with)
 		snprintf(what, sizeof(what), "writes %s '%s' through '%s' with '%s'", storage_text(w), w->name, via->name,
 			 with);
 	else if (via && via != w)
@@ -821,7 +1054,10 @@ static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi,
 	hmap_put(&c->first_write, key, (void *)(uintptr_t)g->ev.n);
 }
 
-static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, bool prot)
+/* prot: the write is locked (or single-threaded); life: it is reached only
+ * through a lifecycle callback (lifecycle_fn), which is no finding but, resting
+ * on the names of the events, no proof for the offload gate either. */
+static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei, bool prot, bool life)
 {
 	const struct model *m = c->m;
 	const struct mfunc *mf = &m->fns.v[fi];
@@ -836,6 +1072,15 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			return;
 		if (static_local_decl(mf, ei, v) || prot)
 			return;
+		if (life) {
+			struct gate_evidence *ev = gate_add(
+				g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				"'%s' writes %s '%s' without a lock, only from a callback registered for a once-per-process "
+				"event (not concurrent with itself)",
+				mf->f->name, storage_text(v), v->name);
+			ev->ev = (int32_t)ei;
+			return;
+		}
 		if (lazy_constant_init(mf, ei, v)) {
 			/* not a finding, but no proof of safety for the offload gate either */
 			struct gate_evidence *ev =
@@ -847,7 +1092,14 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			return;
 		}
 		if (!r->ptr_deref) {
-			shared_fail(c, g, fi, ei, v, NULL, NULL);
+			shared_fail(c, g, fi, ei, v, NULL, NULL, false);
+		} else if (!(fl & (VF_FNPTR | VF_ARRAY)) && (!r->path || !strstr(r->path, "[]")) &&
+			   !pointee_atomic(v)) {
+			/* g->count = ..., *g = ...: whatever a global pointer points at,
+			 * every thread reaches the same object through it. Not p[i] or
+			 * p->slots[i]: an index can pick a slot per thread (or per
+			 * connection, under the slot's own lock). */
+			shared_fail(c, g, fi, ei, v, NULL, NULL, true);
 		} else {
 			struct gate_evidence *ev =
 				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
@@ -862,7 +1114,16 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 		const struct var *w = NULL;
 		if (!so_var(c, mf, r->var, &w) || !w)
 			return;
-		shared_fail(c, g, fi, ei, w, v, NULL);
+		if (life) {
+			struct gate_evidence *ev = gate_add(
+				g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				"'%s' writes %s '%s' through '%s' without a lock, only from a callback registered for a "
+				"once-per-process event (not concurrent with itself)",
+				mf->f->name, storage_text(w), w->name, v->name);
+			ev->ev = (int32_t)ei;
+			return;
+		}
+		shared_fail(c, g, fi, ei, w, v, NULL, false);
 	}
 }
 
@@ -878,7 +1139,7 @@ static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t 
 	if (!so_expr(c, mf, a, &w) || !w)
 		return;
 	const struct var *via = a->kind == EX_REF ? mf_var(mf, a->ref.var) : NULL;
-	shared_fail(c, g, fi, ei, w, via, call_display(e));
+	shared_fail(c, g, fi, ei, w, via, call_display(e), false);
 }
 
 static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
@@ -942,22 +1203,32 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 {
 	struct state_ctx c;
 	ctx_init(&c, m);
-	uint8_t *prot = protected_fns(&c, s, rs);
+	uint8_t *prot = protected_fns(&c, s, rs, false);
+	uint8_t *life = protected_fns(&c, s, rs, true);
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
 		uint32_t fi = w.fi, ei = w.ei;
 		const struct event *e = w.e;
 		bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
+		if (!locked && (e->kind == EV_ACCESS || library_call(m, e)))
+			locked = in_fork_child(m, &m->fns.v[fi], ei);
 		if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
-			shared_write(&c, g, fi, ei, locked);
+			shared_write(&c, g, fi, ei, locked, life[fi] != 0);
 		else if (library_call(m, e)) {
-			if (!locked)
+			if (!locked && !life[fi])
 				library_writes(&c, g, fi, ei);
+			else if (!locked && writer_fn_find(e->u.call->name))
+				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+					 "'%s' calls '%s' without a lock, only from a callback registered for a "
+					 "once-per-process event",
+					 m->fns.v[fi].f->name, call_display(e))
+					->ev = (int32_t)ei;
 			mt_unsafe(&c, g, fi, ei);
 			process_state(&c, g, fi, ei);
 		}
 	}
 	free(prot);
+	free(life);
 	ctx_free(&c);
 }
 

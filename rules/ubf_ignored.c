@@ -85,6 +85,135 @@ static bool waits_on_fd(const struct cb_scan *cs)
 	return false;
 }
 
+/* The identity of the descriptor a UBF writes to (`write(j->wake[1], ...)`,
+ * `eventfd_write(efd_global, 1)`): record and field of its first member
+ * read, or (record NULL) a global's name. False for a local or a parameter. */
+static bool pipe_identity(const struct model *m, const struct ubf_item *it, const char **record, const char **field)
+{
+	const struct mfunc *mf = &m->fns.v[it->fn];
+	const struct call *c = mf->f->events[it->ev].u.call;
+	if (!c->nargs)
+		return false;
+	const struct expr *a = &c->args[0];
+	/* a helper's parameter (poke(x->wakefd[1])): what its callers pass */
+	if (a->kind == EX_REF && !a->ref.field) {
+		const struct var *pv = mf_var(mf, a->ref.var);
+		for (uint32_t k = mf->in_begin; pv && pv->kind == VK_PARAM && k < mf->in_end; k++) {
+			const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+			if (ed->kind != EDGE_DIRECT)
+				continue;
+			const struct mfunc *cf = &m->fns.v[ed->from];
+			const struct call *cc = cf->f->events[ed->ev].u.call;
+			if ((uint32_t)pv->param_index >= cc->nargs)
+				continue;
+			const struct expr *ca = &cc->args[pv->param_index];
+			for (uint32_t r = 0; r < ca->nreads; r++)
+				if (ca->reads[r].field && ca->reads[r].record) {
+					*record = ca->reads[r].record;
+					*field = ca->reads[r].field;
+					return true;
+				}
+		}
+	}
+	for (uint32_t r = 0; r < a->nreads; r++) {
+		const struct ref *rf = &a->reads[r];
+		if (rf->field && rf->record) {
+			*record = rf->record;
+			*field = rf->field;
+			return true;
+		}
+		const struct var *v = mf_var(mf, rf->var);
+		if (v && v->name && (v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC)) {
+			*record = NULL;
+			*field = v->name;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The two ends of one pipe by their names: the same name (wake[0] and
+ * wake[1]), or names that differ only in a read/write word (wake_r and
+ * wake_w, rfd and wfd, read_fd and write_fd, pipe_in and pipe_out). */
+static bool pipe_pair_name(const char *a, const char *b)
+{
+	static const char *const pairs[][2] = {{"w", "r"},         {"write", "read"}, {"wr", "rd"},
+					       {"out", "in"},      {"1", "0"},        {"writer", "reader"},
+					       {"send", "recv"},   {"tx", "rx"},      {"wfd", "rfd"}};
+	if (!a || !b)
+		return false;
+	if (str_eq(a, b))
+		return true;
+	size_t la = strlen(a), lb = strlen(b), p = 0, q = 0;
+	while (p < la && p < lb && a[p] == b[p])
+		p++;
+	while (q < la - p && q < lb - p && a[la - 1 - q] == b[lb - 1 - q])
+		q++;
+	size_t ma = la - p - q, mb = lb - p - q;
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++)
+		for (int d = 0; d < 2; d++) {
+			const char *x = pairs[i][d], *y = pairs[i][1 - d];
+			if (strlen(x) == ma && strlen(y) == mb && strncmp(a + p, x, ma) == 0 && strncmp(b + p, y, mb) == 0)
+				return true;
+		}
+	return false;
+}
+
+static bool ref_is(const struct mfunc *mf, const struct ref *r, const char *record, const char *field)
+{
+	if (record)
+		return r->field && str_eq(r->record, record) && pipe_pair_name(r->field, field);
+	const struct var *v = mf_var(mf, r->var);
+	return v && (v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC) && pipe_pair_name(v->name, field);
+}
+
+/* Setting up or closing the pipe is not waiting on it. */
+static bool pipe_setup_call(const char *n)
+{
+	return str_eq(n, "pipe") || str_eq(n, "pipe2") || str_eq(n, "close") || str_eq(n, "fcntl") ||
+	       str_eq(n, "eventfd") || str_eq(n, "write") || str_eq(n, "eventfd_write") || str_eq(n, "rb_pipe") ||
+	       str_eq(n, "rb_update_max_fd") || str_eq(n, "rb_cloexec_pipe");
+}
+
+/* The pipe's descriptor reaches what the callback waits on: the callback
+ * (or what it calls) reads it, or the function making the release call
+ * hands it to something (a pollfd set up before the call) other than the
+ * pipe's own setup and teardown. */
+static bool pipe_seen(const struct model *m, const struct msite *s, const struct cb_scan *cs, const char *record,
+		      const char *field)
+{
+	for (uint32_t i = 0; i < cs->rs.n; i++) {
+		const struct mfunc *mf = &m->fns.v[cs->rs.fns[i]];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind == EV_ACCESS && (e->u.access.mode & (ACC_READ | ACC_ADDR)) &&
+			    ref_is(mf, &e->u.access.ref, record, field))
+				return true;
+		}
+	}
+	const uint32_t fns[2] = {s->fn, s->data_fn};
+	for (int k = 0; k < 2; k++) {
+		const struct mfunc *mf = &m->fns.v[fns[k]];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			const struct expr *xs = NULL;
+			uint32_t nx = 0;
+			if (e->kind == EV_CALL && !pipe_setup_call(e->u.call->name)) {
+				xs = e->u.call->args;
+				nx = e->u.call->nargs;
+			} else if (e->kind == EV_ASSIGN) {
+				xs = &e->u.assign->rhs;
+				nx = 1;
+			}
+			for (uint32_t a = 0; a < nx; a++)
+				for (uint32_t r = 0; r < xs[a].nreads; r++)
+					if (ref_is(mf, &xs[a].reads[r], record, field))
+						return true;
+		}
+	}
+	return false;
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
@@ -118,8 +247,15 @@ static void run(struct rule_ctx *rc)
 			if (it->kind == UI_FLAG)
 				observed = flag_read(m, it, &us.rs) || flag_handed_out(m, &cs, it);
 		}
-		if (!observed && first_pipe)
+		bool waits_other = false;
+		if (!observed && first_pipe) {
+			/* a callback that waits on descriptors, but never on the pipe's */
+			const char *prec = NULL, *pfield = NULL;
 			observed = waits_on_fd(&cs);
+			waits_other = observed;
+			if (observed && pipe_identity(m, first_pipe, &prec, &pfield))
+				observed = pipe_seen(m, s, &cs, prec, pfield);
+		}
 		if (observed) {
 			cb_scan_free(&cs);
 			ubf_scan_free(&us);
@@ -145,7 +281,7 @@ static void run(struct rule_ctx *rc)
 		else
 			f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
 					"the unblocking function '%s' writes to a pipe or eventfd, but the callback '%s' "
-					"never waits on one: cancelling has no effect and Thread#kill or Ctrl-C wait for "
+					"never waits on it: cancelling has no effect and Thread#kill or Ctrl-C wait for "
 					"the callback to finish; poll the pipe's read end together with the callback's "
 					"own descriptors",
 					ubf, cb);
@@ -166,6 +302,7 @@ static void run(struct rule_ctx *rc)
 			     cs.rs.n > 1 ? " (and the functions it calls)" : "",
 			     first_flag && first_pipe ? "reads the flag or waits on a descriptor"
 			     : first_flag             ? "reads the flag"
+			     : waits_other            ? "waits on the pipe's descriptor (only on others)"
 						      : "waits on a descriptor");
 		if (s->macro)
 			finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);

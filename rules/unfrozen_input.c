@@ -26,8 +26,8 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 
 	switch (in->state) {
 	case IOS_DUP:
-		sb_printf(&why, "%s is an %s copy: an ordinary unfrozen %s that code walking ObjectSpace can still modify "
-				"during the call",
+		sb_printf(&why, "%s is a copy made by '%s': an ordinary unfrozen %s that code walking ObjectSpace can still "
+				"modify during the call",
 			  o, in->why ? in->why : "rb_str_dup", noun);
 		break;
 	case IOS_EXPOSED:

@@ -1,7 +1,10 @@
 /* uninterruptible-blocking: a NULL UBF with a callback that can block without
  * bound. Reported at the blocking call inside the callback. */
 #include <stdlib.h>
+#include <string.h>
+#include <strings.h>
 
+#include "libmodel.h"
 #include "rule.h"
 #include "ubf.h"
 
@@ -24,13 +27,131 @@ static const char *fix_for(const struct blocking_call *bc)
 	}
 }
 
+static bool has_nonblock(const char *t, size_t n)
+{
+	for (size_t i = 0; i + 8 <= n; i++)
+		if (strncasecmp(t + i, "nonblock", 8) == 0)
+			return true;
+	return false;
+}
+
+/* An upper-case constant naming a non-blocking mode (REDIS_OPT_NONBLOCK,
+ * O_NONBLOCK, SOCK_NONBLOCK) in the text, outside string literals. */
+static bool nonblock_constant(const char *t)
+{
+	if (!t)
+		return false;
+	for (const char *p = t; *p;) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (*p)
+				p++;
+			continue;
+		}
+		size_t n = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		size_t id = strspn(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_");
+		if (id && n == id && has_nonblock(p, n))
+			return true;
+		p += id ? id : 1;
+	}
+	return false;
+}
+
+/* The gem puts something in a non-blocking mode: a library call named for it
+ * (redisConnectNonBlock, a *_set_nonblocking helper of a library) or an
+ * upper-case constant (REDIS_OPT_NONBLOCK, O_NONBLOCK ...). A library's
+ * "retries on EINTR" wait may then never happen (hiredis's buffer calls on a
+ * non-blocking context return EAGAIN). libpq's PQsetnonblocking does not
+ * count: "PQexec does not honor nonblocking mode; if it is called, it will
+ * act in blocking fashion anyway" (PostgreSQL 16 docs 34.10). */
+static bool gem_uses_nonblock(const struct model *m)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_CALL) {
+				const struct call *c = e->u.call;
+				if (!c->indirect && c->name && !model_func_by_usr(m, c->usr) &&
+				    !str_eq(c->name, "PQsetnonblocking") && !str_eq(c->name, "PQisnonblocking") &&
+				    strspn(c->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+					    strlen(c->name) &&
+				    has_nonblock(c->name, strlen(c->name)))
+					return true;
+				for (uint32_t a = 0; a < c->nargs; a++)
+					if (nonblock_constant(c->args[a].text))
+						return true;
+			} else if (e->kind == EV_ASSIGN && nonblock_constant(e->u.assign->rhs.text)) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* RUBY_UBF_IO / RUBY_UBF_PROCESS around a library call whose model says it
+ * restarts its wait on EINTR (libpq's PQexec, hiredis, libcurl ...): the
+ * signal lands, the library retries, the callback does not return. One
+ * finding per call. */
+static void signal_ubf_vs_retry(struct rule_ctx *rc, const struct msite *s, struct hmap *seen, struct strpool *keys)
+{
+	const struct model *m = rc->m;
+	struct reach_set rs;
+	model_reach_from(m, &s->cb, (int32_t)(s - m->sites.v), &rs);
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, &rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);) {
+		const struct event *e = w.e;
+		if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->name ||
+		    model_func_by_usr(m, e->u.call->usr) || ubf_on_other_thread(m, &rs, w.fi))
+			continue;
+		const struct lib_model *lm = model_find(e->u.call->name);
+		if (!lm || lm->blocks != LM_BLOCKS_RETRIES_EINTR)
+			continue;
+		/* one finding per line: a macro that defines one stub per library
+		 * function (ruby-pg's FOR_EACH_BLOCKING_FUNCTION) names the others
+		 * in notes */
+		char where[256];
+		char *key = xasprintf("e:%s:%u", e->loc.file ? e->loc.file : "", e->loc.line);
+		const char *ik = intern(keys, key);
+		free(key);
+		char *key2 = xasprintf("n:%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.line, e->u.call->name);
+		const char *ik2 = intern(keys, key2);
+		free(key2);
+		if (hmap_has(seen, ik2))
+			continue;
+		hmap_put(seen, ik2, (void *)1);
+		struct finding *prev = hmap_get(seen, ik);
+		if (prev) {
+			finding_note(prev, &e->loc, "'%s' also restarts its wait on EINTR (model %s)", e->u.call->name,
+				     model_where(lm, where, sizeof(where)));
+			continue;
+		}
+		struct finding *f = rule_report(
+			rc, &e->loc, w.mf->f->name,
+			"'%s' restarts its wait on EINTR (model %s), so the signal %s sends cannot interrupt '%s'; pass a "
+			"UBF that cancels the library's operation (or closes its connection), or use its non-blocking API "
+			"and wait on its fd",
+			e->u.call->name, model_where(lm, where, sizeof(where)), site_ubf_spelling(s), w.mf->f->name);
+		finding_macro_note(f, e);
+		finding_chain_set(f, m, rs.by_fn, w.fi, CTX_NOGVL);
+		hmap_put(seen, ik, f);
+	}
+	reach_set_free(&rs);
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	struct hmap seen = {0};
 	struct strpool keys = {0};
+	int nonblock = -1; /* gem_uses_nonblock, computed when first needed */
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *s = &m->sites.v[i];
+		if (!s->is_template && (s->ubf_kind == UBF_IO || s->ubf_kind == UBF_PROCESS) &&
+		    (nonblock < 0 ? (nonblock = gem_uses_nonblock(m)) : nonblock) == 0)
+			signal_ubf_vs_retry(rc, s, &seen, &keys);
 		if (s->is_template || s->ubf_kind != UBF_NULL)
 			continue;
 		struct cb_scan cs;
@@ -66,7 +187,8 @@ const struct rule_desc rule_uninterruptible_blocking = {
 	.severity = SEV_WARNING,
 	.category = "Unblocking functions",
 	.summary = "A callback released with a NULL unblocking function can block without bound (read, recv, "
-		   "accept, poll/select without timeout, waitpid, pthread_cond_wait, sem_wait ...).",
+		   "accept, poll/select without timeout, waitpid, pthread_cond_wait, sem_wait ...), or with "
+		   "RUBY_UBF_IO around a library call that restarts its wait on EINTR.",
 	.rationale = "With a NULL UBF Ruby has no way to wake the thread: Thread#kill, Thread#raise, Timeout and "
 		     "Ctrl-C set the interrupt flag and wait for the callback to return, which may be never. thread.c: "
 		     "\"If you don't provide proper ubf(), your program will not stop for Control+C or other "

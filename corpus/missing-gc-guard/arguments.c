@@ -22,9 +22,9 @@ static VALUE db_connect(VALUE self, VALUE host, VALUE user, VALUE port)
 {
 	struct connect_args a;
 	a.host = NIL_P(host) ? NULL : StringValueCStr(host); /* expect: unfrozen-input */
-	a.user = NIL_P(user) ? NULL : StringValueCStr(user); /* expect: unfrozen-input */
+	a.user = NIL_P(user) ? NULL : StringValueCStr(user); /* expect: unfrozen-input */ /* expect-note: the pointer into 'user' is taken here */
 	a.port = NIL_P(port) ? 0 : NUM2INT(port);
-	if (rb_thread_call_without_gvl(connect_nogvl, &a, NULL, NULL) == NULL) /* expect: missing-gc-guard, missing-gc-guard */ /* expect-msg: 'host' */ /* expect-msg: 'user' */
+	if (rb_thread_call_without_gvl(connect_nogvl, &a, NULL, NULL) == NULL) /* expect: missing-gc-guard */ /* expect-msg: nothing keeps 'host' and 'user' alive */
 		rb_raise(rb_eIOError, "connect failed");
 	return self;
 }

@@ -30,7 +30,7 @@ static VALUE hash_unguarded(VALUE self, VALUE key, VALUE salt)
 	a.key = StringValueCStr(key);
 	a.keylen = RSTRING_LEN(key);
 	a.salt = StringValueCStr(salt);
-	rb_thread_call_without_gvl(hash_nogvl, &a, NULL, NULL); /* expect: missing-gc-guard, missing-gc-guard */ /* expect-msg: RB_GC_GUARD(key) */ /* expect-msg: RB_GC_GUARD(salt) */
+	rb_thread_call_without_gvl(hash_nogvl, &a, NULL, NULL); /* expect: missing-gc-guard */ /* expect-msg: add RB_GC_GUARD(key), RB_GC_GUARD(salt) after the call */
 	return rb_str_new((const char *)a.out, sizeof(a.out));
 }
 

@@ -89,8 +89,8 @@ static void *zlib_shared_stream_nogvl(void *p) /* per_handle, a stream from the 
 static void *pg_nogvl(void *p) /* blocks: retries_eintr, so RUBY_UBF_IO cannot cancel it: cannot verify */
 {
 	struct job *j = p;
-	PGconn *conn = PQconnectdb(j->in);
-	PGresult *r = PQexec(conn, "SELECT 1");
+	PGconn *conn = PQconnectdb(j->in); /* expect: uninterruptible-blocking */
+	PGresult *r = PQexec(conn, "SELECT 1"); /* expect: uninterruptible-blocking */
 	j->result = r != NULL;
 	PQfinish(conn);
 	return NULL;
@@ -107,7 +107,7 @@ static void *pg_cached_nogvl(void *p) /* a handle from a lookup, not made here: 
 {
 	struct job *j = p;
 	PGconn *conn = lookup_conn();
-	j->result = PQexec(conn, "SELECT 1") != NULL;
+	j->result = PQexec(conn, "SELECT 1") != NULL; /* expect: uninterruptible-blocking */
 	return NULL;
 }
 

@@ -66,7 +66,7 @@ VALUE hash_sites(VALUE self, VALUE str)
 	j.n = (size_t)RSTRING_LEN(str);
 	rb_thread_call_without_gvl(hash_nogvl, &j, set_stop, &j); /* expect: ubf-ignored */ /* expect-msg: the unblocking function 'set_stop' sets 'stop', but nothing reads it */ /* expect-msg: the callback 'hash_nogvl' never checks it */
 	rb_thread_call_without_gvl(hash_nogvl, &j, set_cancel_atomic, &j); /* expect: ubf-ignored */ /* expect-msg: sets 'cancel' */
-	rb_thread_call_without_gvl(hash_nogvl, &j, wake_only, &j); /* expect: ubf-ignored */ /* expect-msg: writes to a pipe or eventfd, but the callback 'hash_nogvl' never waits on one */
+	rb_thread_call_without_gvl(hash_nogvl, &j, wake_only, &j); /* expect: ubf-ignored */ /* expect-msg: writes to a pipe or eventfd, but the callback 'hash_nogvl' never waits on it */
 	rb_thread_call_without_gvl(hash_nogvl, &j, stop_and_wake, &j); /* expect: ubf-ignored */ /* expect-msg: sets 'stop' and writes to a pipe */
 	rb_nogvl(hash_nogvl, &j, set_global, NULL, RB_NOGVL_UBF_ASYNC_SAFE); /* expect: ubf-ignored */ /* expect-msg: sets 'hash_stop' */
 	RB_GC_GUARD(str);
