@@ -2,9 +2,15 @@
 #include "prescan.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define MAX_SCANNED_FILES 2000
 #define MAX_SCANNED_BYTES (8u * 1024 * 1024) /* per file */
@@ -71,6 +77,7 @@ struct scan {
 	strlist quote_dirs, dirs; /* -iquote; -I -isystem -idirafter in order */
 	strlist queue;
 	struct hmap seen;
+	struct hmap macros; /* simple object-like macros: name -> its text */
 	const char *const *sys;
 	size_t nsys;
 };
@@ -142,6 +149,61 @@ static void resolve(struct scan *s, const char *from, const char *name, bool quo
 	}
 }
 
+static bool ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static void define_macro(struct scan *s, const char *name, size_t nl, const char *val, size_t vl)
+{
+	while (vl && (val[vl - 1] == ' ' || val[vl - 1] == '\t' || val[vl - 1] == '\r'))
+		vl--;
+	char *k = xstrndup(name, nl);
+	bool had = hmap_has(&s->macros, k);
+	free(hmap_put(&s->macros, k, xstrndup(val, vl)));
+	if (had)
+		free(k); /* the map keeps its first copy of the name */
+}
+
+/* `#define NAME value` (not NAME(...)): remembered for `#include NAME` */
+static void scan_define(struct scan *s, const char *q, const char *le)
+{
+	while (q < le && (*q == ' ' || *q == '\t'))
+		q++;
+	const char *n = q;
+	while (q < le && ident_char(*q))
+		q++;
+	if (q == n || (q < le && *q == '('))
+		return;
+	while (q < le && (*q == ' ' || *q == '\t'))
+		q++;
+	define_macro(s, n, (size_t)(q - n), q, (size_t)(le - q));
+}
+
+/* The name an `#include MACRO` stands for when MACRO is a simple macro
+ * (through a few levels); NULL otherwise. */
+static const char *expand_include(const struct scan *s, const char *q, const char *le)
+{
+	char name[128];
+	for (int depth = 0; depth < 8; depth++) {
+		size_t nl = 0;
+		while (q + nl < le && ident_char(q[nl]))
+			nl++;
+		if (!nl || nl >= sizeof(name))
+			return NULL;
+		memcpy(name, q, nl);
+		name[nl] = '\0';
+		const char *v = hmap_get(&s->macros, name);
+		if (!v)
+			return NULL;
+		if (*v == '"' || *v == '<')
+			return v;
+		q = v;
+		le = v + strlen(v);
+	}
+	return NULL;
+}
+
 static void scan_text(struct scan *s, const char *path, const char *text, size_t len)
 {
 	const char *p = text, *end = text + len;
@@ -163,12 +225,22 @@ static void scan_text(struct scan *s, const char *path, const char *text, size_t
 				kw = 7;
 			else if ((size_t)(le - q) >= 6 && memcmp(q, "import", 6) == 0)
 				kw = 6;
+			if (!kw && (size_t)(le - q) >= 7 && memcmp(q, "define", 6) == 0 && (q[6] == ' ' || q[6] == '\t'))
+				scan_define(s, q + 6, le);
 			q += kw;
 			while (kw && q < le && (*q == ' ' || *q == '\t'))
 				q++;
-			if (kw && q < le && (*q == '"' || *q == '<')) {
+			const char *vle = le;
+			if (kw && q < le && ident_char(*q)) {
+				const char *v = expand_include(s, q, le);
+				if (v) {
+					q = v;
+					vle = v + strlen(v);
+				}
+			}
+			if (kw && q < vle && (*q == '"' || *q == '<')) {
 				char close = *q == '"' ? '"' : '>';
-				const char *ne = memchr(q + 1, close, (size_t)(le - q - 1));
+				const char *ne = memchr(q + 1, close, (size_t)(vle - q - 1));
 				if (ne) {
 					char *name = xstrndup(q + 1, (size_t)(ne - q - 1));
 					resolve(s, path, name, close == '"');
@@ -216,8 +288,15 @@ void prescan_run(struct prescan *ps, const char *file, const char *text, size_t 
 	s.ps = ps;
 	s.sys = sys_dirs;
 	s.nsys = nsys;
-	for (size_t i = 0; i < nargs; i++)
+	for (size_t i = 0; i < nargs; i++) {
+		/* -DNAME=value, -D NAME=value */
+		const char *d = strncmp(args[i], "-D", 2) == 0 ? (args[i][2] ? args[i] + 2 : (i + 1 < nargs ? args[i + 1] : NULL))
+							       : NULL;
+		const char *eq = d ? strchr(d, '=') : NULL;
+		if (eq && eq > d)
+			define_macro(&s, d, (size_t)(eq - d), eq + 1, strlen(eq + 1));
 		dir_arg(&s, args, nargs, &i);
+	}
 	/* -include FILE, -imacros FILE: opened as named */
 	for (size_t i = 0; i + 1 < nargs && !ps->refused; i++)
 		if (strcmp(args[i], "-include") == 0 || strcmp(args[i], "-imacros") == 0)
@@ -236,6 +315,12 @@ void prescan_run(struct prescan *ps, const char *file, const char *text, size_t 
 	}
 	hmap_foreach(&s.seen, e) free((char *)e->key);
 	hmap_free(&s.seen);
+	hmap_foreach(&s.macros, e)
+	{
+		free((char *)e->key);
+		free(e->val);
+	}
+	hmap_free(&s.macros);
 	vec_free(&s.queue); /* its strings are the keys of seen */
 	strlist_free(&s.quote_dirs);
 	strlist_free(&s.dirs);
@@ -247,4 +332,130 @@ void prescan_free(struct prescan *ps)
 	vec_free(&ps->overrides);
 	free(ps->refused);
 	memset(ps, 0, sizeof(*ps));
+}
+
+/* ---- the open guard (prescan.h) ---- */
+
+#define GUARD_LOG 16
+
+static atomic_int guard_armed;
+static atomic_ulong guard_seen; /* opens looked at while armed */
+static atomic_ulong guard_seq;  /* refusals so far */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	unsigned long seq;
+	char path[256];
+	char text[320];
+} guard_log[GUARD_LOG];
+
+static int raw_open(const char *path, int flags, mode_t mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static void guard_record(const char *path, const char *what)
+{
+	pthread_mutex_lock(&guard_lock);
+	unsigned long seq = atomic_fetch_add(&guard_seq, 1) + 1;
+	guard_log[seq % GUARD_LOG].seq = seq;
+	snprintf(guard_log[seq % GUARD_LOG].path, sizeof(guard_log[0].path), "%s", path);
+	snprintf(guard_log[seq % GUARD_LOG].text, sizeof(guard_log[0].text),
+		 "includes '%s', which is %s: not opened", path, what);
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/* Why path must not be opened (static text), or NULL. */
+static const char *guard_check(const char *path, struct stat *st)
+{
+	if (strcmp(path, "/dev/null") == 0) /* empty: harmless (and the flag probe's file) */
+		return NULL;
+	if (stat(path, st) != 0 || S_ISDIR(st->st_mode))
+		return NULL; /* the open fails, or opens a directory, as it would anyway */
+	if (!S_ISREG(st->st_mode))
+		return S_ISFIFO(st->st_mode) ? "a FIFO" : S_ISSOCK(st->st_mode) ? "a socket" : "a device";
+	char *real = realpath(path, NULL);
+	bool special = real && special_place(real);
+	free(real);
+	return special ? "a file under /dev, /proc or /sys" : NULL;
+}
+
+static int guarded_open(const char *path, int flags, mode_t mode)
+{
+	if (!atomic_load(&guard_armed) || !path || (flags & O_ACCMODE) != O_RDONLY || ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE))
+		return raw_open(path, flags, mode);
+	atomic_fetch_add(&guard_seen, 1);
+	struct stat st, st2;
+	const char *why = guard_check(path, &st);
+	if (!why) {
+		int fd = raw_open(path, flags, mode);
+		if (fd < 0 || !S_ISREG(st.st_mode))
+			return fd;
+		/* what was opened is what was looked at */
+		if (fstat(fd, &st2) == 0 && S_ISREG(st2.st_mode) && st2.st_dev == st.st_dev && st2.st_ino == st.st_ino)
+			return fd;
+		close(fd);
+		why = "not the regular file it was a moment before";
+	}
+	guard_record(path, why);
+	errno = EACCES;
+	return -1;
+}
+
+/* libclang (libLLVM) opens every file it reads with open(): this definition,
+ * exported from the executable (CMakeLists.txt), is the one it calls */
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	return guarded_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	return guarded_open(path, flags, mode);
+}
+
+unsigned long prescan_guard_arm(void)
+{
+	atomic_fetch_add(&guard_armed, 1);
+	return atomic_load(&guard_seq);
+}
+
+char *prescan_guard_disarm(unsigned long token, bool (*mine)(const char *path, void *ctx), void *ctx)
+{
+	atomic_fetch_sub(&guard_armed, 1);
+	char *why = NULL, *first = NULL;
+	pthread_mutex_lock(&guard_lock);
+	unsigned long last = atomic_load(&guard_seq);
+	for (unsigned long q = token + 1; q <= last && !why; q++) {
+		if (guard_log[q % GUARD_LOG].seq != q)
+			continue;
+		if (!first)
+			first = xstrdup(guard_log[q % GUARD_LOG].text);
+		if (mine && mine(guard_log[q % GUARD_LOG].path, ctx))
+			why = xstrdup(guard_log[q % GUARD_LOG].text);
+	}
+	pthread_mutex_unlock(&guard_lock);
+	if (why) {
+		free(first);
+		return why;
+	}
+	return first;
+}
+
+bool prescan_guard_effective(void)
+{
+	return atomic_load(&guard_seen) > 0;
 }
