@@ -1,6 +1,7 @@
 /* util.c: see util.h. */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -865,6 +866,37 @@ static bool write_in_place(const char *path)
 	return sys && stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+#define REPLACE_INFIX ".nogvl-lint."
+/* *tmp of an anonymous (O_TMPFILE) temporary starts with this byte; the
+ * rest is the template of the name it is given at commit */
+#define ANON_MARK '\x01'
+
+/* Removes temporaries (".<base>.nogvl-lint.XXXXXX", regular files) that a
+ * run killed with SIGKILL left next to path. */
+static void remove_stale_replace_temps(const char *path)
+{
+	char *dir = path_dirname(path);
+	const char *base = path_basename(path);
+	size_t bl = strlen(base), il = strlen(REPLACE_INFIX);
+	DIR *d = opendir(dir[0] ? dir : ".");
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)) != NULL) {
+			const char *n = de->d_name;
+			if (n[0] != '.' || strncmp(n + 1, base, bl) != 0 || strncmp(n + 1 + bl, REPLACE_INFIX, il) != 0 ||
+			    strlen(n + 1 + bl + il) != 6)
+				continue;
+			char *t = path_join(dir, n);
+			struct stat st;
+			if (lstat(t, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(t);
+			free(t);
+		}
+		closedir(d);
+	}
+	free(dir);
+}
+
 FILE *file_replace_open(const char *path, char **tmp)
 {
 	if (write_in_place(path)) {
@@ -876,23 +908,35 @@ FILE *file_replace_open(const char *path, char **tmp)
 			close(fd);
 		return f;
 	}
+	remove_stale_replace_temps(path);
 	char *dir = path_dirname(path);
-	*tmp = xasprintf("%s/.%s.nogvl-lint.XXXXXX", dir, path_basename(path));
+	mode_t um = umask(0);
+	umask(um);
+	/* anonymous while it is written: a run killed (even by SIGKILL)
+	 * before the commit leaves nothing; it gets a name (linkat through
+	 * /proc/self/fd) only to be renamed at once */
+	int fd = access("/proc/self/fd", X_OK) == 0
+			 ? open(dir[0] ? dir : ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666 & ~um)
+			 : -1;
+	if (fd >= 0) {
+		*tmp = xasprintf("%c%s/.%s" REPLACE_INFIX "XXXXXX", ANON_MARK, dir, path_basename(path));
+	} else {
+		*tmp = xasprintf("%s/.%s" REPLACE_INFIX "XXXXXX", dir, path_basename(path));
+		fd = mkstemp(*tmp);
+	}
 	free(dir);
-	int fd = mkstemp(*tmp);
 	if (fd < 0) {
 		free(*tmp);
 		*tmp = NULL;
 		return NULL;
 	}
-	mode_t um = umask(0);
-	umask(um);
 	fchmod(fd, 0666 & ~um);
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		int e = errno;
 		close(fd);
-		unlink(*tmp);
+		if (**tmp != ANON_MARK)
+			unlink(*tmp);
 		free(*tmp);
 		*tmp = NULL;
 		errno = e;
@@ -900,10 +944,39 @@ FILE *file_replace_open(const char *path, char **tmp)
 	return f;
 }
 
+/* Gives the anonymous file f a name from template (its XXXXXX replaced). */
+static int link_anonymous(FILE *f, char *name)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(f));
+	size_t n = strlen(name);
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+		uint64_t x = str_hash(name) ^ ((uint64_t)getpid() << 20) ^ (uint64_t)(now_seconds() * 1e9) ^
+			     (uint64_t)attempt * 0x9E3779B97F4A7C15u;
+		for (size_t i = n - 6; i < n; i++, x /= 62)
+			name[i] = chars[x % 62];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok)
 {
 	if (fflush(f) != 0 || ferror(f))
 		ok = false;
+	bool anon = tmp && tmp[0] == ANON_MARK;
+	char *name = anon ? tmp + 1 : tmp;
+	if (anon && ok && link_anonymous(f, name) != 0) {
+		ok = false;
+		anon = false; /* nothing named to remove */
+		name = NULL;
+	} else if (anon && !ok) {
+		name = NULL; /* never named */
+	}
 	if (fclose(f) != 0)
 		ok = false;
 	int e = errno;
@@ -911,13 +984,14 @@ int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok)
 		return ok ? 0 : (errno = e ? e : EIO, -1);
 	if (ok) {
 		/* rename replaces a symlink at the name, never its target */
-		if (rename(tmp, path) == 0) {
+		if (rename(name, path) == 0) {
 			free(tmp);
 			return 0;
 		}
 		e = errno;
 	}
-	unlink(tmp);
+	if (name)
+		unlink(name);
 	free(tmp);
 	errno = e ? e : EIO;
 	return -1;

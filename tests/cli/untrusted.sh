@@ -131,6 +131,16 @@ check 2 "-o FIFO: no temporary left" is "$(ls -a | grep -c '^\.fifo\.json\.nogvl
 run --format json -o /dev/stderr ext.c
 check 2 "-o /dev/stderr: the report on stderr, /dev/stderr still a link" has "$ERR" '"findings"'
 check 2 "-o /dev/stderr: /dev/stderr is still a symlink" test -L /dev/stderr
+# a run killed with SIGKILL can leave nothing to clean up itself: the report
+# is written to an anonymous file (O_TMPFILE) named only to be renamed, and
+# temporaries an older version left are removed by the next run
+printf 'half' >.out.json.nogvl-lint.Ab12Cd
+printf 'not ours' >.out.json.nogvl-lint.toolong
+run --format json -o out.json ext.c
+check 2 "-o: a temporary a killed run left is removed" test ! -e .out.json.nogvl-lint.Ab12Cd
+check 2 "-o: a name that is not one of our temporaries is kept" test -e .out.json.nogvl-lint.toolong
+check 2 "-o: the report written" isjson out.json
+check 2 "-o: no temporary left" is "$(ls -a | grep -c '^\.out\.json\.nogvl-lint\.......$')" 0
 
 # ---- 3. --fix and discovery through symlinks out of the tree
 mkdir -p "$T/c3/proj/.git" "$T/c3/victim" && cd "$T/c3/proj" || exit 1
@@ -347,6 +357,21 @@ printf 'rules:\n  ruby-api-without-gvl:\n    severity: warning\n' >.nogvl-lint.y
 run -v .
 check 11 "the root's own configuration applies" has "$OUT" "ext.c:6:2: warning"
 check 11 "-v names the configuration file used" has "$ERR" "^nogvl-lint: configuration file: $T/c11/proj/.nogvl-lint.yml"
+# inherit: true does not reach above the project either: not above the work
+# tree's root, not above a named root without one
+printf 'inherit: true\n' >.nogvl-lint.yml
+run -v .
+check 11 "inherit: true at the named root: the file above does not apply" has "$OUT" "ext.c:6:2: error"
+check 11 "inherit: true at the named root: -v says so" has "$ERR" "inherit: true at the project's root"
+mkdir -p "$T/c11/repo/.git" "$T/c11/repo/ext"
+printf 'inherit: true\n' >"$T/c11/repo/.nogvl-lint.yml"
+write_bad_ext "$T/c11/repo/ext/ext.c"
+cd "$T/c11/repo/ext" && run .
+check 11 "inherit: true at a work tree's root: the file above it does not apply" has "$OUT" "ext.c:6:2: error"
+printf 'rules:\n  ruby-api-without-gvl:\n    severity: warning\n' >"$T/c11/repo/.nogvl-lint.yml"
+printf 'inherit: true\n' >.nogvl-lint.yml
+run .
+check 11 "inherit: true below the work tree's root still inherits from it" has "$OUT" "ext.c:6:2: warning"
 
 # ---- 12. audit-gems: names become Markdown and HTML data
 if command -v python3 >/dev/null 2>&1; then
