@@ -78,6 +78,7 @@ struct scan {
 	strlist queue;
 	struct hmap seen;
 	struct hmap macros; /* simple object-like macros: name -> its text */
+	strlist deferred;   /* file, macro: #include MACRO not known when met */
 	const char *const *sys;
 	size_t nsys;
 };
@@ -165,21 +166,6 @@ static void define_macro(struct scan *s, const char *name, size_t nl, const char
 		free(k); /* the map keeps its first copy of the name */
 }
 
-/* `#define NAME value` (not NAME(...)): remembered for `#include NAME` */
-static void scan_define(struct scan *s, const char *q, const char *le)
-{
-	while (q < le && (*q == ' ' || *q == '\t'))
-		q++;
-	const char *n = q;
-	while (q < le && ident_char(*q))
-		q++;
-	if (q == n || (q < le && *q == '('))
-		return;
-	while (q < le && (*q == ' ' || *q == '\t'))
-		q++;
-	define_macro(s, n, (size_t)(q - n), q, (size_t)(le - q));
-}
-
 /* The name an `#include MACRO` stands for when MACRO is a simple macro
  * (through a few levels); NULL otherwise. */
 static const char *expand_include(const struct scan *s, const char *q, const char *le)
@@ -204,10 +190,36 @@ static const char *expand_include(const struct scan *s, const char *q, const cha
 	return NULL;
 }
 
-static void scan_text(struct scan *s, const char *path, const char *text, size_t len)
+/* What the pre-scan needs of one file, in order: its #define NAME value
+ * lines, its #include lines (a name in "" or <>, or a macro name), and its
+ * neutralised text (NULL when it has no debug pragma). */
+enum { D_DEFINE, D_INCLUDE_Q, D_INCLUDE_A, D_INCLUDE_MACRO };
+struct directive {
+	int kind;
+	char *a, *b; /* name and value; the included name; the macro */
+};
+struct scanned {
+	VEC(struct directive) d;
+	char *neutral;
+	size_t len;
+	char *path; /* when cached: the map's key (overrides name it) */
+	off_t size; /* the file's, when cached */
+	struct timespec mtime;
+};
+
+static void push_directive(struct scanned *sc, int kind, const char *a, size_t al, const char *b, size_t bl)
 {
+	struct directive d = {kind, xstrndup(a, al), b ? xstrndup(b, bl) : NULL};
+	vec_push(&sc->d, d);
+}
+
+static struct scanned *extract(const char *text, size_t len)
+{
+	struct scanned *sc = xcalloc(1, sizeof(*sc));
+	sc->neutral = prescan_neutralise(text, len);
+	sc->len = len;
 	const char *p = text, *end = text + len;
-	while (p < end && !s->ps->refused) {
+	while (p < end) {
 		const char *le = memchr(p, '\n', (size_t)(end - p));
 		if (!le)
 			le = end;
@@ -225,42 +237,139 @@ static void scan_text(struct scan *s, const char *path, const char *text, size_t
 				kw = 7;
 			else if ((size_t)(le - q) >= 6 && memcmp(q, "import", 6) == 0)
 				kw = 6;
-			if (!kw && (size_t)(le - q) >= 7 && memcmp(q, "define", 6) == 0 && (q[6] == ' ' || q[6] == '\t'))
-				scan_define(s, q + 6, le);
+			if (!kw && (size_t)(le - q) >= 7 && memcmp(q, "define", 6) == 0 && (q[6] == ' ' || q[6] == '\t')) {
+				/* `#define NAME value` (not NAME(...)) */
+				q += 6;
+				while (q < le && (*q == ' ' || *q == '\t'))
+					q++;
+				const char *n = q;
+				while (q < le && ident_char(*q))
+					q++;
+				if (q > n && !(q < le && *q == '(')) {
+					const char *nend = q;
+					while (q < le && (*q == ' ' || *q == '\t'))
+						q++;
+					push_directive(sc, D_DEFINE, n, (size_t)(nend - n), q, (size_t)(le - q));
+				}
+			}
 			q += kw;
 			while (kw && q < le && (*q == ' ' || *q == '\t'))
 				q++;
-			const char *vle = le;
 			if (kw && q < le && ident_char(*q)) {
-				const char *v = expand_include(s, q, le);
-				if (v) {
-					q = v;
-					vle = v + strlen(v);
-				}
-			}
-			if (kw && q < vle && (*q == '"' || *q == '<')) {
+				const char *n = q;
+				while (q < le && ident_char(*q))
+					q++;
+				push_directive(sc, D_INCLUDE_MACRO, n, (size_t)(q - n), NULL, 0);
+			} else if (kw && q < le && (*q == '"' || *q == '<')) {
 				char close = *q == '"' ? '"' : '>';
-				const char *ne = memchr(q + 1, close, (size_t)(vle - q - 1));
-				if (ne) {
-					char *name = xstrndup(q + 1, (size_t)(ne - q - 1));
-					resolve(s, path, name, close == '"');
-					free(name);
-				}
+				const char *ne = memchr(q + 1, close, (size_t)(le - q - 1));
+				if (ne)
+					push_directive(sc, close == '"' ? D_INCLUDE_Q : D_INCLUDE_A, q + 1, (size_t)(ne - q - 1),
+						       NULL, 0);
 			}
 		}
 		p = le + 1;
 	}
+	return sc;
 }
 
-static void add_override(struct prescan *ps, const char *path, const char *text, size_t len)
+static void scanned_free(struct scanned *sc)
 {
-	char *n = prescan_neutralise(text, len);
-	if (!n)
+	if (!sc)
 		return;
-	char *name = xstrdup(path);
-	vec_push(&ps->store, name);
-	vec_push(&ps->store, n);
-	struct CXUnsavedFile u = {name, n, (unsigned long)len};
+	for (size_t i = 0; i < sc->d.n; i++) {
+		free(sc->d.v[i].a);
+		free(sc->d.v[i].b);
+	}
+	vec_free(&sc->d);
+	free(sc->neutral);
+	free(sc->path);
+	free(sc);
+}
+
+/* The directives of a file, in the order the preprocessor meets them. */
+static void replay(struct scan *s, const char *path, const struct scanned *sc)
+{
+	for (size_t i = 0; i < sc->d.n && !s->ps->refused; i++) {
+		const struct directive *d = &sc->d.v[i];
+		if (d->kind == D_DEFINE) {
+			define_macro(s, d->a, strlen(d->a), d->b, strlen(d->b));
+		} else if (d->kind == D_INCLUDE_MACRO) {
+			const char *v = expand_include(s, d->a, d->a + strlen(d->a));
+			const char *ne = v ? strchr(v + 1, *v == '"' ? '"' : '>') : NULL;
+			if (ne) {
+				char *name = xstrndup(v + 1, (size_t)(ne - v - 1));
+				resolve(s, path, name, *v == '"');
+				free(name);
+			} else if (s->deferred.n < 4096) {
+				/* the macro may come from a header scanned later */
+				vec_push(&s->deferred, xstrdup(path));
+				vec_push(&s->deferred, xstrdup(d->a));
+			}
+		} else {
+			resolve(s, path, d->a, d->kind == D_INCLUDE_Q);
+		}
+	}
+}
+
+/* Project headers are read once per process (a parser process, or this one
+ * with --tu-timeout 0), not once per file that includes them: path ->
+ * struct scanned, checked against the file's size and time. Bounded; past
+ * the bound a header is read per file again. */
+#define CACHE_MAX_FILES 20000
+#define CACHE_MAX_BYTES (64u * 1024 * 1024) /* of neutralised texts */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hmap header_cache;
+static size_t cache_bytes;
+
+static const struct scanned *cached_header(const char *path, struct scanned **owned)
+{
+	*owned = NULL;
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	pthread_mutex_lock(&cache_lock);
+	const struct scanned *hit = hmap_get(&header_cache, path);
+	pthread_mutex_unlock(&cache_lock);
+	if (hit && hit->size == st.st_size && hit->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    hit->mtime.tv_nsec == st.st_mtim.tv_nsec)
+		return hit;
+	size_t hl = 0;
+	char *h = read_file(path, &hl, MAX_SCANNED_BYTES);
+	if (!h)
+		return NULL;
+	struct scanned *sc = extract(h, hl);
+	free(h);
+	sc->size = st.st_size;
+	sc->mtime = st.st_mtim;
+	pthread_mutex_lock(&cache_lock);
+	size_t add = sc->neutral ? sc->len : 0;
+	if (!hmap_has(&header_cache, path) && header_cache.n < CACHE_MAX_FILES && cache_bytes + add <= CACHE_MAX_BYTES) {
+		sc->path = xstrdup(path);
+		hmap_put(&header_cache, sc->path, sc);
+		cache_bytes += add;
+		pthread_mutex_unlock(&cache_lock);
+		return sc; /* entries stay for the process's life, unchanged */
+	}
+	pthread_mutex_unlock(&cache_lock);
+	*owned = sc;
+	return sc;
+}
+
+static void add_override(struct prescan *ps, const char *path, const struct scanned *sc, bool own)
+{
+	if (!sc->neutral)
+		return;
+	const char *name = sc->path ? sc->path : path, *text = sc->neutral;
+	if (own || !sc->path) {
+		char *n = xstrdup(path), *t = xmalloc(sc->len + 1);
+		memcpy(t, sc->neutral, sc->len + 1);
+		vec_push(&ps->store, n);
+		vec_push(&ps->store, t);
+		name = n;
+		text = t;
+	}
+	struct CXUnsavedFile u = {name, text, (unsigned long)sc->len};
 	vec_push(&ps->overrides, u);
 }
 
@@ -302,17 +411,36 @@ void prescan_run(struct prescan *ps, const char *file, const char *text, size_t 
 		if (strcmp(args[i], "-include") == 0 || strcmp(args[i], "-imacros") == 0)
 			check_named(&s, file, args[i + 1], true);
 	hmap_put(&s.seen, xstrdup(file), (void *)1);
-	add_override(ps, file, text, len);
-	scan_text(&s, file, text, len);
+	struct scanned *main_sc = extract(text, len);
+	add_override(ps, file, main_sc, true);
+	replay(&s, file, main_sc);
+	scanned_free(main_sc);
 	for (size_t qi = 0; qi < s.queue.n && qi < MAX_SCANNED_FILES && !ps->refused; qi++) {
-		size_t hl = 0;
-		char *h = read_file(s.queue.v[qi], &hl, MAX_SCANNED_BYTES);
-		if (!h)
+		struct scanned *owned = NULL;
+		const struct scanned *sc = cached_header(s.queue.v[qi], &owned);
+		if (!sc)
 			continue;
-		add_override(ps, s.queue.v[qi], h, hl);
-		scan_text(&s, s.queue.v[qi], h, hl);
-		free(h);
+		/* a cached text lives as long as the process: no copy */
+		add_override(ps, s.queue.v[qi], sc, owned != NULL);
+		replay(&s, s.queue.v[qi], sc);
+		scanned_free(owned);
 	}
+	/* includes through macros a header defined after the include was met
+	 * (the scan goes file by file, not in the preprocessor's order): tried
+	 * again with every macro seen (this may refuse a file whose include
+	 * the real expansion would not make: "not analysed", never a wrong
+	 * result; the open guard sees what libclang really opens) */
+	for (size_t i = 0; i + 1 < s.deferred.n && !ps->refused; i += 2) {
+		const char *m = s.deferred.v[i + 1];
+		const char *v = expand_include(&s, m, m + strlen(m));
+		const char *ne = v ? strchr(v + 1, *v == '"' ? '"' : '>') : NULL;
+		if (ne) {
+			char *name = xstrndup(v + 1, (size_t)(ne - v - 1));
+			resolve(&s, s.deferred.v[i], name, *v == '"');
+			free(name);
+		}
+	}
+	strlist_free(&s.deferred);
 	hmap_foreach(&s.seen, e) free((char *)e->key);
 	hmap_free(&s.seen);
 	hmap_foreach(&s.macros, e)

@@ -15,7 +15,10 @@
  * (same length, so every offset stays).
  *
  * An include whose name comes from a simple object-like macro
- * (`#define F "x.h"` or -DF=..., then `#include F`) is resolved here too.
+ * (`#define F "x.h"` or -DF=..., then `#include F`) is resolved here too
+ * (a macro defined in a header scanned after the include: with every macro
+ * seen, at the end). Project headers are read once per process (a parser
+ * process, or this one with --tu-timeout 0), checked by size and time.
  * Any other spelling (`#include MACRO(x)`, token pasting, a symlink made
  * to point elsewhere) is caught by the open guard below, which looks at
  * what libclang actually opens.
