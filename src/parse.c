@@ -330,6 +330,10 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 	*err = clang_parseTranslationUnit2(idx, job->file, argv.v, (int)argv.n, unsaved.v, (unsigned)unsaved.n,
 					   flags, &ctu);
 	char *refused = prescan_guard_disarm(guard, names_refused, ctu);
+	static atomic_bool said;
+	if (!prescan_guard_effective() && !atomic_exchange(&said, true))
+		log_verbose(1, "the open guard saw no file opened by libclang: includes named through macros are "
+			       "bounded by --memory-limit and the time limits only");
 	if (refused && ps && !ps->refused && (!ctu || has_error(ctu)))
 		ps->refused = xasprintf("%s %s", job->display ? job->display : job->file, refused);
 	free(refused);
