@@ -286,19 +286,6 @@ static bool names_refused(const char *path, void *ctx)
 	return hit;
 }
 
-static bool has_error(CXTranslationUnit ctu)
-{
-	unsigned n = clang_getNumDiagnostics(ctu);
-	for (unsigned i = 0; i < n; i++) {
-		CXDiagnostic d = clang_getDiagnostic(ctu, i);
-		enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
-		clang_disposeDiagnostic(d);
-		if (sev >= CXDiagnostic_Error)
-			return true;
-	}
-	return false;
-}
-
 static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const argvec *args,
 				  const struct parse_opts *o, struct prescan *ps, const char *stub_path,
 				  const char *stub_text, const char *pch, enum CXErrorCode *err)
@@ -334,7 +321,7 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 	if (!prescan_guard_effective() && !atomic_exchange(&said, true))
 		log_verbose(1, "the open guard saw no file opened by libclang: includes named through macros are "
 			       "bounded by --memory-limit and the time limits only");
-	if (refused && ps && !ps->refused && (!ctu || has_error(ctu)))
+	if (refused && ps && !ps->refused)
 		ps->refused = xasprintf("%s %s", job->display ? job->display : job->file, refused);
 	free(refused);
 	vec_free(&argv);

@@ -576,7 +576,7 @@ char *prescan_guard_disarm(unsigned long token, bool (*mine)(const char *path, v
 			why = xstrdup(guard_log[q % GUARD_LOG].text);
 	}
 	pthread_mutex_unlock(&guard_lock);
-	if (why) {
+	if (mine) {
 		free(first);
 		return why;
 	}

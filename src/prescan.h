@@ -59,11 +59,12 @@ char *prescan_neutralise(const char *text, size_t len);
 
 /* Arms the open guard for one parse; returns a token for disarm. Arms
  * nest (parses on several threads): a refusal is then seen by every parse
- * armed at the time, so it can fail a file that did not cause it (never
- * the reverse). */
+ * armed at the time, and claimed by those whose errors name the file. */
 unsigned long prescan_guard_arm(void);
-/* Disarms; returns (malloc'd) the first refusal since arm for which
- * mine(path, ctx) holds, else the first refusal since arm, or NULL. */
+/* Disarms; returns (malloc'd) the first refusal since arm (for which
+ * mine(path, ctx) holds, when mine is given: with parses on several threads,
+ * the parse whose include was refused; an open libclang makes for itself
+ * is not an include), or NULL. */
 char *prescan_guard_disarm(unsigned long token, bool (*mine)(const char *path, void *ctx), void *ctx);
 /* Whether the guard has seen an open from libclang in this process. */
 bool prescan_guard_effective(void);
