@@ -64,6 +64,11 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
  * pointer whose target is unknown are "cannot verify". */
 void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g);
+/* What of the site gate_check_shared_state reads beyond its callback's
+ * targets: whether a lock is held at the release call (or at a wrapper's).
+ * Sites with the same targets and the same answer get the same evidence
+ * (offload.c shares it). */
+bool shared_state_site_locked(const struct model *m, const struct msite *s);
 /* GATE_INPUTS (inputs_flow.c): pointers into Ruby objects in the callback's data are
  * frozen, fresh, copied or locked, and their owners kept alive. Receiver memory
  * and data filled by the caller make it "cannot verify". */

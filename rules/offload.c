@@ -62,11 +62,18 @@ static void parse_fact(const struct tu_facts *tu, struct gate_evidence *e)
  * gate is computed from all of it before the cap. */
 #define MAX_EVIDENCE_PER_GATE 10
 
-/* Memo of the gates that depend on the callback's reach set alone (Ruby API
- * and rb_thread_call_with_gvl: gate_check_ruby_api reads rs->fns and the
- * functions' events, nothing of the site), keyed by the callback's targets:
- * sites sharing a callback share that evidence instead of re-walking the
- * chain. Lives for one offload_compute. */
+/* Memo of the gates whose evidence depends on the callback alone, or on the
+ * callback and one known property of the site, keyed by the callback's
+ * targets (and that property): sites sharing a callback share that evidence
+ * instead of re-walking the chain. Lives for one offload_compute.
+ *   - Ruby API and rb_thread_call_with_gvl: gate_check_ruby_api reads
+ *     rs->fns and the functions' events, nothing of the site;
+ *   - thread state: the same (gate_check_thread_state ignores the site);
+ *   - shared state: the reach set, the targets, and whether a lock is held
+ *     at the release call or a wrapper's (shared_state_site_locked).
+ * (rs->fns is the breadth-first walk from the targets: the same for every
+ * site with the same targets.) The other gates read the site's function,
+ * its data argument or its UBF, and run per site. */
 struct cb_memo {
 	struct hmap by_key; /* "t1,t2,..." -> struct gate_result * */
 	struct strpool keys;
@@ -102,12 +109,12 @@ static void copy_evidence(struct gate_result *to, const struct gate_result *from
 			to->state[g] = from->state[g];
 }
 
-/* The Ruby API gate's evidence for this callback, computed once per target set. */
-static void ruby_api_memo(struct cb_memo *memo, const struct model *m, const struct msite *s,
-			  const struct reach_set *rs, struct gate_result *g)
+/* The gate's evidence for this callback (and site property), computed once. */
+static void gate_memo(struct cb_memo *memo, int gi, const char *prop, const struct model *m, const struct msite *s,
+		      const struct reach_set *rs, struct gate_result *g)
 {
 	struct strbuf k = {0};
-	sb_puts(&k, "");
+	sb_printf(&k, "%d:%s:", gi, prop);
 	for (uint32_t i = 0; i < s->cb.ntargets; i++)
 		sb_printf(&k, "%u,", s->cb.targets[i]);
 	const char *key = intern(&memo->keys, sb_str(&k));
@@ -115,7 +122,7 @@ static void ruby_api_memo(struct cb_memo *memo, const struct model *m, const str
 	struct gate_result *r = hmap_get(&memo->by_key, key);
 	if (!r) {
 		r = xcalloc(1, sizeof(*r));
-		gate_check_ruby_api(m, s, rs, r);
+		checkers[gi](m, s, rs, r);
 		hmap_put(&memo->by_key, key, r);
 	}
 	copy_evidence(g, r);
@@ -185,8 +192,10 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 	struct reach_set rs;
 	model_reach_from(m, &s->cb, (int32_t)s->id, &rs);
 	for (int gi = 0; gi < GATE_COUNT; gi++) {
-		if (checkers[gi] == gate_check_ruby_api)
-			ruby_api_memo(memo, m, s, &rs, &oi->g);
+		if (gi == GATE_RUBY_API || gi == GATE_THREAD_STATE)
+			gate_memo(memo, gi, "", m, s, &rs, &oi->g);
+		else if (gi == GATE_SHARED_STATE)
+			gate_memo(memo, gi, shared_state_site_locked(m, s) ? "locked" : "", m, s, &rs, &oi->g);
 		else
 			checkers[gi](m, s, &rs, &oi->g);
 	}

@@ -1198,6 +1198,19 @@ static void process_state(struct state_ctx *c, struct gate_result *g, uint32_t f
 	hmap_put(&c->first_write, key, (void *)(uintptr_t)g->ev.n);
 }
 
+bool shared_state_site_locked(const struct model *m, const struct msite *s)
+{
+	struct state_ctx c;
+	ctx_init(&c, m);
+	const struct msite *callers[8];
+	uint32_t nc = site_callers(m, s, callers, 8);
+	bool locked = false;
+	for (uint32_t i = 0; i < nc && !locked; i++)
+		locked = held_before(&c, callers[i]->fn, callers[i]->ev, NULL) > 0;
+	ctx_free(&c);
+	return locked;
+}
+
 void gate_check_shared_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g)
 {
@@ -1879,10 +1892,35 @@ static bool site_offloaded(const struct msite *s)
 	return s->flags_known && (s->flags & NOGVL_OFFLOAD_SAFE);
 }
 
+/* When every checker's evidence depends on the callback's targets alone (and,
+ * for the shared-state gate, on whether a lock is held at the site: see
+ * shared_state_site_locked), the key of that evidence; else NULL. A site
+ * with the key of an earlier site would report the same findings, which are
+ * reported once anyway: 3,000 sites on one chain walked it 3,000 times per
+ * rule. */
+static const char *callback_key(const struct model *m, const struct msite *s, const gate_checker *checkers,
+				unsigned nchecks, struct strpool *keys)
+{
+	bool locked_matters = false;
+	for (unsigned k = 0; k < nchecks; k++) {
+		if (checkers[k] == gate_check_shared_state)
+			locked_matters = true;
+		else if (checkers[k] != gate_check_thread_state)
+			return NULL;
+	}
+	struct strbuf b = {0};
+	sb_printf(&b, "cb:%d:", locked_matters && shared_state_site_locked(m, s));
+	for (uint32_t i = 0; i < s->cb.ntargets; i++)
+		sb_printf(&b, "%u,", s->cb.targets[i]);
+	const char *key = intern(keys, sb_str(&b));
+	sb_free(&b);
+	return key;
+}
+
 void state_rule_run(struct rule_ctx *rc, const gate_checker *checkers, unsigned nchecks, bool offload_only)
 {
 	const struct model *m = rc->m;
-	struct hmap seen = {0};
+	struct hmap seen = {0}, walked = {0};
 	struct strpool keys = {0};
 	for (size_t si = 0; si < m->sites.n; si++) {
 		const struct msite *s = &m->sites.v[si];
@@ -1890,6 +1928,12 @@ void state_rule_run(struct rule_ctx *rc, const gate_checker *checkers, unsigned 
 			continue;
 		if (offload_only && !site_offloaded(s))
 			continue; /* same thread: no hazard (the gate still fails) */
+		const char *ck = callback_key(m, s, checkers, nchecks, &keys);
+		if (ck) {
+			if (hmap_has(&walked, ck))
+				continue;
+			hmap_put(&walked, ck, (void *)1);
+		}
 		struct reach_set rs;
 		model_reach_from(m, &s->cb, (int32_t)si, &rs);
 		struct gate_result g = {0};
@@ -1923,5 +1967,6 @@ void state_rule_run(struct rule_ctx *rc, const gate_checker *checkers, unsigned 
 		reach_set_free(&rs);
 	}
 	hmap_free(&seen);
+	hmap_free(&walked);
 	strpool_free(&keys);
 }

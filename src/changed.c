@@ -238,82 +238,50 @@ int changed_parse(const char *text, size_t len, const char *base, struct changed
 	return 0;
 }
 
-/* Runs argv in dir; stdout (up to max bytes) in *out, the first line of
- * stderr in *why. Returns the exit status, or -1 when it did not run. */
+/* Runs argv in dir (run_process: no shell, closed descriptors, at most
+ * CHANGED_GIT_TIMEOUT_MS); stdout (up to max bytes) in *out, the first line
+ * of stderr in *why. Returns the exit status, or -1 when it did not run to
+ * its end. */
 static int run_in(char *const argv[], const char *dir, size_t max, struct strbuf *out, char **why)
 {
-	int fds[2];
-	FILE *errf = tmpfile();
-	if (!errf || pipe(fds) != 0) {
-		if (errf)
-			fclose(errf);
+	struct run_spec spec = {.argv = argv, .dir = dir, .timeout_ms = CHANGED_GIT_TIMEOUT_MS, .max_out = max,
+				.keep_err = true};
+	struct run_result r;
+	run_process(&spec, &r);
+	int ret = -1;
+	switch (r.outcome) {
+	case RUN_CANNOT:
 		*why = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
-		return -1;
-	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		*why = xasprintf("cannot run %s: %s", argv[0], strerror(errno));
-		close(fds[0]);
-		close(fds[1]);
-		fclose(errf);
-		return -1;
-	}
-	if (pid == 0) {
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(fds[1], 1);
-		dup2(fileno(errf), 2);
-		close(fds[0]);
-		close(fds[1]);
-		if (chdir(dir) != 0) {
-			dprintf(2, "cannot enter %s: %s\n", dir, strerror(errno));
-			_exit(126);
-		}
-		execvp(argv[0], argv);
-		dprintf(2, "cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(fds[1]);
-	char buf[65536];
-	bool too_big = false;
-	for (;;) {
-		ssize_t r = read(fds[0], buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
+		break;
+	case RUN_NOT_FOUND:
+		*why = xasprintf("cannot run %s: not found", argv[0]);
+		break;
+	case RUN_TOO_MUCH:
+		if (max >= (1u << 20))
+			*why = xasprintf("the output of %s is larger than %zu MB", argv[0], max >> 20);
+		else
+			*why = xasprintf("the output of %s is larger than %zu bytes", argv[0], max);
+		break;
+	case RUN_TIMED_OUT:
+		*why = xasprintf("%s took longer than %u s; stopped", argv[0], CHANGED_GIT_TIMEOUT_MS / 1000);
+		break;
+	case RUN_OK:
+	case RUN_FAILED:
+		if (r.signal) {
+			*why = xasprintf("%s was killed by signal %d", argv[0], r.signal);
 			break;
-		if (out->len + (size_t)r > max) {
-			too_big = true;
-			continue; /* drain */
 		}
-		sb_add(out, buf, (size_t)r);
+		sb_add(out, r.out, r.out_len);
+		ret = r.status;
+		if (ret != 0) {
+			struct strbuf sb = {0};
+			sb_put_visible(&sb, r.err_line && *r.err_line ? r.err_line : "failed");
+			*why = sb_detach(&sb);
+		}
+		break;
 	}
-	close(fds[0]);
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	char line[512] = "";
-	rewind(errf);
-	if (!fgets(line, sizeof(line), errf))
-		line[0] = '\0';
-	fclose(errf);
-	line[strcspn(line, "\r\n")] = '\0';
-	if (too_big) {
-		*why = xasprintf("the output of %s is larger than %u MB", argv[0], CHANGED_MAX_DIFF >> 20);
-		return -1;
-	}
-	if (!WIFEXITED(status)) {
-		*why = xasprintf("%s was killed by signal %d", argv[0], WTERMSIG(status));
-		return -1;
-	}
-	if (WEXITSTATUS(status) != 0) {
-		struct strbuf sb = {0};
-		sb_put_visible(&sb, *line ? line : "failed");
-		*why = sb_detach(&sb);
-	}
-	return WEXITSTATUS(status);
+	run_result_free(&r);
+	return ret;
 }
 
 int changed_load(const char *spec, const char *dir, struct changed_lines *cl, char **err)

@@ -27,6 +27,8 @@ struct changed_lines {
 
 /* The largest diff read (git's output or stdin). */
 #define CHANGED_MAX_DIFF (256u * 1024 * 1024)
+/* git (rev-parse, diff) gets this long before it is stopped */
+#define CHANGED_GIT_TIMEOUT_MS (300u * 1000)
 
 /* Parses a unified diff (git's, or diff -u's; context lines allowed). File
  * names are taken from the "+++" lines (b/ stripped when the "---" line has

@@ -458,13 +458,22 @@ static struct config *nearest(struct config_set *cs, const char *dir, bool stop_
 		d = up;
 	}
 	free(d);
-	/* cache only the plain (stop_at_git) walk: the inherit walk may go further */
+	/* (every walk stops at the same places: inherit's too) */
 	if (stop_at_git)
 		for (size_t i = 0; i < visited.n; i++)
 			if (!hmap_has(&cs->by_dir, visited.v[i]))
 				hmap_put(&cs->by_dir, xstrdup(visited.v[i]), found);
 	strlist_free(&visited);
 	return found;
+}
+
+/* dir is where discovery stops: "/", a work tree's root, a named root or $HOME */
+static bool at_stop(const struct config_set *cs, const char *dir)
+{
+	char *g = path_join(dir, ".git");
+	bool stop = strcmp(dir, "/") == 0 || path_is_dir(g) || path_is_file(g) || strlist_has(&cs->stops, dir);
+	free(g);
+	return stop;
 }
 
 static struct config *load_cached(struct config_set *cs, const char *file)
@@ -482,9 +491,13 @@ static struct config *load_cached(struct config_set *cs, const char *file)
 	}
 	hmap_put(&cs->by_path, xstrdup(c->path), c);
 	log_verbose(1, "configuration file: %s", c->path);
-	if (c->inherit && strcmp(c->dir, "/") != 0) {
+	if (c->inherit && at_stop(cs, c->dir)) {
+		/* the root of the work tree (or a named root, or $HOME): what is
+		 * above is not the project's */
+		log_verbose(1, "%s: inherit: true at the project's root; nothing above it is used", c->path);
+	} else if (c->inherit) {
 		char *up = path_dirname(c->dir);
-		struct config *p = nearest(cs, up, false);
+		struct config *p = nearest(cs, up, true);
 		free(up);
 		if (!p)
 			return NULL;

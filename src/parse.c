@@ -263,8 +263,31 @@ static const char *const extra_clang_args[] = {
 
 typedef VEC(const char *) argvec;
 
+/* Whether a parse has an error naming the refused file (a refused open
+ * leaves one where it is; with parses on several threads, the refusal may be
+ * another's). */
+static bool names_refused(const char *path, void *ctx)
+{
+	CXTranslationUnit ctu = ctx;
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	bool hit = false;
+	unsigned n = ctu ? clang_getNumDiagnostics(ctu) : 0;
+	for (unsigned i = 0; i < n && !hit; i++) {
+		CXDiagnostic d = clang_getDiagnostic(ctu, i);
+		if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+			CXString sp = clang_getDiagnosticSpelling(d);
+			const char *t = clang_getCString(sp);
+			hit = t && strstr(t, base);
+			clang_disposeString(sp);
+		}
+		clang_disposeDiagnostic(d);
+	}
+	return hit;
+}
+
 static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const argvec *args,
-				  const struct parse_opts *o, const struct prescan *ps, const char *stub_path,
+				  const struct parse_opts *o, struct prescan *ps, const char *stub_path,
 				  const char *stub_text, const char *pch, enum CXErrorCode *err)
 {
 	argvec argv = {0};
@@ -289,8 +312,18 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 	}
 	unsigned flags = CXTranslationUnit_DetailedPreprocessingRecord | CXTranslationUnit_KeepGoing;
 	CXTranslationUnit ctu = NULL;
+	/* what libclang opens is looked at as it opens it (prescan.h) */
+	unsigned long guard = prescan_guard_arm();
 	*err = clang_parseTranslationUnit2(idx, job->file, argv.v, (int)argv.n, unsaved.v, (unsigned)unsaved.n,
 					   flags, &ctu);
+	char *refused = prescan_guard_disarm(guard, names_refused, ctu);
+	static atomic_bool said;
+	if (!prescan_guard_effective() && !atomic_exchange(&said, true))
+		log_verbose(1, "the open guard saw no file opened by libclang: includes named through macros are "
+			       "bounded by --memory-limit and the time limits only");
+	if (refused && ps && !ps->refused)
+		ps->refused = xasprintf("%s %s", job->display ? job->display : job->file, refused);
+	free(refused);
 	vec_free(&argv);
 	vec_free(&unsaved);
 	return ctu;
@@ -669,6 +702,17 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		tu->pch_use = PCH_USE_FELL_BACK;
 		ctu = do_parse(cxindex, job, &args, o, &ps, NULL, NULL, NULL, &err);
 	}
+	if (ps.refused) {
+		/* an include the pre-scan could not resolve, refused as libclang
+		 * opened it: nothing of this parse is used */
+		fail(tu, ps.refused);
+		free(text);
+		vec_free(&args);
+		prescan_free(&ps);
+		if (ctu)
+			clang_disposeTranslationUnit(ctu);
+		return tu;
+	}
 	if (!ctu || err != CXError_Success) {
 		const char *why = err == CXError_Crashed ? "libclang crashed while parsing"
 				  : err == CXError_ASTReadError ? "libclang could not read the AST"
@@ -712,6 +756,14 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		free(stub_text);
 		hmap_free(&st.names);
 		strpool_free(&st.pool);
+		if (ps.refused) {
+			fail(tu, ps.refused);
+			clang_disposeTranslationUnit(ctu);
+			free(text);
+			vec_free(&args);
+			prescan_free(&ps);
+			return tu;
+		}
 	}
 	count_errors(ctu, tu, true);
 	tu->status = tu->nerrors ? TU_ERRORS : TU_OK;

@@ -1,5 +1,6 @@
 /* pch.c: see pch.h. */
 #include "pch.h"
+#include "prescan.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -619,11 +620,16 @@ static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const 
 	for (unsigned i = 0; i < o->nvirtual; i++)
 		vec_push(&uf, o->virtual_files[i]);
 	CXTranslationUnit tu = NULL;
+	/* the open guard (prescan.h): a refused open leaves no preamble; the
+	 * file's own parse then meets the same refusal */
+	unsigned long guard = prescan_guard_arm();
 	enum CXErrorCode e = clang_parseTranslationUnit2(idx, hdr, argv.v, (int)argv.n, uf.v, (unsigned)uf.n,
 							 CXTranslationUnit_ForSerialization | CXTranslationUnit_Incomplete |
 							 CXTranslationUnit_DetailedPreprocessingRecord,
 							 &tu);
-	bool ok = e == CXError_Success && tu;
+	char *refused = prescan_guard_disarm(guard, NULL, NULL);
+	bool ok = e == CXError_Success && tu && !refused;
+	free(refused);
 	if (ok) {
 		unsigned n = clang_getNumDiagnostics(tu);
 		for (unsigned i = 0; i < n && ok; i++) {

@@ -2,9 +2,15 @@
 #include "prescan.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define MAX_SCANNED_FILES 2000
 #define MAX_SCANNED_BYTES (8u * 1024 * 1024) /* per file */
@@ -71,6 +77,8 @@ struct scan {
 	strlist quote_dirs, dirs; /* -iquote; -I -isystem -idirafter in order */
 	strlist queue;
 	struct hmap seen;
+	struct hmap macros; /* simple object-like macros: name -> its text */
+	strlist deferred;   /* file, macro: #include MACRO not known when met */
 	const char *const *sys;
 	size_t nsys;
 };
@@ -142,10 +150,76 @@ static void resolve(struct scan *s, const char *from, const char *name, bool quo
 	}
 }
 
-static void scan_text(struct scan *s, const char *path, const char *text, size_t len)
+static bool ident_char(char c)
 {
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static void define_macro(struct scan *s, const char *name, size_t nl, const char *val, size_t vl)
+{
+	while (vl && (val[vl - 1] == ' ' || val[vl - 1] == '\t' || val[vl - 1] == '\r'))
+		vl--;
+	char *k = xstrndup(name, nl);
+	bool had = hmap_has(&s->macros, k);
+	free(hmap_put(&s->macros, k, xstrndup(val, vl)));
+	if (had)
+		free(k); /* the map keeps its first copy of the name */
+}
+
+/* The name an `#include MACRO` stands for when MACRO is a simple macro
+ * (through a few levels); NULL otherwise. */
+static const char *expand_include(const struct scan *s, const char *q, const char *le)
+{
+	char name[128];
+	for (int depth = 0; depth < 8; depth++) {
+		size_t nl = 0;
+		while (q + nl < le && ident_char(q[nl]))
+			nl++;
+		if (!nl || nl >= sizeof(name))
+			return NULL;
+		memcpy(name, q, nl);
+		name[nl] = '\0';
+		const char *v = hmap_get(&s->macros, name);
+		if (!v)
+			return NULL;
+		if (*v == '"' || *v == '<')
+			return v;
+		q = v;
+		le = v + strlen(v);
+	}
+	return NULL;
+}
+
+/* What the pre-scan needs of one file, in order: its #define NAME value
+ * lines, its #include lines (a name in "" or <>, or a macro name), and its
+ * neutralised text (NULL when it has no debug pragma). */
+enum { D_DEFINE, D_INCLUDE_Q, D_INCLUDE_A, D_INCLUDE_MACRO };
+struct directive {
+	int kind;
+	char *a, *b; /* name and value; the included name; the macro */
+};
+struct scanned {
+	VEC(struct directive) d;
+	char *neutral;
+	size_t len;
+	char *path; /* when cached: the map's key (overrides name it) */
+	off_t size; /* the file's, when cached */
+	struct timespec mtime;
+};
+
+static void push_directive(struct scanned *sc, int kind, const char *a, size_t al, const char *b, size_t bl)
+{
+	struct directive d = {kind, xstrndup(a, al), b ? xstrndup(b, bl) : NULL};
+	vec_push(&sc->d, d);
+}
+
+static struct scanned *extract(const char *text, size_t len)
+{
+	struct scanned *sc = xcalloc(1, sizeof(*sc));
+	sc->neutral = prescan_neutralise(text, len);
+	sc->len = len;
 	const char *p = text, *end = text + len;
-	while (p < end && !s->ps->refused) {
+	while (p < end) {
 		const char *le = memchr(p, '\n', (size_t)(end - p));
 		if (!le)
 			le = end;
@@ -163,32 +237,139 @@ static void scan_text(struct scan *s, const char *path, const char *text, size_t
 				kw = 7;
 			else if ((size_t)(le - q) >= 6 && memcmp(q, "import", 6) == 0)
 				kw = 6;
+			if (!kw && (size_t)(le - q) >= 7 && memcmp(q, "define", 6) == 0 && (q[6] == ' ' || q[6] == '\t')) {
+				/* `#define NAME value` (not NAME(...)) */
+				q += 6;
+				while (q < le && (*q == ' ' || *q == '\t'))
+					q++;
+				const char *n = q;
+				while (q < le && ident_char(*q))
+					q++;
+				if (q > n && !(q < le && *q == '(')) {
+					const char *nend = q;
+					while (q < le && (*q == ' ' || *q == '\t'))
+						q++;
+					push_directive(sc, D_DEFINE, n, (size_t)(nend - n), q, (size_t)(le - q));
+				}
+			}
 			q += kw;
 			while (kw && q < le && (*q == ' ' || *q == '\t'))
 				q++;
-			if (kw && q < le && (*q == '"' || *q == '<')) {
+			if (kw && q < le && ident_char(*q)) {
+				const char *n = q;
+				while (q < le && ident_char(*q))
+					q++;
+				push_directive(sc, D_INCLUDE_MACRO, n, (size_t)(q - n), NULL, 0);
+			} else if (kw && q < le && (*q == '"' || *q == '<')) {
 				char close = *q == '"' ? '"' : '>';
 				const char *ne = memchr(q + 1, close, (size_t)(le - q - 1));
-				if (ne) {
-					char *name = xstrndup(q + 1, (size_t)(ne - q - 1));
-					resolve(s, path, name, close == '"');
-					free(name);
-				}
+				if (ne)
+					push_directive(sc, close == '"' ? D_INCLUDE_Q : D_INCLUDE_A, q + 1, (size_t)(ne - q - 1),
+						       NULL, 0);
 			}
 		}
 		p = le + 1;
 	}
+	return sc;
 }
 
-static void add_override(struct prescan *ps, const char *path, const char *text, size_t len)
+static void scanned_free(struct scanned *sc)
 {
-	char *n = prescan_neutralise(text, len);
-	if (!n)
+	if (!sc)
 		return;
-	char *name = xstrdup(path);
-	vec_push(&ps->store, name);
-	vec_push(&ps->store, n);
-	struct CXUnsavedFile u = {name, n, (unsigned long)len};
+	for (size_t i = 0; i < sc->d.n; i++) {
+		free(sc->d.v[i].a);
+		free(sc->d.v[i].b);
+	}
+	vec_free(&sc->d);
+	free(sc->neutral);
+	free(sc->path);
+	free(sc);
+}
+
+/* The directives of a file, in the order the preprocessor meets them. */
+static void replay(struct scan *s, const char *path, const struct scanned *sc)
+{
+	for (size_t i = 0; i < sc->d.n && !s->ps->refused; i++) {
+		const struct directive *d = &sc->d.v[i];
+		if (d->kind == D_DEFINE) {
+			define_macro(s, d->a, strlen(d->a), d->b, strlen(d->b));
+		} else if (d->kind == D_INCLUDE_MACRO) {
+			const char *v = expand_include(s, d->a, d->a + strlen(d->a));
+			const char *ne = v ? strchr(v + 1, *v == '"' ? '"' : '>') : NULL;
+			if (ne) {
+				char *name = xstrndup(v + 1, (size_t)(ne - v - 1));
+				resolve(s, path, name, *v == '"');
+				free(name);
+			} else if (s->deferred.n < 4096) {
+				/* the macro may come from a header scanned later */
+				vec_push(&s->deferred, xstrdup(path));
+				vec_push(&s->deferred, xstrdup(d->a));
+			}
+		} else {
+			resolve(s, path, d->a, d->kind == D_INCLUDE_Q);
+		}
+	}
+}
+
+/* Project headers are read once per process (a parser process, or this one
+ * with --tu-timeout 0), not once per file that includes them: path ->
+ * struct scanned, checked against the file's size and time. Bounded; past
+ * the bound a header is read per file again. */
+#define CACHE_MAX_FILES 20000
+#define CACHE_MAX_BYTES (64u * 1024 * 1024) /* of neutralised texts */
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct hmap header_cache;
+static size_t cache_bytes;
+
+static const struct scanned *cached_header(const char *path, struct scanned **owned)
+{
+	*owned = NULL;
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	pthread_mutex_lock(&cache_lock);
+	const struct scanned *hit = hmap_get(&header_cache, path);
+	pthread_mutex_unlock(&cache_lock);
+	if (hit && hit->size == st.st_size && hit->mtime.tv_sec == st.st_mtim.tv_sec &&
+	    hit->mtime.tv_nsec == st.st_mtim.tv_nsec)
+		return hit;
+	size_t hl = 0;
+	char *h = read_file(path, &hl, MAX_SCANNED_BYTES);
+	if (!h)
+		return NULL;
+	struct scanned *sc = extract(h, hl);
+	free(h);
+	sc->size = st.st_size;
+	sc->mtime = st.st_mtim;
+	pthread_mutex_lock(&cache_lock);
+	size_t add = sc->neutral ? sc->len : 0;
+	if (!hmap_has(&header_cache, path) && header_cache.n < CACHE_MAX_FILES && cache_bytes + add <= CACHE_MAX_BYTES) {
+		sc->path = xstrdup(path);
+		hmap_put(&header_cache, sc->path, sc);
+		cache_bytes += add;
+		pthread_mutex_unlock(&cache_lock);
+		return sc; /* entries stay for the process's life, unchanged */
+	}
+	pthread_mutex_unlock(&cache_lock);
+	*owned = sc;
+	return sc;
+}
+
+static void add_override(struct prescan *ps, const char *path, const struct scanned *sc, bool own)
+{
+	if (!sc->neutral)
+		return;
+	const char *name = sc->path ? sc->path : path, *text = sc->neutral;
+	if (own || !sc->path) {
+		char *n = xstrdup(path), *t = xmalloc(sc->len + 1);
+		memcpy(t, sc->neutral, sc->len + 1);
+		vec_push(&ps->store, n);
+		vec_push(&ps->store, t);
+		name = n;
+		text = t;
+	}
+	struct CXUnsavedFile u = {name, text, (unsigned long)sc->len};
 	vec_push(&ps->overrides, u);
 }
 
@@ -216,26 +397,58 @@ void prescan_run(struct prescan *ps, const char *file, const char *text, size_t 
 	s.ps = ps;
 	s.sys = sys_dirs;
 	s.nsys = nsys;
-	for (size_t i = 0; i < nargs; i++)
+	for (size_t i = 0; i < nargs; i++) {
+		/* -DNAME=value, -D NAME=value */
+		const char *d = strncmp(args[i], "-D", 2) == 0 ? (args[i][2] ? args[i] + 2 : (i + 1 < nargs ? args[i + 1] : NULL))
+							       : NULL;
+		const char *eq = d ? strchr(d, '=') : NULL;
+		if (eq && eq > d)
+			define_macro(&s, d, (size_t)(eq - d), eq + 1, strlen(eq + 1));
 		dir_arg(&s, args, nargs, &i);
+	}
 	/* -include FILE, -imacros FILE: opened as named */
 	for (size_t i = 0; i + 1 < nargs && !ps->refused; i++)
 		if (strcmp(args[i], "-include") == 0 || strcmp(args[i], "-imacros") == 0)
 			check_named(&s, file, args[i + 1], true);
 	hmap_put(&s.seen, xstrdup(file), (void *)1);
-	add_override(ps, file, text, len);
-	scan_text(&s, file, text, len);
+	struct scanned *main_sc = extract(text, len);
+	add_override(ps, file, main_sc, true);
+	replay(&s, file, main_sc);
+	scanned_free(main_sc);
 	for (size_t qi = 0; qi < s.queue.n && qi < MAX_SCANNED_FILES && !ps->refused; qi++) {
-		size_t hl = 0;
-		char *h = read_file(s.queue.v[qi], &hl, MAX_SCANNED_BYTES);
-		if (!h)
+		struct scanned *owned = NULL;
+		const struct scanned *sc = cached_header(s.queue.v[qi], &owned);
+		if (!sc)
 			continue;
-		add_override(ps, s.queue.v[qi], h, hl);
-		scan_text(&s, s.queue.v[qi], h, hl);
-		free(h);
+		/* a cached text lives as long as the process: no copy */
+		add_override(ps, s.queue.v[qi], sc, owned != NULL);
+		replay(&s, s.queue.v[qi], sc);
+		scanned_free(owned);
 	}
+	/* includes through macros a header defined after the include was met
+	 * (the scan goes file by file, not in the preprocessor's order): tried
+	 * again with every macro seen (this may refuse a file whose include
+	 * the real expansion would not make: "not analysed", never a wrong
+	 * result; the open guard sees what libclang really opens) */
+	for (size_t i = 0; i + 1 < s.deferred.n && !ps->refused; i += 2) {
+		const char *m = s.deferred.v[i + 1];
+		const char *v = expand_include(&s, m, m + strlen(m));
+		const char *ne = v ? strchr(v + 1, *v == '"' ? '"' : '>') : NULL;
+		if (ne) {
+			char *name = xstrndup(v + 1, (size_t)(ne - v - 1));
+			resolve(&s, s.deferred.v[i], name, *v == '"');
+			free(name);
+		}
+	}
+	strlist_free(&s.deferred);
 	hmap_foreach(&s.seen, e) free((char *)e->key);
 	hmap_free(&s.seen);
+	hmap_foreach(&s.macros, e)
+	{
+		free((char *)e->key);
+		free(e->val);
+	}
+	hmap_free(&s.macros);
 	vec_free(&s.queue); /* its strings are the keys of seen */
 	strlist_free(&s.quote_dirs);
 	strlist_free(&s.dirs);
@@ -247,4 +460,130 @@ void prescan_free(struct prescan *ps)
 	vec_free(&ps->overrides);
 	free(ps->refused);
 	memset(ps, 0, sizeof(*ps));
+}
+
+/* ---- the open guard (prescan.h) ---- */
+
+#define GUARD_LOG 16
+
+static atomic_int guard_armed;
+static atomic_ulong guard_seen; /* opens looked at while armed */
+static atomic_ulong guard_seq;  /* refusals so far */
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	unsigned long seq;
+	char path[256];
+	char text[320];
+} guard_log[GUARD_LOG];
+
+static int raw_open(const char *path, int flags, mode_t mode)
+{
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+static void guard_record(const char *path, const char *what)
+{
+	pthread_mutex_lock(&guard_lock);
+	unsigned long seq = atomic_fetch_add(&guard_seq, 1) + 1;
+	guard_log[seq % GUARD_LOG].seq = seq;
+	snprintf(guard_log[seq % GUARD_LOG].path, sizeof(guard_log[0].path), "%s", path);
+	snprintf(guard_log[seq % GUARD_LOG].text, sizeof(guard_log[0].text),
+		 "includes '%s', which is %s: not opened", path, what);
+	pthread_mutex_unlock(&guard_lock);
+}
+
+/* Why path must not be opened (static text), or NULL. */
+static const char *guard_check(const char *path, struct stat *st)
+{
+	if (strcmp(path, "/dev/null") == 0) /* empty: harmless (and the flag probe's file) */
+		return NULL;
+	if (stat(path, st) != 0 || S_ISDIR(st->st_mode))
+		return NULL; /* the open fails, or opens a directory, as it would anyway */
+	if (!S_ISREG(st->st_mode))
+		return S_ISFIFO(st->st_mode) ? "a FIFO" : S_ISSOCK(st->st_mode) ? "a socket" : "a device";
+	char *real = realpath(path, NULL);
+	bool special = real && special_place(real);
+	free(real);
+	return special ? "a file under /dev, /proc or /sys" : NULL;
+}
+
+static int guarded_open(const char *path, int flags, mode_t mode)
+{
+	if (!atomic_load(&guard_armed) || !path || (flags & O_ACCMODE) != O_RDONLY || ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE))
+		return raw_open(path, flags, mode);
+	atomic_fetch_add(&guard_seen, 1);
+	struct stat st, st2;
+	const char *why = guard_check(path, &st);
+	if (!why) {
+		int fd = raw_open(path, flags, mode);
+		if (fd < 0 || !S_ISREG(st.st_mode))
+			return fd;
+		/* what was opened is what was looked at */
+		if (fstat(fd, &st2) == 0 && S_ISREG(st2.st_mode) && st2.st_dev == st.st_dev && st2.st_ino == st.st_ino)
+			return fd;
+		close(fd);
+		why = "not the regular file it was a moment before";
+	}
+	guard_record(path, why);
+	errno = EACCES;
+	return -1;
+}
+
+/* libclang (libLLVM) opens every file it reads with open(): this definition,
+ * exported from the executable (CMakeLists.txt), is the one it calls */
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	return guarded_open(path, flags, mode);
+}
+
+int open64(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+		va_list ap;
+		va_start(ap, flags);
+		mode = (mode_t)va_arg(ap, int);
+		va_end(ap);
+	}
+	return guarded_open(path, flags, mode);
+}
+
+unsigned long prescan_guard_arm(void)
+{
+	atomic_fetch_add(&guard_armed, 1);
+	return atomic_load(&guard_seq);
+}
+
+char *prescan_guard_disarm(unsigned long token, bool (*mine)(const char *path, void *ctx), void *ctx)
+{
+	atomic_fetch_sub(&guard_armed, 1);
+	char *why = NULL, *first = NULL;
+	pthread_mutex_lock(&guard_lock);
+	unsigned long last = atomic_load(&guard_seq);
+	for (unsigned long q = token + 1; q <= last && !why; q++) {
+		if (guard_log[q % GUARD_LOG].seq != q)
+			continue;
+		if (!first)
+			first = xstrdup(guard_log[q % GUARD_LOG].text);
+		if (mine && mine(guard_log[q % GUARD_LOG].path, ctx))
+			why = xstrdup(guard_log[q % GUARD_LOG].text);
+	}
+	pthread_mutex_unlock(&guard_lock);
+	if (mine) {
+		free(first);
+		return why;
+	}
+	return first;
+}
+
+bool prescan_guard_effective(void)
+{
+	return atomic_load(&guard_seen) > 0;
 }

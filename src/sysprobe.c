@@ -18,95 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-const char *run_outcome_text(enum run_outcome r)
-{
-	switch (r) {
-	case RUN_OK: return "ok";
-	case RUN_FAILED: return "failed";
-	case RUN_NOT_FOUND: return "not found";
-	case RUN_TIMED_OUT: return "timed out";
-	case RUN_TOO_MUCH: return "printed too much";
-	}
-	return "?";
-}
-
-enum run_outcome run_bounded(char *const argv[], unsigned timeout_ms, size_t max, char **out)
-{
-	*out = NULL;
-	int fds[2];
-	if (pipe(fds) != 0)
-		return RUN_FAILED;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return RUN_FAILED;
-	}
-	if (pid == 0) {
-		/* its own process group, so a timeout kills what it started too */
-		setpgid(0, 0);
-		dup2(fds[1], 1);
-		int devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 2);
-		}
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* (racing the child's own call: either wins) */
-	close(fds[1]);
-	struct strbuf sb = {0};
-	double deadline = now_seconds() + timeout_ms / 1000.0;
-	enum run_outcome res = RUN_OK;
-	for (;;) {
-		double left = deadline - now_seconds();
-		if (left <= 0) {
-			res = RUN_TIMED_OUT;
-			break;
-		}
-		struct pollfd pfd = {fds[0], POLLIN, 0};
-		int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
-		if (pr < 0 && errno == EINTR)
-			continue;
-		if (pr == 0)
-			continue; /* the deadline check above ends it */
-		char buf[4096];
-		ssize_t r = read(fds[0], buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		if (sb.len + (size_t)r > max) {
-			res = RUN_TOO_MUCH;
-			break;
-		}
-		sb_add(&sb, buf, (size_t)r);
-	}
-	close(fds[0]);
-	if (res != RUN_OK) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
-	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (res == RUN_OK) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-			res = RUN_NOT_FOUND;
-		else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-			res = RUN_FAILED;
-	}
-	if (res != RUN_OK) {
-		sb_free(&sb);
-		return res;
-	}
-	*out = sb.buf ? sb_detach(&sb) : xstrdup("");
-	return RUN_OK;
-}
-
 char *find_system_program(const char *name, char *const *untrusted, size_t nuntrusted)
 {
 	const char *path = getenv("PATH");
@@ -147,8 +58,13 @@ int pkgconfig_include_dirs(const char *program, const char *module, unsigned tim
 			return -1;
 		}
 	char *argv[] = {(char *)program, "--cflags-only-I", (char *)module, NULL};
-	char *out = NULL;
-	enum run_outcome r = run_bounded(argv, timeout_ms, 64 * 1024, &out);
+	struct run_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_out = 64 * 1024};
+	struct run_result rr;
+	run_process(&spec, &rr);
+	enum run_outcome r = rr.outcome;
+	char *out = r == RUN_OK ? rr.out : NULL;
+	rr.out = r == RUN_OK ? NULL : rr.out;
+	run_result_free(&rr);
 	if (r != RUN_OK) {
 		*why = r == RUN_FAILED ? xasprintf("no pkg-config module %s", module)
 				       : xasprintf("pkg-config %s", run_outcome_text(r));

@@ -1,8 +1,8 @@
 /* sysprobe.h: asking the system the way a gem's build would, without running
  * anything from the gem (issue 14).
  *
- * - run_bounded: a system tool (pkg-config) run without a shell, with a time
- *   limit and a bound on its output, its environment inherited as is;
+ * - a system tool (pkg-config) runs through run_process (util.h): no shell,
+ *   a time limit and a bound on its output, its environment inherited as is;
  * - pkgconfig_include_dirs: `pkg-config --cflags-only-I MODULE`, of which only
  *   the -I directories are taken (the output is untrusted text);
  * - header_search: where a missing `x/y.h` could come from: a unique file
@@ -14,13 +14,6 @@
 
 #include "util.h"
 
-enum run_outcome { RUN_OK = 0, RUN_FAILED, RUN_NOT_FOUND, RUN_TIMED_OUT, RUN_TOO_MUCH };
-
-/* Runs argv (execvp, no shell; stdin and stderr /dev/null) for at most
- * timeout_ms, keeping at most max bytes of stdout in *out (caller frees; NULL
- * unless RUN_OK). A process still running at the limit is killed. */
-enum run_outcome run_bounded(char *const argv[], unsigned timeout_ms, size_t max, char **out);
-const char *run_outcome_text(enum run_outcome r);
 
 /* The first executable `name` in an absolute PATH entry that is not below
  * any of the untrusted trees (the analysed gem: a gem's own bin/pkg-config

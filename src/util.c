@@ -1,13 +1,16 @@
 /* util.c: see util.h. */
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -629,50 +632,185 @@ void fput_visible(const char *s, FILE *out)
 	sb_free(&sb);
 }
 
-char *capture_command(char *const argv[], size_t max)
+const char *run_outcome_text(enum run_outcome r)
 {
-	int fds[2];
-	if (pipe(fds) != 0)
-		return NULL;
+	switch (r) {
+	case RUN_OK: return "ok";
+	case RUN_FAILED: return "failed";
+	case RUN_NOT_FOUND: return "not found";
+	case RUN_TIMED_OUT: return "timed out";
+	case RUN_TOO_MUCH: return "printed too much";
+	case RUN_CANNOT: return "could not be started";
+	}
+	return "?";
+}
+
+/* In the child: every descriptor above 2 closed (those of other threads'
+ * pipes and files included, CLOEXEC or not). */
+static void close_from_3(void)
+{
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, 3u, ~0u, 0u) == 0)
+		return;
+#endif
+	long max = sysconf(_SC_OPEN_MAX);
+	if (max < 0 || max > 65536)
+		max = 65536;
+	for (int fd = 3; fd < max; fd++)
+		close(fd);
+}
+
+void run_process(const struct run_spec *spec, struct run_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	r->outcome = RUN_CANNOT;
+	int out[2], err[2] = {-1, -1};
+	if (pipe2(out, O_CLOEXEC) != 0)
+		return;
+	if (spec->keep_err && pipe2(err, O_CLOEXEC) != 0) {
+		close(out[0]);
+		close(out[1]);
+		return;
+	}
+	fflush(NULL);
 	pid_t pid = fork();
 	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return NULL;
+		close(out[0]);
+		close(out[1]);
+		if (err[0] >= 0) {
+			close(err[0]);
+			close(err[1]);
+		}
+		return;
 	}
 	if (pid == 0) {
-		dup2(fds[1], 1);
+		/* only async-signal-safe calls: its own process group, so a
+		 * timeout kills what it started too */
+		setpgid(0, 0);
 		int devnull = open("/dev/null", O_RDWR);
-		if (devnull >= 0) {
-			dup2(devnull, 0);
-			dup2(devnull, 2);
+		if (devnull < 0)
+			_exit(126);
+		dup2(devnull, 0);
+		dup2(out[1], 1);
+		dup2(err[1] >= 0 ? err[1] : devnull, 2);
+		close_from_3();
+		if (spec->dir && chdir(spec->dir) != 0) {
+			static const char msg[] = "cannot enter the directory\n";
+			ssize_t w = write(2, msg, sizeof(msg) - 1);
+			(void)w;
+			_exit(126);
 		}
-		close(fds[0]);
-		close(fds[1]);
-		execvp(argv[0], argv);
+		execvp(spec->argv[0], spec->argv);
 		_exit(127);
 	}
-	close(fds[1]);
-	struct strbuf sb = {0};
-	char buf[4096];
-	for (;;) {
-		ssize_t r = read(fds[0], buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
+	setpgid(pid, pid); /* (racing the child's own call: either wins) */
+	close(out[1]);
+	if (err[1] >= 0)
+		close(err[1]);
+	struct strbuf sb = {0}, eb = {0};
+	double deadline = spec->timeout_ms ? now_seconds() + spec->timeout_ms / 1000.0 : 0;
+	enum run_outcome res = RUN_OK;
+	int ofd = out[0], efd = err[0];
+	while (ofd >= 0 || efd >= 0) {
+		int wait_ms = -1;
+		if (deadline > 0) {
+			double left = deadline - now_seconds();
+			if (left <= 0) {
+				res = RUN_TIMED_OUT;
+				break;
+			}
+			wait_ms = (int)(left * 1000) + 1;
+		}
+		struct pollfd pfd[2] = {{ofd, POLLIN, 0}, {efd, POLLIN, 0}};
+		int pr = poll(pfd, 2, wait_ms);
+		if (pr < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (pr < 0)
 			break;
-		if (sb.len + (size_t)r <= max)
-			sb_add(&sb, buf, (size_t)r);
+		if (pr == 0)
+			continue; /* the deadline check above ends it */
+		char buf[65536];
+		if (ofd >= 0 && pfd[0].revents) {
+			ssize_t n = read(ofd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(ofd);
+				ofd = -1;
+			} else if (sb.len + (size_t)n > spec->max_out) {
+				res = RUN_TOO_MUCH;
+				break;
+			} else {
+				sb_add(&sb, buf, (size_t)n);
+			}
+		}
+		if (efd >= 0 && pfd[1].revents) {
+			ssize_t n = read(efd, buf, sizeof(buf));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(efd);
+				efd = -1;
+			} else if (eb.len < 512) { /* the first line is all that is kept */
+				sb_add(&eb, buf, (size_t)n < 512 - eb.len ? (size_t)n : 512 - eb.len);
+			}
+		}
 	}
-	close(fds[0]);
+	if (ofd >= 0)
+		close(ofd);
+	if (efd >= 0)
+		close(efd);
+	if (res != RUN_OK) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+	}
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		sb_free(&sb);
-		return NULL;
+	if (WIFEXITED(status))
+		r->status = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		r->signal = WTERMSIG(status);
+	if (res == RUN_OK) {
+		if (r->status == 127)
+			res = RUN_NOT_FOUND;
+		else if (r->status != 0)
+			res = RUN_FAILED;
 	}
-	return sb_detach(&sb);
+	r->outcome = res;
+	if (eb.len) {
+		char *e = sb_detach(&eb);
+		e[strcspn(e, "\r\n")] = '\0';
+		r->err_line = e;
+	}
+	sb_free(&eb);
+	if (res == RUN_OK || res == RUN_FAILED) {
+		r->out_len = sb.len;
+		r->out = sb.buf ? sb_detach(&sb) : xstrdup("");
+	}
+	sb_free(&sb);
+}
+
+void run_result_free(struct run_result *r)
+{
+	free(r->out);
+	free(r->err_line);
+	memset(r, 0, sizeof(*r));
+}
+
+char *capture_command(char *const argv[], size_t max)
+{
+	struct run_spec spec = {.argv = argv, .timeout_ms = 60000, .max_out = max};
+	struct run_result r;
+	run_process(&spec, &r);
+	char *out = NULL;
+	if (r.outcome == RUN_OK) {
+		out = r.out;
+		r.out = NULL;
+	}
+	run_result_free(&r);
+	return out;
 }
 
 void line_index_build(struct line_index *li, const char *text, size_t len)
@@ -741,6 +879,37 @@ static bool write_in_place(const char *path)
 	return sys && stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
+#define REPLACE_INFIX ".nogvl-lint."
+/* *tmp of an anonymous (O_TMPFILE) temporary starts with this byte; the
+ * rest is the template of the name it is given at commit */
+#define ANON_MARK '\x01'
+
+/* Removes temporaries (".<base>.nogvl-lint.XXXXXX", regular files) that a
+ * run killed with SIGKILL left next to path. */
+static void remove_stale_replace_temps(const char *path)
+{
+	char *dir = path_dirname(path);
+	const char *base = path_basename(path);
+	size_t bl = strlen(base), il = strlen(REPLACE_INFIX);
+	DIR *d = opendir(dir[0] ? dir : ".");
+	if (d) {
+		struct dirent *de;
+		while ((de = readdir(d)) != NULL) {
+			const char *n = de->d_name;
+			if (n[0] != '.' || strncmp(n + 1, base, bl) != 0 || strncmp(n + 1 + bl, REPLACE_INFIX, il) != 0 ||
+			    strlen(n + 1 + bl + il) != 6)
+				continue;
+			char *t = path_join(dir, n);
+			struct stat st;
+			if (lstat(t, &st) == 0 && S_ISREG(st.st_mode))
+				unlink(t);
+			free(t);
+		}
+		closedir(d);
+	}
+	free(dir);
+}
+
 FILE *file_replace_open(const char *path, char **tmp)
 {
 	if (write_in_place(path)) {
@@ -752,23 +921,35 @@ FILE *file_replace_open(const char *path, char **tmp)
 			close(fd);
 		return f;
 	}
+	remove_stale_replace_temps(path);
 	char *dir = path_dirname(path);
-	*tmp = xasprintf("%s/.%s.nogvl-lint.XXXXXX", dir, path_basename(path));
+	mode_t um = umask(0);
+	umask(um);
+	/* anonymous while it is written: a run killed (even by SIGKILL)
+	 * before the commit leaves nothing; it gets a name (linkat through
+	 * /proc/self/fd) only to be renamed at once */
+	int fd = access("/proc/self/fd", X_OK) == 0
+			 ? open(dir[0] ? dir : ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666 & ~um)
+			 : -1;
+	if (fd >= 0) {
+		*tmp = xasprintf("%c%s/.%s" REPLACE_INFIX "XXXXXX", ANON_MARK, dir, path_basename(path));
+	} else {
+		*tmp = xasprintf("%s/.%s" REPLACE_INFIX "XXXXXX", dir, path_basename(path));
+		fd = mkstemp(*tmp);
+	}
 	free(dir);
-	int fd = mkstemp(*tmp);
 	if (fd < 0) {
 		free(*tmp);
 		*tmp = NULL;
 		return NULL;
 	}
-	mode_t um = umask(0);
-	umask(um);
 	fchmod(fd, 0666 & ~um);
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		int e = errno;
 		close(fd);
-		unlink(*tmp);
+		if (**tmp != ANON_MARK)
+			unlink(*tmp);
 		free(*tmp);
 		*tmp = NULL;
 		errno = e;
@@ -776,10 +957,39 @@ FILE *file_replace_open(const char *path, char **tmp)
 	return f;
 }
 
+/* Gives the anonymous file f a name from template (its XXXXXX replaced). */
+static int link_anonymous(FILE *f, char *name)
+{
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fileno(f));
+	size_t n = strlen(name);
+	for (unsigned attempt = 0; attempt < 100; attempt++) {
+		static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+		uint64_t x = str_hash(name) ^ ((uint64_t)getpid() << 20) ^ (uint64_t)(now_seconds() * 1e9) ^
+			     (uint64_t)attempt * 0x9E3779B97F4A7C15u;
+		for (size_t i = n - 6; i < n; i++, x /= 62)
+			name[i] = chars[x % 62];
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, name, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok)
 {
 	if (fflush(f) != 0 || ferror(f))
 		ok = false;
+	bool anon = tmp && tmp[0] == ANON_MARK;
+	char *name = anon ? tmp + 1 : tmp;
+	if (anon && ok && link_anonymous(f, name) != 0) {
+		ok = false;
+		anon = false; /* nothing named to remove */
+		name = NULL;
+	} else if (anon && !ok) {
+		name = NULL; /* never named */
+	}
 	if (fclose(f) != 0)
 		ok = false;
 	int e = errno;
@@ -787,13 +997,14 @@ int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok)
 		return ok ? 0 : (errno = e ? e : EIO, -1);
 	if (ok) {
 		/* rename replaces a symlink at the name, never its target */
-		if (rename(tmp, path) == 0) {
+		if (rename(name, path) == 0) {
 			free(tmp);
 			return 0;
 		}
 		e = errno;
 	}
-	unlink(tmp);
+	if (name)
+		unlink(name);
 	free(tmp);
 	errno = e ? e : EIO;
 	return -1;

@@ -12,13 +12,13 @@
 checklist
 for tool in python3 parallel ssh ssh-keygen; do
 	if ! command -v $tool >/dev/null 2>&1; then
-		echo "SKIP: $tool is not installed (scripts/setup --audit-tools installs it)"
+		echo "SKIP: $tool is not installed (scripts/setup --test-tools installs it)"
 		exit 77
 	fi
 done
 SSHD=$(command -v sshd || echo /usr/sbin/sshd)
 if [ ! -x "$SSHD" ]; then
-	echo "SKIP: sshd is not installed (scripts/setup --audit-tools installs openssh-server)"
+	echo "SKIP: sshd is not installed (scripts/setup --test-tools installs openssh-server)"
 	exit 77
 fi
 AUDIT="$SRC/scripts/audit-gems"

@@ -131,6 +131,16 @@ check 2 "-o FIFO: no temporary left" is "$(ls -a | grep -c '^\.fifo\.json\.nogvl
 run --format json -o /dev/stderr ext.c
 check 2 "-o /dev/stderr: the report on stderr, /dev/stderr still a link" has "$ERR" '"findings"'
 check 2 "-o /dev/stderr: /dev/stderr is still a symlink" test -L /dev/stderr
+# a run killed with SIGKILL can leave nothing to clean up itself: the report
+# is written to an anonymous file (O_TMPFILE) named only to be renamed, and
+# temporaries an older version left are removed by the next run
+printf 'half' >.out.json.nogvl-lint.Ab12Cd
+printf 'not ours' >.out.json.nogvl-lint.toolong
+run --format json -o out.json ext.c
+check 2 "-o: a temporary a killed run left is removed" test ! -e .out.json.nogvl-lint.Ab12Cd
+check 2 "-o: a name that is not one of our temporaries is kept" test -e .out.json.nogvl-lint.toolong
+check 2 "-o: the report written" isjson out.json
+check 2 "-o: no temporary left" is "$(ls -a | grep -c '^\.out\.json\.nogvl-lint\.......$')" 0
 
 # ---- 3. --fix and discovery through symlinks out of the tree
 mkdir -p "$T/c3/proj/.git" "$T/c3/victim" && cd "$T/c3/proj" || exit 1
@@ -191,7 +201,7 @@ run --no-progress --tu-timeout 0 --format json -p .
 check 4 "--tu-timeout 0 with -fdump-record-layouts: stdout is JSON" isjson "$OUT"
 check 4 "--tu-timeout 0: every stderr line is ours" only_our_stderr
 
-# ---- 5. an include of /dev/zero: refused; a hidden one (macro): memory-bounded
+# ---- 5. an include of /dev/zero: refused, however it is spelled
 mkdir -p "$T/c5/.git" && cd "$T/c5" || exit 1
 write_bad_ext ext.c
 printf '#include "/dev/zero"\nint x;\n' >zero.c
@@ -200,17 +210,35 @@ check 5 "#include \"/dev/zero\": done in time" below "$secs" 60
 check 5 "#include \"/dev/zero\": bounded memory" below "$rss_mb" 1536
 check 5 "#include \"/dev/zero\": not analysed, with the reason" has "$ERR" "zero.c: not analysed: .*'/dev/zero', which is a device"
 check 5 "#include \"/dev/zero\": the other file's finding" has "$OUT" "ext.c:6:2: error"
+# a name from a macro: an object-like one (the pre-scan resolves it), a
+# function-like one and a -D from the compile database (the open guard sees
+# what libclang opens), a symlink in the tree to /proc made by token pasting
 mkdir -p "$T/c5m/.git" && cd "$T/c5m" || exit 1
 write_bad_ext ext.c
-printf '#define Z "/dev/zero"\n#include Z\nint x;\n' >zero.c
-if [ "$ASAN" = 0 ]; then
-	limited 120 --no-config --no-progress --memory-limit 1024 .
-	check 5 "#include via a macro: stopped by --memory-limit" below "$rss_mb" 1536
-	check 5 "#include via a macro: not analysed" has "$ERR" "zero.c: not analysed"
-	check 5 "#include via a macro: the other file's finding" has "$OUT" "ext.c:6:2: error"
-else
-	echo "# (no --memory-limit under AddressSanitizer: its shadow memory needs terabytes of address space)"
-fi
+printf '#define Z "/dev/zero"\n#include Z\nint x;\n' >zero1.c
+printf '#define Q(x) #x\n#define DEV(x) Q(/dev/x)\n#include DEV(zero)\nint x;\n' >zero2.c
+printf '#include HIDDEN\nint x;\n' >zero3.c
+ln -s /proc/self/environ env.h
+printf '#define Q(x) #x\n#define H(a, b) Q(a##b.h)\n#include H(en, v)\nint x;\n' >proc.c
+printf '[{"directory": "%s", "file": "ext.c", "arguments": ["cc", "-c", "ext.c"]},
+ {"directory": "%s", "file": "zero1.c", "arguments": ["cc", "-c", "zero1.c"]},
+ {"directory": "%s", "file": "zero2.c", "arguments": ["cc", "-c", "zero2.c"]},
+ {"directory": "%s", "file": "zero3.c", "arguments": ["cc", "-DHIDDEN=<../../dev/zero>", "-c", "zero3.c"]},
+ {"directory": "%s", "file": "proc.c", "arguments": ["cc", "-c", "proc.c"]}]\n' \
+	"$PWD" "$PWD" "$PWD" "$PWD" "$PWD" >compile_commands.json
+# (--memory-limit: an older binary, which reads /dev/zero, stops at 1 GiB)
+ml="--memory-limit 1024"
+[ "$ASAN" = 1 ] && ml=""
+# shellcheck disable=SC2086
+limited 120 --no-config --no-progress $ml -p .
+check 5 "#include via macros: in time ($secs s)" below "$secs" 60
+check 5 "#include via macros: bounded memory ($rss_mb MiB)" below "$rss_mb" 1536
+check 5 "#include Z (object-like macro): refused" has "$ERR" "zero1.c: not analysed: .*'/dev/zero', which is a device: not opened"
+check 5 "#include DEV(zero) (function-like macro): refused" has "$ERR" "zero2.c: not analysed: .*'/dev/zero', which is a device: not opened"
+check 5 "#include HIDDEN (-DHIDDEN=<../../dev/zero>): refused" has "$ERR" "zero3.c: not analysed: .*dev/zero', which is a device: not opened"
+check 5 "#include H(en, v) (a symlink to /proc, by token pasting): refused" \
+	has "$ERR" "proc.c: not analysed: .*env.h', which is a file under /dev, /proc or /sys: not opened"
+check 5 "#include via macros: the other file's finding" has "$OUT" "ext.c:6:2: error"
 run --memory-limit lots ext.c
 check 5 "--memory-limit takes MiB" is "$rc" 2
 
@@ -297,11 +325,23 @@ limited 120 --no-config --no-progress .
 check 10 "a FIFO included by 3 files: in time ($secs s)" below "$secs" 30
 check 10 "a FIFO: each file not analysed, with the reason" is "$(grep -c "not analysed: .*fifo.h', which is a FIFO" "$ERR")" 3
 check 10 "a FIFO: the other file's finding" has "$OUT" "ext.c:6:2: error"
-# a FIFO the pre-scan cannot see (a macro): the budget ends the run
+# a FIFO named through macros, also when parsing in this process
+# (--tu-timeout 0: no time limit at all, so a FIFO opened blocks for good)
 rm -f inc*.c
+for i in 1 2; do printf '#define Q(x) #x\n#define N(x) Q(x.h)\n#include N(fifo)\nint v%d;\n' $i >"hid$i.c"; done
+limited 60 --no-config --no-progress -j2 --tu-timeout 0 .
+check 10 "a FIFO named by a macro, in-process: in time ($secs s)" below "$secs" 30
+check 10 "a FIFO named by a macro, in-process: each file refused" \
+	is "$(grep -c "hid[12].c: not analysed: .*fifo.h', which is a FIFO" "$ERR")" 2
+check 10 "a FIFO named by a macro, in-process: the other file's finding" has "$OUT" "ext.c:6:2: error"
+# the run's time budget: a parse that hangs (the test hook) ends the run
+rm -f hid*.c fifo.h
 write_good_ext ext.c
-for i in 1 2 3; do printf '#define F "fifo.h"\n#include F\nint v%d;\n' $i >"hid$i.c"; done
+for i in 1 2 3; do printf 'int v%d;\n' $i >"hid$i.c"; done
+NOGVL_LINT_TEST_HANG=hid
+export NOGVL_LINT_TEST_HANG
 limited 120 --no-config --no-progress -j1 --tu-timeout 100 --time-budget 4 .
+unset NOGVL_LINT_TEST_HANG
 check 10 "--time-budget 4: the run ends in time ($secs s)" below "$secs" 30
 check 10 "--time-budget: the file being parsed" has "$ERR" "hid1.c: not analysed: budget: the run's --time-budget ran out while parsing it"
 check 10 "--time-budget: the files not started" has "$ERR" "hid3.c: not analysed: budget: the run's --time-budget ran out before it was parsed"
@@ -317,6 +357,21 @@ printf 'rules:\n  ruby-api-without-gvl:\n    severity: warning\n' >.nogvl-lint.y
 run -v .
 check 11 "the root's own configuration applies" has "$OUT" "ext.c:6:2: warning"
 check 11 "-v names the configuration file used" has "$ERR" "^nogvl-lint: configuration file: $T/c11/proj/.nogvl-lint.yml"
+# inherit: true does not reach above the project either: not above the work
+# tree's root, not above a named root without one
+printf 'inherit: true\n' >.nogvl-lint.yml
+run -v .
+check 11 "inherit: true at the named root: the file above does not apply" has "$OUT" "ext.c:6:2: error"
+check 11 "inherit: true at the named root: -v says so" has "$ERR" "inherit: true at the project's root"
+mkdir -p "$T/c11/repo/.git" "$T/c11/repo/ext"
+printf 'inherit: true\n' >"$T/c11/repo/.nogvl-lint.yml"
+write_bad_ext "$T/c11/repo/ext/ext.c"
+cd "$T/c11/repo/ext" && run .
+check 11 "inherit: true at a work tree's root: the file above it does not apply" has "$OUT" "ext.c:6:2: error"
+printf 'rules:\n  ruby-api-without-gvl:\n    severity: warning\n' >"$T/c11/repo/.nogvl-lint.yml"
+printf 'inherit: true\n' >.nogvl-lint.yml
+run .
+check 11 "inherit: true below the work tree's root still inherits from it" has "$OUT" "ext.c:6:2: warning"
 
 # ---- 12. audit-gems: names become Markdown and HTML data
 if command -v python3 >/dev/null 2>&1; then

@@ -7,13 +7,17 @@
 
 #include <cmocka.h>
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "compdb.h"
 #include "extconf.h"
 #include "helpers.h"
 #include "report.h"
 #include "util.h"
+#include "prescan.h"
 
 static void check_norm(const char *in, const char *want)
 {
@@ -277,6 +281,120 @@ static void test_util__capture_command(void **state)
 	assert_null(capture_command(missing, 100));
 }
 
+static void test_util__run_process(void **state)
+{
+	(void)state;
+	struct run_result r;
+	/* a time limit: the whole process group is stopped */
+	char *sleeper[] = {"sh", "-c", "sleep 30 & sleep 30", NULL};
+	struct run_spec spec = {.argv = sleeper, .timeout_ms = 300, .max_out = 100};
+	double t0 = now_seconds();
+	run_process(&spec, &r);
+	assert_int_equal(r.outcome, RUN_TIMED_OUT);
+	assert_true(now_seconds() - t0 < 10);
+	assert_null(r.out);
+	run_result_free(&r);
+	/* an output limit */
+	char *talker[] = {"sh", "-c", "while :; do echo xxxxxxxxxxxxxxxxxxxx; done", NULL};
+	spec = (struct run_spec){.argv = talker, .timeout_ms = 20000, .max_out = 1000};
+	run_process(&spec, &r);
+	assert_int_equal(r.outcome, RUN_TOO_MUCH);
+	run_result_free(&r);
+	/* no shell: the argument is one word */
+	char *echo[] = {"echo", "a;b $HOME", NULL};
+	spec = (struct run_spec){.argv = echo, .max_out = 100};
+	run_process(&spec, &r);
+	assert_int_equal(r.outcome, RUN_OK);
+	assert_string_equal(r.out, "a;b $HOME\n");
+	run_result_free(&r);
+	/* descriptors of ours (even without CLOEXEC) are closed; stdin is /dev/null */
+	int fd = open("/dev/null", O_RDONLY);
+	assert_true(fd > 2);
+	char fdarg[64];
+	snprintf(fdarg, sizeof(fdarg), "test -e /proc/self/fd/%d && echo open; cat; echo end", fd);
+	char *fds[] = {"sh", "-c", fdarg, NULL};
+	spec = (struct run_spec){.argv = fds, .max_out = 100};
+	run_process(&spec, &r);
+	close(fd);
+	assert_int_equal(r.outcome, RUN_OK);
+	assert_string_equal(r.out, "end\n");
+	run_result_free(&r);
+	/* the directory, the exit status and the first line of stderr */
+	char *fails[] = {"sh", "-c", "pwd; echo first >&2; echo second >&2; exit 3", NULL};
+	spec = (struct run_spec){.argv = fails, .dir = "/", .max_out = 100, .keep_err = true};
+	run_process(&spec, &r);
+	assert_int_equal(r.outcome, RUN_FAILED);
+	assert_int_equal(r.status, 3);
+	assert_string_equal(r.out, "/\n");
+	assert_string_equal(r.err_line, "first");
+	run_result_free(&r);
+	char *missing[] = {"nogvl-lint-no-such-program", NULL};
+	spec = (struct run_spec){.argv = missing, .max_out = 100};
+	run_process(&spec, &r);
+	assert_int_equal(r.outcome, RUN_NOT_FOUND);
+	run_result_free(&r);
+}
+
+static void test_util__prescan(void **state)
+{
+	(void)state;
+	char *dir = th_mkdtemp();
+	/* a header with a debug pragma: neutralised, handed over as an unsaved file */
+	char *h = th_write(dir, "h.h", "#pragma clang __debug dump x\n#define F \"/dev/zero\"\n");
+	char *a_text = xasprintf("#include \"h.h\"\nint a;\n");
+	char *a = th_write(dir, "a.c", a_text);
+	struct prescan ps;
+	prescan_run(&ps, a, a_text, strlen(a_text), NULL, 0, NULL, 0);
+	assert_null(ps.refused);
+	assert_int_equal(ps.overrides.n, 1);
+	assert_string_equal(ps.overrides.v[0].Filename, h);
+	assert_non_null(strstr(ps.overrides.v[0].Contents, "__nodbg"));
+	prescan_free(&ps);
+	/* the header's macro names /dev/zero: refused before parsing */
+	char *b_text = xasprintf("#include \"h.h\"\n#include F\nint b;\n");
+	char *b = th_write(dir, "b.c", b_text);
+	prescan_run(&ps, b, b_text, strlen(b_text), NULL, 0, NULL, 0);
+	assert_non_null(ps.refused);
+	assert_non_null(strstr(ps.refused, "'/dev/zero', which is a device"));
+	prescan_free(&ps);
+	/* -DNAME=value too */
+	char *c_text = xasprintf("#include G\nint c;\n");
+	char *c = th_write(dir, "c.c", c_text);
+	char *args[] = {"-DG=\"/dev/zero\""};
+	prescan_run(&ps, c, c_text, strlen(c_text), args, 1, NULL, 0);
+	assert_non_null(ps.refused);
+	prescan_free(&ps);
+	/* the header is read once per process: changed behind the cache's back
+	 * (same size, same time), the next file still gets what was read */
+	struct stat st;
+	assert_int_equal(stat(h, &st), 0);
+	FILE *f = fopen(h, "w");
+	assert_non_null(f);
+	fputs("#pragma clang __xxxxx dump x\n#define F \"/dev/zero\"\n", f);
+	fclose(f);
+	struct timespec times[2] = {st.st_atim, st.st_mtim};
+	assert_int_equal(utimensat(AT_FDCWD, h, times, 0), 0);
+	prescan_run(&ps, a, a_text, strlen(a_text), NULL, 0, NULL, 0);
+	assert_int_equal(ps.overrides.n, 1);
+	assert_non_null(strstr(ps.overrides.v[0].Contents, "__nodbg"));
+	prescan_free(&ps);
+	/* a new time: read again */
+	times[1].tv_sec += 10;
+	assert_int_equal(utimensat(AT_FDCWD, h, times, 0), 0);
+	prescan_run(&ps, a, a_text, strlen(a_text), NULL, 0, NULL, 0);
+	assert_int_equal(ps.overrides.n, 0);
+	prescan_free(&ps);
+	free(a_text);
+	free(b_text);
+	free(c_text);
+	free(a);
+	free(b);
+	free(c);
+	free(h);
+	th_rm_rf(dir);
+	free(dir);
+}
+
 static void test_util__line_index(void **state)
 {
 	(void)state;
@@ -298,6 +416,8 @@ int main(void)
 		cmocka_unit_test(test_util__path_absolute),  cmocka_unit_test(test_util__shell_split),
 		cmocka_unit_test(test_util__strings),        cmocka_unit_test(test_util__strbuf_and_map),
 		cmocka_unit_test(test_util__read_file),      cmocka_unit_test(test_util__capture_command),
+		cmocka_unit_test(test_util__run_process),
+		cmocka_unit_test(test_util__prescan),
 		cmocka_unit_test(test_util__line_index),     cmocka_unit_test(test_util__put_visible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
