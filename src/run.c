@@ -742,6 +742,7 @@ int run_analysis(const struct options *o, struct run *r)
 			return 2;
 		}
 		r->cache_on = true;
+		r->cache.search_roots = r->in.buildless ? &r->in.search_roots : NULL;
 		po->cache = &r->cache;
 	}
 	struct progress prog = {now_seconds(), 0, false};
