@@ -218,7 +218,7 @@ static char *entry_head(uint64_t key, const char *body, size_t len)
 
 static char *entry_path(const struct facts_cache *c, uint64_t key)
 {
-	return xasprintf("%s/%016" PRIx64 ".json", c->dir, key);
+	return xasprintf("%s/%016" PRIx64 ".facts", c->dir, key);
 }
 
 /* Every project header the TU read still has the content it had. */
@@ -338,7 +338,7 @@ void cache_store(struct facts_cache *c, uint64_t key, const struct tu_job *job, 
 	if (!stampable)
 		return;
 	size_t flen = 0;
-	char *facts = facts_dump(tu, &flen);
+	char *facts = facts_pack(tu, &flen);
 	if (!facts)
 		return;
 	char *buf = facts;

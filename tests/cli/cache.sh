@@ -34,7 +34,7 @@ run -v --fail-level none --cache "$T/cache" ext
 [ "$(count)" = "0 2 2" ] || fail "header changed: '$(count)', expected '0 2 2'"
 
 # a corrupt entry is a miss
-for f in "$T"/cache/*.json; do printf 'garbage' >"$f"; done
+for f in "$T"/cache/*.facts; do printf 'garbage' >"$f"; done
 run -v --fail-level none --cache "$T/cache" ext
 expect_rc 0 "corrupt cache entries"
 [ "$(count)" = "0 2 2" ] || fail "corrupt entries: '$(count)', expected '0 2 2'"
