@@ -7,6 +7,14 @@
  * changing a header re-parses exactly the files that include it. Entries are
  * written atomically (temp file + rename); a corrupt or foreign entry is a
  * miss, never an error.
+ *
+ * A TU that missed headers ('x.h' file not found) is stored too, with a
+ * stamp of where each missing name can be found now: the directories its
+ * parse searches (its -I/-isystem/-iquote/-idirafter, the directories of its
+ * project files, the system's include trees) and, in a buildless run, the
+ * header search's candidates (sysprobe.h) below search_roots. A lookup
+ * recomputes the stamp; a header installed since (or removed, or made
+ * unambiguous) makes it differ, and the entry is a miss.
  */
 #ifndef NOGVL_CACHE_H
 #define NOGVL_CACHE_H
@@ -15,6 +23,7 @@
 #include <stdatomic.h>
 
 #include "facts.h"
+#include "sysprobe.h"
 
 struct tu_job;
 
@@ -23,6 +32,15 @@ struct facts_cache {
 	uint64_t salt;            /* tool, format, Ruby headers, parse options */
 	atomic_size_t hits, misses, stores;
 	atomic_int warned;        /* a write error was reported once */
+	/* buildless: the trees the header search looks in (set by the caller
+	 * after cache_open; NULL or empty: only the parse's own directories) */
+	const strlist *search_roots;
+	/* the header search's answers, built on first need (lock held) */
+	pthread_mutex_t lock;
+	bool indexed, bounded;
+	struct header_index *hi;
+	struct hmap candidates; /* name -> malloc'd "dir\0dir\0...\0" hash text */
+	strlist candidate_keys;
 };
 
 /* Prepares dir (created if missing). Returns 0, or -1 with *err. */
@@ -33,6 +51,6 @@ void cache_close(struct facts_cache *c);
 uint64_t cache_key(const struct facts_cache *c, const struct tu_job *job, const char *text, size_t len);
 /* The cached facts, or NULL (a miss). */
 struct tu_facts *cache_lookup(struct facts_cache *c, uint64_t key, const struct tu_job *job);
-void cache_store(struct facts_cache *c, uint64_t key, const struct tu_facts *tu);
+void cache_store(struct facts_cache *c, uint64_t key, const struct tu_job *job, const struct tu_facts *tu);
 
 #endif

@@ -468,7 +468,7 @@ int isolate_worker_main(void)
 		test_hooks(job.file);
 		struct tu_facts *tu = parse_one(idx, &job, &po);
 		size_t flen = 0;
-		char *fb = facts_dump(tu, &flen);
+		char *fb = facts_pack(tu, &flen);
 		tu_facts_free(tu);
 		tu_job_free(&job);
 		int wr = fb ? write_frame(frames, fb, flen) : -1;

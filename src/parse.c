@@ -874,7 +874,7 @@ static struct tu_facts *parse_or_reuse(CXIndex *idx, const struct tu_job *job, c
 	if (!tu) {
 		tu = parse_here(idx, job, o, flags, proc);
 		if (text)
-			cache_store(o->cache, key, tu);
+			cache_store(o->cache, key, job, tu);
 	}
 	free(text);
 	return tu;

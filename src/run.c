@@ -808,6 +808,7 @@ int run_analysis(const struct options *o, struct run *r)
 			return 2;
 		}
 		r->cache_on = true;
+		r->cache.search_roots = r->in.buildless ? &r->in.search_roots : NULL;
 		po->cache = &r->cache;
 	}
 	struct progress prog = {now_seconds(), 0, false};
@@ -822,11 +823,12 @@ int run_analysis(const struct options *o, struct run *r)
 	if (r->in.buildless)
 		resolve_missing_headers(r, po);
 	if (o->roundtrip_facts) {
-		/* debug: every TU through the serialised form, as the cache and the
-		 * isolated parsers carry it; the results must not change */
-		for (size_t i = 0; i < r->ntus; i++) {
-			size_t len = 0;
-			char *buf = facts_dump(r->tus[i], &len);
+		/* debug: every TU through the serialised forms, the binary one the
+		 * cache and the isolated parsers carry, then the JSON one; the
+		 * results must not change */
+		for (size_t k = 0; k < 2 * r->ntus; k++) {
+			size_t i = k / 2, len = 0;
+			char *buf = k % 2 == 0 ? facts_pack(r->tus[i], &len) : facts_dump(r->tus[i], &len);
 			char *ferr = NULL;
 			struct tu_facts *back = buf ? facts_load(buf, len, &ferr) : NULL;
 			if (!back) {

@@ -1,6 +1,7 @@
 # --cache DIR: a second run reuses every file's facts; changing one file
 # re-parses only it; changing a header re-parses the files that include it; a
-# corrupt entry is a miss, not an error; results never differ from a fresh run.
+# corrupt entry is a miss, not an error; results never differ from a fresh run;
+# a header with a neutralised `__debug` pragma does not make every run a miss.
 . "$(dirname "$0")/lib/common.sh"
 
 mkdir -p "$T/gem/ext"
@@ -33,7 +34,7 @@ run -v --fail-level none --cache "$T/cache" ext
 [ "$(count)" = "0 2 2" ] || fail "header changed: '$(count)', expected '0 2 2'"
 
 # a corrupt entry is a miss
-for f in "$T"/cache/*.json; do printf 'garbage' >"$f"; done
+for f in "$T"/cache/*.facts; do printf 'garbage' >"$f"; done
 run -v --fail-level none --cache "$T/cache" ext
 expect_rc 0 "corrupt cache entries"
 [ "$(count)" = "0 2 2" ] || fail "corrupt entries: '$(count)', expected '0 2 2'"
@@ -41,6 +42,17 @@ run --fail-level none ext
 cp "$OUT" "$T/fresh2.txt"
 run --fail-level none --cache "$T/cache" ext
 cmp -s "$OUT" "$T/fresh2.txt" || fail "results after the edits differ from a fresh run"
+
+# a header whose `#pragma clang __debug` is neutralised before parsing is
+# still current on the next run (its hash is of what the parse read)
+printf '#pragma clang __debug dump hash_core_marker\n' >>ext/hash_core.h
+run -v --fail-level none --cache "$T/cache" ext
+[ "$(count)" = "0 2 2" ] || fail "debug pragma in a header, cold: '$(count)', expected '0 2 2'"
+run -v --fail-level none --cache "$T/cache" ext
+[ "$(count)" = "2 0 0" ] || fail "debug pragma in a header, warm: '$(count)', expected '2 0 0'"
+printf '\n/* edited again */\n' >>ext/hash_core.h
+run -v --fail-level none --cache "$T/cache" ext
+[ "$(count)" = "0 2 2" ] || fail "debug pragma header edited: '$(count)', expected '0 2 2'"
 
 # a cache directory that cannot be created is a usage error
 run --cache /proc/nogvl-lint-cache ext

@@ -399,11 +399,11 @@ fi
 mkdir -p "$T/c13/.git" && cd "$T/c13" || exit 1
 write_good_ext ext.c
 run --cache cache ext.c
-mv cache/*.json clean.entry
+mv cache/*.facts clean.entry
 write_bad_ext ext.c
 run --cache cache ext.c
 check 13 "the first run reports" has "$OUT" "ext.c:6:2: error"
-for e in cache/*.json; do cp clean.entry "$e"; done
+for e in cache/*.facts; do cp clean.entry "$e"; done
 run -v --cache cache ext.c
 check 13 "a planted entry is not used: the finding stays" has "$OUT" "ext.c:6:2: error"
 check 13 "the file was parsed again" has "$ERR" "cache .*: 0 reused, 1 parsed"
