@@ -611,10 +611,14 @@ static const char *pkg_query(struct inputs *in, struct hmap *cache, const char *
 	char *out = NULL;
 	if (prog) {
 		char *argv[] = {prog, (char *)opt, (char *)module, NULL};
-		if (run_bounded(argv, PKG_CONFIG_TIMEOUT_MS, 64 * 1024, &out) != RUN_OK) {
-			free(out);
-			out = NULL;
+		struct run_spec spec = {argv, NULL, PKG_CONFIG_TIMEOUT_MS, 64 * 1024, false};
+		struct run_result rr;
+		run_process(&spec, &rr);
+		if (rr.outcome == RUN_OK) {
+			out = rr.out;
+			rr.out = NULL;
 		}
+		run_result_free(&rr);
 	}
 	free(prog);
 	if (out) {
