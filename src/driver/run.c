@@ -14,7 +14,7 @@
 #include "libmodel.h"
 #include "log.h"
 #include "offload.h"
-#include "output.h"
+#include "json_text.h"
 #include "rule.h"
 #include "sysprobe.h"
 

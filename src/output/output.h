@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "json_text.h"
 #include "run.h"
 
 /* Writes every requested output. Returns 0, or 2 when a file cannot be written. */
@@ -24,7 +25,6 @@ int report_html(FILE *out, const struct options *o, const struct run *r);
 
 /* A JSON string from bytes that may not be valid UTF-8 (file names, source
  * lines): invalid bytes become U+FFFD. NULL gives JSON null. */
-json_t *json_text(const char *s);
 /* {"file": ..., "line": ..., "column": ...} with the display path. */
 json_t *json_loc(const struct loc *l);
 /* Percent-encodes a relative path or an absolute file: URI for SARIF. */

@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gates.h" /* gate_user_basis */
 #include "libmodel.h"
 #include "sysprobe.h"
 #include "output.h"

@@ -143,7 +143,7 @@ static json_t *rule_json(const struct rule_desc *rd)
 		json_object_set_new(help, "markdown", json_text(page));
 	json_object_set_new(o, "help", help);
 	/* the rule's page in the repository, at this version's tag */
-	char *uri = page ? xasprintf("%s/blob/v%s/rules/%s.md", NOGVL_HOMEPAGE, NOGVL_VERSION, rd->slug)
+	char *uri = page ? xasprintf("%s/blob/v%s/rules/docs/%s.md", NOGVL_HOMEPAGE, NOGVL_VERSION, rd->slug)
 			 : xasprintf("%s#rule-documentation", NOGVL_HOMEPAGE);
 	json_object_set_new(o, "helpUri", json_string(uri));
 	free(uri);

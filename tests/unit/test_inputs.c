@@ -86,12 +86,12 @@ static void test_gates(void **state)
 	fclose(devnull);
 }
 
-/* rules/<slug>.md: heading, severity and category, summary verbatim, sections. */
+/* rules/docs/<slug>.md: heading, severity and category, summary verbatim, sections. */
 static void check_doc(const char *slug)
 {
 	const struct rule_desc *rd = rule_find(slug);
 	assert_non_null(rd);
-	char *path = xasprintf("%s/../rules/%s.md", CORPUS_DIR, slug);
+	char *path = xasprintf("%s/../rules/docs/%s.md", CORPUS_DIR, slug);
 	size_t len = 0;
 	char *text = read_file(path, &len, 1u << 20);
 	if (!text)
