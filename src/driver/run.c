@@ -615,41 +615,56 @@ bad:
 	return 2;
 }
 
-int run_analysis(const struct options *o, struct run *r)
+/* ---- the phases of run_analysis: each returns 0, or -1 after logging why ---- */
+
+/* A configuration error met by a phase (include/exclude globs, rules). */
+static int config_error(const struct run *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->ran = xcalloc(rule_count, 1);
+	if (!r->cfg.error)
+		return 0;
+	log_error("%s", r->cfg.error);
+	return -1;
+}
+
+static void add_stop_dir_of(struct run *r, const char *path)
+{
+	char *abs = path_absolute(path);
+	char *d = path_dirname(abs);
+	config_set_add_stop(&r->cfg, d);
+	free(d);
+	free(abs);
+}
+
+/* The configuration files, the baseline and the changed lines. Without a
+ * .git, configuration discovery stops at the named roots, the compile
+ * database's directory and $HOME. */
+static int phase_config(const struct options *o, struct run *r)
+{
 	if (config_set_init(&r->cfg, o->config_file, o->no_config) != 0) {
 		log_error("%s", r->cfg.error);
-		return 2;
+		return -1;
 	}
-	/* without a .git, discovery stops at the named roots, the compile
-	 * database's directory and $HOME */
 	for (size_t i = 0; i < o->paths.n; i++) {
-		if (path_is_dir(o->paths.v[i])) {
+		if (path_is_dir(o->paths.v[i]))
 			config_set_add_stop(&r->cfg, o->paths.v[i]);
-		} else {
-			char *abs = path_absolute(o->paths.v[i]);
-			char *d = path_dirname(abs);
-			config_set_add_stop(&r->cfg, d);
-			free(d);
-			free(abs);
-		}
+		else
+			add_stop_dir_of(r, o->paths.v[i]);
 	}
 	if (!o->paths.n && !o->compile_commands)
 		config_set_add_stop(&r->cfg, ".");
-	if (o->compile_commands) {
-		char *abs = path_absolute(o->compile_commands);
-		char *d = path_dirname(abs);
-		config_set_add_stop(&r->cfg, d);
-		free(d);
-		free(abs);
-	}
+	if (o->compile_commands)
+		add_stop_dir_of(r, o->compile_commands);
 	const char *home = getenv("HOME");
 	if (home && home[0] == '/')
 		config_set_add_stop(&r->cfg, home);
 	if (read_baseline(o, r) != 0 || load_changed(o, r) != 0)
-		return 2;
+		return -1;
+	return 0;
+}
+
+/* The files to analyse and the Ruby headers (inputs.h). */
+static int phase_inputs(const struct options *o, struct run *r)
+{
 	/* a copy of the options that carries the configuration into inputs_build */
 	struct options oc = *o;
 	oc.configs = &r->cfg;
@@ -660,13 +675,12 @@ int run_analysis(const struct options *o, struct run *r)
 			vec_push(&oc.ruby_includes, cfg_ruby->v[i]);
 	}
 	char *err = NULL;
-	int rc = r->cfg.error ? 2 : inputs_build(&oc, &r->in, &err);
+	int rc = r->cfg.error ? -1 : inputs_build(&oc, &r->in, &err);
 	if (cfg_ruby)
 		vec_free(&oc.ruby_includes);
 	if (r->cfg.error) {
-		log_error("%s", r->cfg.error);
 		free(err);
-		return 2;
+		return config_error(r);
 	}
 	for (size_t i = 0; i < r->in.warnings.n; i++)
 		log_warning("%s", r->in.warnings.v[i]);
@@ -675,7 +689,7 @@ int run_analysis(const struct options *o, struct run *r)
 	if (rc != 0) {
 		log_error("%s", err ? err : "bad input");
 		free(err);
-		return 2;
+		return -1;
 	}
 	log_verbose(1, "Ruby headers (%s): %s%s", r->in.rh.source, r->in.rh.dirs.n ? r->in.rh.dirs.v[0] : "",
 		    r->in.rh.has_offload_flag ? ""
@@ -683,9 +697,15 @@ int run_analysis(const struct options *o, struct run *r)
 					  : " (no RB_NOGVL_OFFLOAD_SAFE; --no-offload-view: analysing as these headers are)");
 	if (!r->in.jobs.n && !r->in.foreign.n) {
 		log_error("no C or C++ source files found");
-		return 2;
+		return -1;
 	}
-	/* include/exclude globs of each file's configuration */
+	return 0;
+}
+
+/* The include/exclude globs of each file's configuration, and the library
+ * models. */
+static int phase_select(const struct options *o, struct run *r)
+{
 	size_t kept = 0, total_jobs = r->in.jobs.n;
 	for (size_t i = 0; i < r->in.jobs.n; i++) {
 		struct tu_job *j = &r->in.jobs.v[i];
@@ -698,19 +718,20 @@ int run_analysis(const struct options *o, struct run *r)
 		r->in.jobs.v[kept++] = *j;
 	}
 	r->in.jobs.n = kept;
-	if (r->cfg.error) {
-		log_error("%s", r->cfg.error);
-		return 2;
-	}
-	if (load_models(o, r) != 0)
-		return 2;
+	if (config_error(r) != 0 || load_models(o, r) != 0)
+		return -1;
 	if (!kept && total_jobs) {
 		log_error("all %zu source files are excluded by the configuration (.nogvl-lint.yml include/exclude)",
 			  total_jobs);
-		return 2;
+		return -1;
 	}
-	if (o->dump_commands)
-		return dump_commands(stdout, r) == 0 ? 0 : 2;
+	return 0;
+}
+
+/* How the files are parsed (parse.h): the file classifier, the limits, the
+ * buildless extconf.h and the cache. */
+static int phase_parse_options(const struct options *o, struct run *r)
+{
 	struct file_classifier *fc = &r->fc;
 	fc->ruby_dirs = (const char *const *)r->in.rh.dirs.v;
 	fc->nruby_dirs = r->in.rh.dirs.n;
@@ -739,11 +760,41 @@ int run_analysis(const struct options *o, struct run *r)
 		if (cache_open(&r->cache, o->cache_dir, cache_salt(o, r), &cerr) != 0) {
 			log_error("%s", cerr);
 			free(cerr);
-			return 2;
+			return -1;
 		}
 		r->cache_on = true;
 		po->cache = &r->cache;
 	}
+	return 0;
+}
+
+/* debug (--roundtrip-facts): every TU through the serialised form, as the
+ * cache and the isolated parsers carry it; the results must not change */
+static void roundtrip_facts(struct run *r)
+{
+	for (size_t i = 0; i < r->ntus; i++) {
+		size_t len = 0;
+		char *buf = facts_dump(r->tus[i], &len);
+		char *ferr = NULL;
+		struct tu_facts *back = buf ? facts_load(buf, len, &ferr) : NULL;
+		if (!back) {
+			log_error("%s: facts did not survive serialisation: %s", r->tus[i]->display,
+				  ferr ? ferr : "no output");
+			free(ferr);
+		} else {
+			if (r->tus[i]->build_probe) /* from the job, not the facts */
+				back->build_probe = intern(&back->pool, r->tus[i]->build_probe);
+			tu_facts_free(r->tus[i]);
+			r->tus[i] = back;
+		}
+		free(buf);
+	}
+}
+
+/* Every file parsed into facts (or taken from the cache). */
+static void phase_parse(const struct options *o, struct run *r)
+{
+	struct parse_opts *po = &r->po;
 	struct progress prog = {now_seconds(), 0, false};
 	const char *term = getenv("TERM");
 	if (isatty(2) && !o->verbose && !o->progress_off && !(term && strcmp(term, "dumb") == 0)) {
@@ -755,32 +806,17 @@ int run_analysis(const struct options *o, struct run *r)
 	r->tus = parse_all(r->in.jobs.v, r->in.jobs.n, po);
 	if (r->in.buildless)
 		resolve_missing_headers(r, po);
-	if (o->roundtrip_facts) {
-		/* debug: every TU through the serialised form, as the cache and the
-		 * isolated parsers carry it; the results must not change */
-		for (size_t i = 0; i < r->ntus; i++) {
-			size_t len = 0;
-			char *buf = facts_dump(r->tus[i], &len);
-			char *ferr = NULL;
-			struct tu_facts *back = buf ? facts_load(buf, len, &ferr) : NULL;
-			if (!back) {
-				log_error("%s: facts did not survive serialisation: %s", r->tus[i]->display,
-					  ferr ? ferr : "no output");
-				free(ferr);
-			} else {
-				if (r->tus[i]->build_probe) /* from the job, not the facts */
-					back->build_probe = intern(&back->pool, r->tus[i]->build_probe);
-				tu_facts_free(r->tus[i]);
-				r->tus[i] = back;
-			}
-			free(buf);
-		}
-	}
+	if (o->roundtrip_facts)
+		roundtrip_facts(r);
 	po->progress = NULL; /* prog lives on this stack frame */
 	po->progress_ctx = NULL;
-	double t1 = now_seconds();
-	r->t_parse = t1 - t0;
+	r->t_parse = now_seconds() - t0;
+}
 
+/* The files' outcome in the summary and the log; returns how many can be
+ * analysed. */
+static size_t tally_files(struct run *r)
+{
 	size_t usable = 0;
 	for (size_t i = 0; i < r->ntus; i++) {
 		struct tu_facts *tu = r->tus[i];
@@ -805,13 +841,20 @@ int run_analysis(const struct options *o, struct run *r)
 			log_verbose(str_ends(tu->dropped_flags.v[k], DROP_ROUTINE) ? 2 : 1, "%s: dropped flag %s",
 				    tu->display, tu->dropped_flags.v[k]);
 	}
+	return usable;
+}
 
+/* The linked model (model.h). */
+static void phase_link(struct run *r)
+{
+	double t1 = now_seconds();
 	r->model = model_link(r->tus, r->ntus);
-	double t2 = now_seconds();
-	r->t_link = t2 - t1;
-	/* the offload phase: every site's verdict, before the rules read them */
-	offload_compute(r->model);
+	r->t_link = now_seconds() - t1;
+}
 
+/* Every enabled rule over the model. */
+static void phase_rules(const struct options *o, struct run *r)
+{
 	for (unsigned i = 0; i < rule_count; i++) {
 		const struct rule_desc *rd = rule_list[i];
 		bool run_it = rule_enabled(o, rd);
@@ -824,9 +867,16 @@ int run_analysis(const struct options *o, struct run *r)
 		struct rule_ctx rc2 = {r->model, rd, &r->findings, rd->severity};
 		rd->run(&rc2);
 	}
+}
+
+/* What is reported of the findings: the project's files only, the
+ * configurations, suppressions, the report scope, the baseline and the
+ * changed lines. */
+static int phase_findings(const struct options *o, struct run *r)
+{
 	findings_sort(&r->findings);
 	/* findings only in the project's own files, never in Ruby or system headers */
-	findings_filter(&r->findings, in_project, fc);
+	findings_filter(&r->findings, in_project, &r->fc);
 	apply_configs(o, r);
 	apply_suppressions(o, r);
 	/* -p DIR FILE... (or named files of an extension): the report narrows,
@@ -834,19 +884,19 @@ int run_analysis(const struct options *o, struct run *r)
 	if (r->in.report_only.n)
 		findings_filter(&r->findings, in_report_scope, &r->in);
 	fingerprints_compute(&r->findings);
-	if (r->cfg.error) {
-		log_error("%s", r->cfg.error);
-		return 2;
-	}
-	if (apply_baseline(o, r) != 0)
-		return 2;
+	if (config_error(r) != 0 || apply_baseline(o, r) != 0)
+		return -1;
 	if (r->changed_on) {
 		findings_filter(&r->findings, touches_changed, r);
 		log_verbose(1, "--changed-lines: %zu finding%s outside the changed lines not shown", r->changed_hidden,
 			    r->changed_hidden == 1 ? "" : "s");
 	}
-	r->t_rules = now_seconds() - t2;
+	return 0;
+}
 
+/* The summary's counts of findings and sites. */
+static void count_summary(struct run *r)
+{
 	for (size_t i = 0; i < r->findings.v.n; i++) {
 		const struct finding *f = r->findings.v.v[i];
 		if (f->suppressed) {
@@ -869,99 +919,143 @@ int run_analysis(const struct options *o, struct run *r)
 			r->sum.sites++;
 	r->sum.callbacks = r->model->ncallbacks;
 	r->sum.unresolved = r->model->nsites_unresolved;
-	assess_incomplete(o, r);
-	if (o->verbose) {
-		for (size_t i = 0; i < r->model->sites.n; i++) {
-			const struct msite *s = &r->model->sites.v[i];
-			if (s->is_template || s->cb.ntargets || s->cb.nexternal)
-				continue;
-			char *p = display_path(s->loc.file);
-			log_verbose(1, "%s:%u: callback of %s not resolved (%s: '%s')", p, s->loc.line, s->called,
-				    cb_how_text(s->cb.how), s->cb.text ? s->cb.text : "");
-			free(p);
-		}
-		for (size_t t = 0; t < r->ntus; t++) {
-			const struct tu_facts *tu = r->tus[t];
-			for (size_t i = 0; i < tu->token_sites.n; i++) {
-				const struct token_site *ts = &tu->token_sites.v[i];
-				if (ts->in_ast)
-					continue;
-				if (ts->inactive)
-					log_verbose(1, "%s:%u: %s not compiled in this configuration", tu->display,
-						    ts->loc.line, ts->api);
-				else
-					log_verbose(1, "%s:%u: %s found only by the token scan (the parser lost it)",
-						    tu->display, ts->loc.line, ts->api);
-			}
-		}
-		size_t active = 0, parsed = 0, inactive = 0, token_only = 0;
-		for (size_t i = 0; i < r->model->sites.n; i++)
-			token_only += r->model->sites.v[i].token_only;
-		for (size_t t = 0; t < r->ntus; t++) {
-			const struct tu_facts *tu = r->tus[t];
-			for (size_t i = 0; i < tu->token_sites.n; i++) {
-				const struct token_site *ts = &tu->token_sites.v[i];
-				if (!gvl_api_find(ts->api))
-					continue;
-				if (ts->inactive) {
-					inactive++;
-					continue;
-				}
-				active++;
-				parsed += ts->in_ast;
-			}
-		}
-		log_verbose(1, "release-API calls spelled in active code: %zu (%zu in project headers and macro bodies), "
-			       "found by the parser: %zu, by the token scan: %zu; %zu more in preprocessor branches not "
-			       "compiled",
-			    active + r->header_sp.n, r->header_sp.n, parsed, token_only, inactive);
-		for (size_t i = 0; i < r->model->sites.n; i++) {
-			const struct site_verdict *oi = site_verdict_of(r->model, (uint32_t)i);
-			const struct lib_model *ul = oi ? gate_user_basis(&oi->g) : NULL;
-			if (ul && (oi->verdict == OV_CANDIDATE || oi->verdict == OV_FLAGGED_SAFE)) {
-				const struct msite *s = &r->model->sites.v[i];
-				char *p = display_path(s->loc.file);
-				log_verbose(1, "%s:%u: offload: the verdict '%s' for the callback of %s rests on a user model: "
-					       "'%s' (%s:%u)%s",
-					    p, s->loc.line, offload_verdict_name(oi->verdict), s->called, ul->name, ul->file,
-					    ul->line, ul->overrides ? ", which overrides the built-in model" : "");
-				free(p);
-			}
-			if (oi && oi->withheld_by) {
-				const struct msite *s = &r->model->sites.v[i];
-				char *p = display_path(s->loc.file), *wp = display_path(oi->withheld_loc.file);
-				log_verbose(1, "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
-					       "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
-					       "first (offloading adds a cancellation path that raises)",
-					    p, s->loc.line, s->called, oi->withheld_by, wp, oi->withheld_loc.line);
-				free(p);
-				free(wp);
-			}
-			if (!oi || (oi->verdict != OV_CANNOT_VERIFY && oi->verdict != OV_FLAGGED_CANNOT_VERIFY))
-				continue;
-			const struct msite *s = &r->model->sites.v[i];
-			const char *why = "?";
-			for (size_t k = 0; k < oi->g.ev.n; k++)
-				if (oi->g.ev.v[k].state == GATE_UNKNOWN) {
-					why = oi->g.ev.v[k].msg;
-					break;
-				}
-			char *p = display_path(s->loc.file);
-			log_verbose(1, "%s:%u: offload%s: cannot verify the callback of %s: %s (see --explain-callback)", p,
-				    s->loc.line, oi->flagged ? " (flagged)" : "", s->called, why);
-			free(p);
-		}
-		if (r->cache_on)
-			log_verbose(1, "cache %s: %zu reused, %zu parsed, %zu stored", r->cache.dir,
-				    atomic_load(&r->cache.hits), atomic_load(&r->cache.misses),
-				    atomic_load(&r->cache.stores));
-		log_verbose(1, "%zu release sites, %zu callbacks resolved, %zu unresolved; parse %.2fs, link %.3fs, "
-			       "rules %.3fs",
-			    r->sum.sites, r->sum.callbacks, r->sum.unresolved, r->t_parse, r->t_link, r->t_rules);
+}
+
+/* -v: callbacks not resolved, and release-API calls the parser lost or
+ * that are not compiled. */
+static void log_sites(const struct run *r)
+{
+	for (size_t i = 0; i < r->model->sites.n; i++) {
+		const struct msite *s = &r->model->sites.v[i];
+		if (s->is_template || s->cb.ntargets || s->cb.nexternal)
+			continue;
+		char *p = display_path(s->loc.file);
+		log_verbose(1, "%s:%u: callback of %s not resolved (%s: '%s')", p, s->loc.line, s->called,
+			    cb_how_text(s->cb.how), s->cb.text ? s->cb.text : "");
+		free(p);
 	}
+	for (size_t t = 0; t < r->ntus; t++) {
+		const struct tu_facts *tu = r->tus[t];
+		for (size_t i = 0; i < tu->token_sites.n; i++) {
+			const struct token_site *ts = &tu->token_sites.v[i];
+			if (ts->in_ast)
+				continue;
+			if (ts->inactive)
+				log_verbose(1, "%s:%u: %s not compiled in this configuration", tu->display, ts->loc.line,
+					    ts->api);
+			else
+				log_verbose(1, "%s:%u: %s found only by the token scan (the parser lost it)", tu->display,
+					    ts->loc.line, ts->api);
+		}
+	}
+}
+
+/* -v: how the release-API calls were found. */
+static void log_api_counts(const struct run *r)
+{
+	size_t active = 0, parsed = 0, inactive = 0, token_only = 0;
+	for (size_t i = 0; i < r->model->sites.n; i++)
+		token_only += r->model->sites.v[i].token_only;
+	for (size_t t = 0; t < r->ntus; t++) {
+		const struct tu_facts *tu = r->tus[t];
+		for (size_t i = 0; i < tu->token_sites.n; i++) {
+			const struct token_site *ts = &tu->token_sites.v[i];
+			if (!gvl_api_find(ts->api))
+				continue;
+			if (ts->inactive) {
+				inactive++;
+				continue;
+			}
+			active++;
+			parsed += ts->in_ast;
+		}
+	}
+	log_verbose(1, "release-API calls spelled in active code: %zu (%zu in project headers and macro bodies), "
+		       "found by the parser: %zu, by the token scan: %zu; %zu more in preprocessor branches not "
+		       "compiled",
+		    active + r->header_sp.n, r->header_sp.n, parsed, token_only, inactive);
+}
+
+/* -v: one site's offload verdict, where it rests on a user model, is
+ * withheld, or cannot be verified. */
+static void log_verdict(const struct run *r, size_t i)
+{
+	const struct site_verdict *oi = site_verdict_of(r->model, (uint32_t)i);
+	const struct msite *s = &r->model->sites.v[i];
+	const struct lib_model *ul = oi ? gate_user_basis(&oi->g) : NULL;
+	if (ul && (oi->verdict == OV_CANDIDATE || oi->verdict == OV_FLAGGED_SAFE)) {
+		char *p = display_path(s->loc.file);
+		log_verbose(1, "%s:%u: offload: the verdict '%s' for the callback of %s rests on a user model: "
+			       "'%s' (%s:%u)%s",
+			    p, s->loc.line, offload_verdict_name(oi->verdict), s->called, ul->name, ul->file, ul->line,
+			    ul->overrides ? ", which overrides the built-in model" : "");
+		free(p);
+	}
+	if (oi && oi->withheld_by) {
+		char *p = display_path(s->loc.file), *wp = display_path(oi->withheld_loc.file);
+		log_verbose(1, "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
+			       "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
+			       "first (offloading adds a cancellation path that raises)",
+			    p, s->loc.line, s->called, oi->withheld_by, wp, oi->withheld_loc.line);
+		free(p);
+		free(wp);
+	}
+	if (!oi || (oi->verdict != OV_CANNOT_VERIFY && oi->verdict != OV_FLAGGED_CANNOT_VERIFY))
+		return;
+	const char *why = "?";
+	for (size_t k = 0; k < oi->g.ev.n; k++)
+		if (oi->g.ev.v[k].state == GATE_UNKNOWN) {
+			why = oi->g.ev.v[k].msg;
+			break;
+		}
+	char *p = display_path(s->loc.file);
+	log_verbose(1, "%s:%u: offload%s: cannot verify the callback of %s: %s (see --explain-callback)", p,
+		    s->loc.line, oi->flagged ? " (flagged)" : "", s->called, why);
+	free(p);
+}
+
+/* -v: what the log tells after the rules. */
+static void log_details(const struct run *r)
+{
+	log_sites(r);
+	log_api_counts(r);
+	for (size_t i = 0; i < r->model->sites.n; i++)
+		log_verdict(r, i);
+	if (r->cache_on)
+		log_verbose(1, "cache %s: %zu reused, %zu parsed, %zu stored", r->cache.dir,
+			    atomic_load(&r->cache.hits), atomic_load(&r->cache.misses), atomic_load(&r->cache.stores));
+	log_verbose(1, "%zu release sites, %zu callbacks resolved, %zu unresolved; parse %.2fs, link %.3fs, "
+		       "rules %.3fs",
+		    r->sum.sites, r->sum.callbacks, r->sum.unresolved, r->t_parse, r->t_link, r->t_rules);
+}
+
+int run_analysis(const struct options *o, struct run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->ran = xcalloc(rule_count, 1);
+	if (phase_config(o, r) != 0 || phase_inputs(o, r) != 0 || phase_select(o, r) != 0)
+		return -1;
+	if (o->dump_commands)
+		return dump_commands(stdout, r) == 0 ? 0 : -1;
+	if (phase_parse_options(o, r) != 0)
+		return -1;
+	phase_parse(o, r);
+	size_t usable = tally_files(r);
+	phase_link(r);
+	double t2 = now_seconds();
+	/* the offload phase: every site's verdict, before the rules read them */
+	offload_compute(r->model);
+	phase_rules(o, r);
+	if (phase_findings(o, r) != 0)
+		return -1;
+	r->t_rules = now_seconds() - t2;
+	count_summary(r);
+	assess_incomplete(o, r);
+	if (o->verbose)
+		log_details(r);
 	if (!usable && !r->in.foreign.n) {
 		log_error("nothing could be analysed");
-		return 2;
+		return -1;
 	}
 	return 0;
 }

@@ -53,7 +53,7 @@ int output_write_all(const struct options *o, struct run *r)
 			out = file_replace_open(sp->file, &tmp);
 			if (!out) {
 				log_error("cannot write %s: %s", sp->file, strerror(errno));
-				rc = 2;
+				rc = -1;
 				continue;
 			}
 		}
@@ -91,7 +91,7 @@ int output_write_all(const struct options *o, struct run *r)
 			w = -1;
 		if (w != 0) {
 			log_error("cannot write %s", sp->file ? sp->file : "to stdout");
-			rc = 2;
+			rc = -1;
 		}
 	}
 	return rc;

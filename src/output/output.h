@@ -14,7 +14,8 @@
 #include "json_text.h"
 #include "run.h"
 
-/* Writes every requested output. Returns 0, or 2 when a file cannot be written. */
+/* Writes every requested output. Returns 0, or -1 when one cannot be written
+ * (logged; the others are still written). */
 int output_write_all(const struct options *o, struct run *r);
 
 /* The writers. Each returns 0, or -1 on a write error. */
