@@ -108,13 +108,13 @@ static void every_rule_has_a_matching_page(void **state)
 			continue;
 		const char *page = rule_doc_find(rd->slug);
 		if (!page) {
-			print_error("rules/%s.md: missing (every non-debug rule needs a page)\n", rd->slug);
+			print_error("rules/docs/%s.md: missing (every non-debug rule needs a page)\n", rd->slug);
 			bad++;
 			continue;
 		}
 		const char *err = check_page(rd, page);
 		if (err) {
-			print_error("rules/%s.md: %s\n", rd->slug, err);
+			print_error("rules/docs/%s.md: %s\n", rd->slug, err);
 			bad++;
 		}
 	}
@@ -128,7 +128,7 @@ static void every_page_names_a_rule(void **state)
 	for (unsigned i = 0; i < rule_doc_count; i++) {
 		const struct rule_desc *rd = rule_find(rule_docs[i].slug);
 		if (!rd || (rd->flags & RULE_DEBUG)) {
-			print_error("rules/%s.md: no such (non-debug) rule in rule_list\n", rule_docs[i].slug);
+			print_error("rules/docs/%s.md: no such (non-debug) rule in rule_list\n", rule_docs[i].slug);
 			bad++;
 		}
 	}
@@ -140,7 +140,7 @@ static void embedded_pages_match_the_sources(void **state)
 {
 	(void)state;
 	for (unsigned i = 0; i < rule_doc_count; i++) {
-		char *path = xasprintf("%s/rules/%s.md", NOGVL_SOURCE_DIR, rule_docs[i].slug);
+		char *path = xasprintf("%s/rules/docs/%s.md", NOGVL_SOURCE_DIR, rule_docs[i].slug);
 		char *text = read_file(path, NULL, 1u << 20);
 		assert_non_null(text);
 		assert_string_equal(text, rule_docs[i].text);
