@@ -14,6 +14,7 @@
 #include "libmodel.h"
 #include "log.h"
 #include "offload.h"
+#include "invariant.h"
 #include "json_text.h"
 #include "rule.h"
 #include "sysprobe.h"
@@ -75,12 +76,14 @@ static void progress_cb(void *ctx, size_t done, size_t total, const char *file)
 
 /* ---- configuration, suppressions, baseline (after the rules) ---- */
 
+/* rd's place in rule_list (rd is one of the list's). */
 static int rule_index(const struct rule_desc *rd)
 {
-	for (unsigned i = 0; i < rule_count; i++)
-		if (rule_list[i] == rd)
-			return (int)i;
-	return -1;
+	unsigned i = 0;
+	while (i < rule_count && rule_list[i] != rd)
+		i++;
+	INVARIANT(i < rule_count);
+	return (int)i;
 }
 
 /* Applies each finding's .nogvl-lint.yml: excluded files, rules switched off

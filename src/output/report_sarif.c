@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "invariant.h"
 #include "output.h"
 #include "ruledoc.h"
 #include "rule.h"
@@ -302,8 +303,8 @@ int report_sarif(FILE *out, const struct options *o, const struct run *r)
 		for (unsigned k = 0; k < rule_count; k++)
 			if (rule_list[k] == f->rule)
 				ri = index_of[k];
-		if (ri < 0) /* a rule outside the list (cannot happen today): still a valid result */
-			ri = 0;
+		/* every finding comes from a listed rule, which ran */
+		INVARIANT(ri >= 0);
 		json_array_append_new(results, result_json(&c, f, ri, buildless, o->baseline != NULL));
 	}
 	free(index_of);
