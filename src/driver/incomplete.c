@@ -1,0 +1,278 @@
+/* incomplete.c: what the parse could not read (issue 14): headers found
+ * again in the tree and re-parsed, then what stays missing or unread, for
+ * the summary and exit status 3. Part of the driver (run.c). */
+#include "run.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clang_api.h"
+#include "facts_io.h"
+#include <xxhash.h>
+#include "gvlapi.h"
+#include "fingerprint.h"
+#include "libmodel.h"
+#include "log.h"
+#include "offload.h"
+#include "invariant.h"
+#include "json_text.h"
+#include "rule.h"
+#include "sysprobe.h"
+
+#include "run_parts.h"
+
+/* ---- headers the parse could not find (issue 14) ---- */
+
+/* Buildless: for each `'x/y.h' file not found`, a unique directory D of
+ * the gem's tree or the system's include trees with D/x/y.h gets -I D, and
+ * the files that missed it are parsed again (twice at most: a found header
+ * may include another). Ambiguous and absent headers stay missing; the
+ * report names them. */
+void resolve_missing_headers(struct run *r, struct parse_opts *po)
+{
+	struct header_index hi = {0};
+	/* test hook: a smaller bound, to see it hit (tests/cli/buildless_includes.sh) */
+	const char *maxf = getenv("NOGVL_LINT_HEADER_SEARCH_MAX_FILES");
+	if (maxf && *maxf) {
+		char *end = NULL;
+		unsigned long v = strtoul(maxf, &end, 10);
+		if (end && !*end && v > 0 && v < HEADER_SEARCH_MAX_FILES)
+			hi.max_files = (unsigned)v;
+	}
+	bool indexed = false;
+	struct hmap answers = {0}; /* header name -> strlist * of candidate directories */
+	strlist keys = {0};
+	size_t *nargs_before = xcalloc(r->ntus ? r->ntus : 1, sizeof(size_t));
+	unsigned char *gave_up = xcalloc(r->ntus ? r->ntus : 1, 1);
+	for (unsigned round = 0; round < 2; round++) {
+		VEC(size_t) redo = {0};
+		for (size_t t = 0; t < r->ntus; t++) {
+			struct tu_facts *tu = r->tus[t];
+			if (tu->status == TU_FAILED || gave_up[t])
+				continue;
+			nargs_before[t] = r->in.jobs.v[t].args.n;
+			strlist names = {0};
+			if (!tu_missing_headers(tu, &names))
+				continue;
+			struct tu_job *j = &r->in.jobs.v[t];
+			bool changed = false;
+			for (size_t k = 0; k < names.n; k++) {
+				strlist *c = hmap_get(&answers, names.v[k]);
+				if (!c) {
+					if (!indexed) {
+						hi.deadline = now_seconds() + HEADER_SEARCH_MAX_SECONDS;
+						for (size_t i = 0; i < r->in.search_roots.n; i++)
+							header_index_add_tree(&hi, r->in.search_roots.v[i]);
+						for (size_t i = 0; i < hi.notes.n; i++)
+							log_verbose(1, "%s", hi.notes.v[i]);
+						if (hi.bounded)
+							log_warning("the search for missing headers was bounded (%u files, %.0f s); "
+								    "some may not have been found (-v says where it stopped)",
+								    hi.max_files, HEADER_SEARCH_MAX_SECONDS);
+						indexed = true;
+					}
+					c = xcalloc(1, sizeof(*c));
+					header_candidates(&hi, names.v[k], c);
+					char *key = xstrdup(names.v[k]);
+					vec_push(&keys, key);
+					hmap_put(&answers, key, c);
+					if (c->n > 1) {
+						struct strbuf sb = {0};
+						for (size_t i = 0; i < c->n && i < 4; i++)
+							sb_printf(&sb, "%s%s", i ? ", " : "", c->v[i]);
+						log_verbose(1, "'%s' is in %zu directories (%s%s): ambiguous, not guessed", names.v[k],
+							    c->n, sb_str(&sb), c->n > 4 ? ", ..." : "");
+						sb_free(&sb);
+					} else if (!c->n) {
+						log_verbose(1, "'%s': not found in the gem or the system's include trees",
+							    names.v[k]);
+					}
+				}
+				if (c->n != 1)
+					continue;
+				char *arg = xasprintf("-I%s", c->v[0]);
+				bool have = false;
+				for (size_t i = 0; i < j->args.n && !have; i++)
+					have = strcmp(j->args.v[i], arg) == 0;
+				if (have) {
+					free(arg);
+					continue;
+				}
+				vec_push(&j->args, arg);
+				changed = true;
+				log_verbose(1, "%s: -I%s added: '%s' is there (header search)", j->display, c->v[0],
+					    names.v[k]);
+			}
+			strlist_free(&names);
+			if (changed)
+				vec_push(&redo, t);
+		}
+		if (!redo.n) {
+			vec_free(&redo);
+			break;
+		}
+		struct tu_job *sub = xcalloc(redo.n, sizeof(*sub));
+		for (size_t i = 0; i < redo.n; i++)
+			sub[i] = r->in.jobs.v[redo.v[i]]; /* shallow: the jobs stay owned by r->in */
+		struct tu_facts **again = parse_all(sub, redo.n, po);
+		for (size_t i = 0; i < redo.n; i++) {
+			size_t t = redo.v[i];
+			struct tu_facts *old = r->tus[t];
+			if (again[i]->status != TU_FAILED && again[i]->nerrors < old->nerrors) {
+				tu_facts_free(old);
+				r->tus[t] = again[i];
+				continue;
+			}
+			/* a header of the same name from another library (Ruby's own
+			 * node.h is not /usr/include/node/node.h): no better, so not used */
+			struct tu_job *j = &r->in.jobs.v[t];
+			log_verbose(1, "%s: the directories found for its missing headers do not make it parse better (%u "
+				       "errors, %u before): not used",
+				    j->display, again[i]->nerrors, old->nerrors);
+			while (j->args.n > nargs_before[t])
+				free(j->args.v[--j->args.n]);
+			gave_up[t] = 1;
+			tu_facts_free(again[i]);
+		}
+		free(again);
+		free(sub);
+		vec_free(&redo);
+	}
+	free(nargs_before);
+	free(gave_up);
+	hmap_foreach(&answers, e)
+	{
+		strlist_free(e->val);
+		free(e->val);
+	}
+	hmap_free(&answers);
+	strlist_free(&keys);
+	header_index_free(&hi);
+}
+
+/* ---- what could not be read (issue 14) ---- */
+
+static int str_ptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Is the run's first input configured with allow_incomplete: true? */
+static bool incomplete_allowed(const struct options *o, struct run *r)
+{
+	if (o->allow_incomplete)
+		return true;
+	const char *first = o->compile_commands ? o->compile_commands : o->paths.n ? o->paths.v[0] : ".";
+	char *abs = path_absolute(first);
+	int v = config_allow_incomplete(config_for_path(&r->cfg, abs, path_is_dir(abs)));
+	free(abs);
+	return v == 1;
+}
+
+/* Missing headers, files that release the GVL without an analysed site,
+ * sources libclang cannot read, and the spellings in project headers and
+ * macro bodies (for the -v counter). */
+void assess_incomplete(const struct options *o, struct run *r)
+{
+	struct summary *sum = &r->sum;
+	/* spellings per project header, each file scanned once */
+	struct hmap scanned = {0}; /* path -> (void *)(1 + number of spellings) */
+	strlist keys = {0};
+	size_t usable = 0, clean = 0;
+	for (size_t t = 0; t < r->ntus; t++) {
+		struct tu_facts *tu = r->tus[t];
+		if (tu->status == TU_FAILED)
+			continue;
+		usable++;
+		bool header_spells = false;
+		for (size_t i = 0; i < tu->files.n; i++) {
+			const char *p = tu->files.v[i].path;
+			uintptr_t n = (uintptr_t)hmap_get(&scanned, p);
+			if (!n) {
+				size_t len = 0;
+				char *text = read_file(p, &len, MAX_SOURCE_BYTES);
+				size_t before = r->header_sp.n;
+				if (text) {
+					spelling_vec v = {0};
+					scan_spellings(p, text, len, false, &v);
+					/* a main file's calls are the token scan's; its #define bodies are counted here */
+					for (size_t k = 0; k < v.n; k++) {
+						if (tu->files.v[i].is_main && !v.v[k].in_define) {
+							free(v.v[k].file);
+							continue;
+						}
+						vec_push(&r->header_sp, v.v[k]);
+					}
+					vec_free(&v);
+				}
+				free(text);
+				n = 1 + (r->header_sp.n - before);
+				char *key = xstrdup(p);
+				vec_push(&keys, key);
+				hmap_put(&scanned, key, (void *)n);
+			}
+			if (n > 1)
+				header_spells = true;
+		}
+		bool spells = header_spells;
+		for (size_t i = 0; i < tu->token_sites.n && !spells; i++)
+			spells = !tu->token_sites.v[i].inactive && gvl_api_find(tu->token_sites.v[i].api);
+		strlist names = {0};
+		if (!tu_missing_headers(tu, &names)) {
+			clean++;
+			continue;
+		}
+		sum->files_missing_headers++;
+		for (size_t i = 0; i < names.n; i++) {
+			bool dup = false;
+			for (size_t k = 0; k < sum->missing_headers.n && !dup; k++)
+				dup = strcmp(sum->missing_headers.v[k], names.v[i]) == 0;
+			if (!dup)
+				vec_push(&sum->missing_headers, xstrdup(names.v[i]));
+		}
+		bool site = false;
+		for (size_t i = 0; i < r->model->sites.n && !site; i++)
+			site = r->model->sites.v[i].tu == tu && !r->model->sites.v[i].token_only;
+		if (spells && !site) {
+			sum->files_incomplete++;
+			log_verbose(1, "%s: releases the GVL (spelled here or in a project header it includes), but no release "
+				       "site was analysed: '%s'%s not found",
+				    tu->display, names.v[0], names.n > 1 ? " and more headers" : "");
+		} else {
+			log_verbose(1, "%s: '%s'%s not found", tu->display, names.v[0],
+				    names.n > 1 ? " and more headers" : "");
+		}
+		strlist_free(&names);
+	}
+	xqsort(sum->missing_headers.v, sum->missing_headers.n, sizeof(char *), str_ptr_cmp);
+	hmap_free(&scanned);
+	strlist_free(&keys);
+	/* sources in other languages: named, their spellings counted */
+	for (size_t i = 0; i < r->in.foreign.n; i++) {
+		const char *f = r->in.foreign.v[i];
+		size_t len = 0;
+		char *text = read_file(f, &len, MAX_SOURCE_BYTES);
+		size_t before = r->foreign_sp.n;
+		if (text)
+			scan_spellings(f, text, len, true, &r->foreign_sp);
+		free(text);
+		char *d = display_path(f);
+		log_verbose(1, "%s: not analysed (%s; libclang reads only C and C++): %zu GVL-release spelling%s", d,
+			    inputs_foreign_language(f), r->foreign_sp.n - before, r->foreign_sp.n - before == 1 ? "" : "s");
+		for (size_t k = before; k < r->foreign_sp.n; k++)
+			log_verbose(1, "%s:%u: %s spelled in a source that was not analysed", d, r->foreign_sp.v[k].line,
+				    r->foreign_sp.v[k].api);
+		free(d);
+	}
+	sum->foreign_files = r->in.foreign.n;
+	sum->foreign_spellings = r->foreign_sp.n;
+	sum->incomplete = sum->files_incomplete || sum->foreign_files || (usable && !clean);
+	sum->incomplete_allowed = incomplete_allowed(o, r);
+	if (sum->foreign_files)
+		log_warning("%zu source file%s of an extension in a language libclang does not read (such as %s) not "
+			    "analysed; %zu GVL-release spelling%s in them",
+			    sum->foreign_files, sum->foreign_files == 1 ? "" : "s", path_basename(r->in.foreign.v[0]),
+			    sum->foreign_spellings, sum->foreign_spellings == 1 ? "" : "s");
+}
