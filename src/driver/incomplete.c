@@ -30,126 +30,155 @@
  * the files that missed it are parsed again (twice at most: a found header
  * may include another). Ambiguous and absent headers stay missing; the
  * report names them. */
+/* The header search of one run: the index of the trees (built on first
+ * use) and each header name's candidate directories. */
+struct header_search {
+	struct header_index hi;
+	bool indexed;
+	struct hmap answers; /* header name -> strlist * of candidate directories */
+	strlist keys;
+};
+
+static void header_search_index(struct header_search *hs, const struct run *r)
+{
+	hs->hi.deadline = now_seconds() + HEADER_SEARCH_MAX_SECONDS;
+	for (size_t i = 0; i < r->in.search_roots.n; i++)
+		header_index_add_tree(&hs->hi, r->in.search_roots.v[i]);
+	for (size_t i = 0; i < hs->hi.notes.n; i++)
+		log_verbose(1, "%s", hs->hi.notes.v[i]);
+	if (hs->hi.bounded)
+		log_warning("the search for missing headers was bounded (%u files, %.0f s); "
+			    "some may not have been found (-v says where it stopped)",
+			    hs->hi.max_files, HEADER_SEARCH_MAX_SECONDS);
+	hs->indexed = true;
+}
+
+/* The directories that hold header name, looked up once per run. */
+static const strlist *header_dirs(struct header_search *hs, const struct run *r, const char *name)
+{
+	strlist *c = hmap_get(&hs->answers, name);
+	if (c)
+		return c;
+	if (!hs->indexed)
+		header_search_index(hs, r);
+	c = xcalloc(1, sizeof(*c));
+	header_candidates(&hs->hi, name, c);
+	char *key = xstrdup(name);
+	vec_push(&hs->keys, key);
+	hmap_put(&hs->answers, key, c);
+	if (c->n > 1) {
+		struct strbuf sb = {0};
+		for (size_t i = 0; i < c->n && i < 4; i++)
+			sb_printf(&sb, "%s%s", i ? ", " : "", c->v[i]);
+		log_verbose(1, "'%s' is in %zu directories (%s%s): ambiguous, not guessed", name, c->n, sb_str(&sb),
+			    c->n > 4 ? ", ..." : "");
+		sb_free(&sb);
+	} else if (!c->n) {
+		log_verbose(1, "'%s': not found in the gem or the system's include trees", name);
+	}
+	return c;
+}
+
+/* -I DIR for each missing header of file t found in exactly one directory;
+ * whether one was added. */
+static bool add_found_dirs(struct header_search *hs, struct run *r, size_t t)
+{
+	strlist names = {0};
+	if (!tu_missing_headers(r->tus[t], &names))
+		return false;
+	struct tu_job *j = &r->in.jobs.v[t];
+	bool changed = false;
+	for (size_t k = 0; k < names.n; k++) {
+		const strlist *c = header_dirs(hs, r, names.v[k]);
+		if (c->n != 1)
+			continue;
+		char *arg = xasprintf("-I%s", c->v[0]);
+		bool have = false;
+		for (size_t i = 0; i < j->args.n && !have; i++)
+			have = strcmp(j->args.v[i], arg) == 0;
+		if (have) {
+			free(arg);
+			continue;
+		}
+		vec_push(&j->args, arg);
+		changed = true;
+		log_verbose(1, "%s: -I%s added: '%s' is there (header search)", j->display, c->v[0], names.v[k]);
+	}
+	strlist_free(&names);
+	return changed;
+}
+
+/* The files of redo parsed again with their new directories; a file that
+ * does not parse better keeps its facts, drops them and is not tried again. */
+static void reparse_with_dirs(struct run *r, struct parse_opts *po, const size_t *redo, size_t nredo,
+			      const size_t *nargs_before, unsigned char *gave_up)
+{
+	struct tu_job *sub = xcalloc(nredo, sizeof(*sub));
+	for (size_t i = 0; i < nredo; i++)
+		sub[i] = r->in.jobs.v[redo[i]]; /* shallow: the jobs stay owned by r->in */
+	struct tu_facts **again = parse_all(sub, nredo, po);
+	for (size_t i = 0; i < nredo; i++) {
+		size_t t = redo[i];
+		struct tu_facts *old = r->tus[t];
+		if (again[i]->status != TU_FAILED && again[i]->nerrors < old->nerrors) {
+			tu_facts_free(old);
+			r->tus[t] = again[i];
+			continue;
+		}
+		/* a header of the same name from another library (Ruby's own
+		 * node.h is not /usr/include/node/node.h): no better, so not used */
+		struct tu_job *j = &r->in.jobs.v[t];
+		log_verbose(1, "%s: the directories found for its missing headers do not make it parse better (%u "
+			       "errors, %u before): not used",
+			    j->display, again[i]->nerrors, old->nerrors);
+		while (j->args.n > nargs_before[t])
+			free(j->args.v[--j->args.n]);
+		gave_up[t] = 1;
+		tu_facts_free(again[i]);
+	}
+	free(again);
+	free(sub);
+}
+
 void resolve_missing_headers(struct run *r, struct parse_opts *po)
 {
-	struct header_index hi = {0};
+	struct header_search hs = {0};
 	/* test hook: a smaller bound, to see it hit (tests/cli/buildless_includes.sh) */
 	const char *maxf = getenv("NOGVL_LINT_HEADER_SEARCH_MAX_FILES");
 	if (maxf && *maxf) {
 		char *end = NULL;
 		unsigned long v = strtoul(maxf, &end, 10);
 		if (end && !*end && v > 0 && v < HEADER_SEARCH_MAX_FILES)
-			hi.max_files = (unsigned)v;
+			hs.hi.max_files = (unsigned)v;
 	}
-	bool indexed = false;
-	struct hmap answers = {0}; /* header name -> strlist * of candidate directories */
-	strlist keys = {0};
 	size_t *nargs_before = xcalloc(r->ntus ? r->ntus : 1, sizeof(size_t));
 	unsigned char *gave_up = xcalloc(r->ntus ? r->ntus : 1, 1);
 	for (unsigned round = 0; round < 2; round++) {
 		VEC(size_t) redo = {0};
 		for (size_t t = 0; t < r->ntus; t++) {
-			struct tu_facts *tu = r->tus[t];
-			if (tu->status == TU_FAILED || gave_up[t])
+			if (r->tus[t]->status == TU_FAILED || gave_up[t])
 				continue;
 			nargs_before[t] = r->in.jobs.v[t].args.n;
-			strlist names = {0};
-			if (!tu_missing_headers(tu, &names))
-				continue;
-			struct tu_job *j = &r->in.jobs.v[t];
-			bool changed = false;
-			for (size_t k = 0; k < names.n; k++) {
-				strlist *c = hmap_get(&answers, names.v[k]);
-				if (!c) {
-					if (!indexed) {
-						hi.deadline = now_seconds() + HEADER_SEARCH_MAX_SECONDS;
-						for (size_t i = 0; i < r->in.search_roots.n; i++)
-							header_index_add_tree(&hi, r->in.search_roots.v[i]);
-						for (size_t i = 0; i < hi.notes.n; i++)
-							log_verbose(1, "%s", hi.notes.v[i]);
-						if (hi.bounded)
-							log_warning("the search for missing headers was bounded (%u files, %.0f s); "
-								    "some may not have been found (-v says where it stopped)",
-								    hi.max_files, HEADER_SEARCH_MAX_SECONDS);
-						indexed = true;
-					}
-					c = xcalloc(1, sizeof(*c));
-					header_candidates(&hi, names.v[k], c);
-					char *key = xstrdup(names.v[k]);
-					vec_push(&keys, key);
-					hmap_put(&answers, key, c);
-					if (c->n > 1) {
-						struct strbuf sb = {0};
-						for (size_t i = 0; i < c->n && i < 4; i++)
-							sb_printf(&sb, "%s%s", i ? ", " : "", c->v[i]);
-						log_verbose(1, "'%s' is in %zu directories (%s%s): ambiguous, not guessed", names.v[k],
-							    c->n, sb_str(&sb), c->n > 4 ? ", ..." : "");
-						sb_free(&sb);
-					} else if (!c->n) {
-						log_verbose(1, "'%s': not found in the gem or the system's include trees",
-							    names.v[k]);
-					}
-				}
-				if (c->n != 1)
-					continue;
-				char *arg = xasprintf("-I%s", c->v[0]);
-				bool have = false;
-				for (size_t i = 0; i < j->args.n && !have; i++)
-					have = strcmp(j->args.v[i], arg) == 0;
-				if (have) {
-					free(arg);
-					continue;
-				}
-				vec_push(&j->args, arg);
-				changed = true;
-				log_verbose(1, "%s: -I%s added: '%s' is there (header search)", j->display, c->v[0],
-					    names.v[k]);
-			}
-			strlist_free(&names);
-			if (changed)
+			if (add_found_dirs(&hs, r, t))
 				vec_push(&redo, t);
 		}
-		if (!redo.n) {
-			vec_free(&redo);
-			break;
-		}
-		struct tu_job *sub = xcalloc(redo.n, sizeof(*sub));
-		for (size_t i = 0; i < redo.n; i++)
-			sub[i] = r->in.jobs.v[redo.v[i]]; /* shallow: the jobs stay owned by r->in */
-		struct tu_facts **again = parse_all(sub, redo.n, po);
-		for (size_t i = 0; i < redo.n; i++) {
-			size_t t = redo.v[i];
-			struct tu_facts *old = r->tus[t];
-			if (again[i]->status != TU_FAILED && again[i]->nerrors < old->nerrors) {
-				tu_facts_free(old);
-				r->tus[t] = again[i];
-				continue;
-			}
-			/* a header of the same name from another library (Ruby's own
-			 * node.h is not /usr/include/node/node.h): no better, so not used */
-			struct tu_job *j = &r->in.jobs.v[t];
-			log_verbose(1, "%s: the directories found for its missing headers do not make it parse better (%u "
-				       "errors, %u before): not used",
-				    j->display, again[i]->nerrors, old->nerrors);
-			while (j->args.n > nargs_before[t])
-				free(j->args.v[--j->args.n]);
-			gave_up[t] = 1;
-			tu_facts_free(again[i]);
-		}
-		free(again);
-		free(sub);
+		if (redo.n)
+			reparse_with_dirs(r, po, redo.v, redo.n, nargs_before, gave_up);
+		bool again = redo.n > 0;
 		vec_free(&redo);
+		if (!again)
+			break;
 	}
 	free(nargs_before);
 	free(gave_up);
-	hmap_foreach(&answers, e)
+	hmap_foreach(&hs.answers, e)
 	{
 		strlist_free(e->val);
 		free(e->val);
 	}
-	hmap_free(&answers);
-	strlist_free(&keys);
-	header_index_free(&hi);
+	hmap_free(&hs.answers);
+	strlist_free(&hs.keys);
+	header_index_free(&hs.hi);
 }
 
 /* ---- what could not be read (issue 14) ---- */
