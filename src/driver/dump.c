@@ -3,22 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include "clang_api.h"
-#include "facts_io.h"
-#include <xxhash.h>
-#include "gvlapi.h"
-#include "fingerprint.h"
-#include "libmodel.h"
-#include "log.h"
-#include "offload.h"
-#include "invariant.h"
 #include "json_text.h"
-#include "rule.h"
-#include "sysprobe.h"
-
 
 /* ---- --dump-commands ---- */
 

@@ -4,24 +4,49 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "clang_api.h"
-#include "facts_io.h"
-#include <xxhash.h>
-#include "gvlapi.h"
 #include "fingerprint.h"
-#include "libmodel.h"
-#include "log.h"
-#include "offload.h"
 #include "invariant.h"
-#include "run_parts.h"
-#include "json_text.h"
+#include "log.h"
 #include "rule.h"
-#include "sysprobe.h"
-
 #include "run_parts.h"
+
+/* ---- which rules the command line enables (run.h) ---- */
+
+bool rule_cli_disabled(const struct options *o, const struct rule_desc *rd)
+{
+	for (size_t i = 0; i < o->disable.n; i++)
+		if (strcmp(o->disable.v[i], rd->slug) == 0 || strcmp(o->disable.v[i], "all") == 0)
+			return true;
+	return false;
+}
+
+bool rule_cli_enabled(const struct options *o, const struct rule_desc *rd)
+{
+	for (size_t i = 0; i < o->enable.n; i++)
+		if (strcmp(o->enable.v[i], rd->slug) == 0)
+			return true;
+	return false;
+}
+
+bool rule_enabled(const struct options *o, const struct rule_desc *rd)
+{
+	if (rule_cli_disabled(o, rd))
+		return false;
+	if (rd->flags & RULE_DEBUG)
+		return rule_cli_enabled(o, rd);
+	return true;
+}
+
+bool run_in_report_scope(const struct inputs *in, const char *file)
+{
+	if (!in->report_only.n)
+		return true;
+	for (size_t i = 0; file && i < in->report_only.n; i++)
+		if (path_is_below(file, in->report_only.v[i]))
+			return true;
+	return false;
+}
 
 /* ---- configuration, suppressions, baseline (after the rules) ---- */
 

@@ -5,31 +5,12 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "clang_api.h"
-#include "facts_io.h"
-#include <xxhash.h>
-#include "gvlapi.h"
-#include "fingerprint.h"
-#include "libmodel.h"
 #include "log.h"
-#include "offload.h"
-#include "invariant.h"
-#include "json_text.h"
-#include "rule.h"
-#include "sysprobe.h"
-
 #include "run_parts.h"
 
 /* ---- headers the parse could not find (issue 14) ---- */
 
-/* Buildless: for each `'x/y.h' file not found`, a unique directory D of
- * the gem's tree or the system's include trees with D/x/y.h gets -I D, and
- * the files that missed it are parsed again (twice at most: a found header
- * may include another). Ambiguous and absent headers stay missing; the
- * report names them. */
 /* The header search of one run: the index of the trees (built on first
  * use) and each header name's candidate directories. */
 struct header_search {
@@ -140,6 +121,11 @@ static void reparse_with_dirs(struct run *r, struct parse_opts *po, const size_t
 	free(sub);
 }
 
+/* Buildless: for each `'x/y.h' file not found`, a unique directory D of
+ * the gem's tree or the system's include trees with D/x/y.h gets -I D, and
+ * the files that missed it are parsed again (twice at most: a found header
+ * may include another). Ambiguous and absent headers stay missing; the
+ * report names them. */
 void resolve_missing_headers(struct run *r, struct parse_opts *po)
 {
 	struct header_search hs = {0};

@@ -22,31 +22,6 @@
 
 #define STUB_HEADER_NAME "nogvl-lint-stubs.h"
 
-bool rule_cli_disabled(const struct options *o, const struct rule_desc *rd)
-{
-	for (size_t i = 0; i < o->disable.n; i++)
-		if (strcmp(o->disable.v[i], rd->slug) == 0 || strcmp(o->disable.v[i], "all") == 0)
-			return true;
-	return false;
-}
-
-bool rule_cli_enabled(const struct options *o, const struct rule_desc *rd)
-{
-	for (size_t i = 0; i < o->enable.n; i++)
-		if (strcmp(o->enable.v[i], rd->slug) == 0)
-			return true;
-	return false;
-}
-
-bool rule_enabled(const struct options *o, const struct rule_desc *rd)
-{
-	if (rule_cli_disabled(o, rd))
-		return false;
-	if (rd->flags & RULE_DEBUG)
-		return rule_cli_enabled(o, rd);
-	return true;
-}
-
 /* Progress on a terminal: drawn only once the run has taken a while, and at
  * most ten times a second, so short runs and logs stay clean. */
 struct progress {
@@ -115,16 +90,6 @@ static uint64_t cache_salt(const struct options *o, const struct run *r)
 	uint64_t h = XXH3_64bits(sb_str(&sb), sb.len);
 	sb_free(&sb);
 	return h;
-}
-
-bool run_in_report_scope(const struct inputs *in, const char *file)
-{
-	if (!in->report_only.n)
-		return true;
-	for (size_t i = 0; file && i < in->report_only.n; i++)
-		if (path_is_below(file, in->report_only.v[i]))
-			return true;
-	return false;
 }
 
 static bool in_report_scope(const struct finding *f, void *ctx)
