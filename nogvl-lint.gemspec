@@ -16,7 +16,7 @@ Gem::Specification.new do |s|
   s.license = "MIT"
   s.required_ruby_version = ">= 2.7"
   s.files = Dir.chdir(__dir__) do
-    Dir["CMakeLists.txt", "README.md", "src/*.{c,h}", "rules/*.{c,h,md,cmake}", "scripts/manpage",
+    Dir["CMakeLists.txt", "README.md", "src/**/*.{c,h}", "rules/**/*.{c,h,md}", "rules/models/*.yml", "cmake/*.cmake", "scripts/manpage",
         "gem/lib/**/*.rb", "gem/exe/*", "gem/ext/nogvl_lint/extconf.rb"].sort
   end
   s.require_paths = ["gem/lib"]

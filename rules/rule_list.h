@@ -1,5 +1,5 @@
 /* rule_list.h: every rule, one line each, sorted by slug. Data only: the
- * engine (src/rule_registry.c) and the tests include it with their own
+ * engine (src/findings/rule_registry.c) and the tests include it with their own
  * definition of RULE.
  *
  *   RULE(ident)        a rule: file rules/<ident>.c defines
@@ -12,10 +12,10 @@
  * Adding a rule (scripts/new-rule SLUG writes 1, 3 and 4 and adds 2):
  *   1. rules/<ident>.c: the descriptor (slug, severity, category, summary,
  *      rationale, fix) and its run function, which reads the linked model
- *      (src/model.h) and reports with rule_report (src/rule.h). Nothing else
- *      to register: every .c in rules/ is built (a glob).
+ *      (src/model/model.h) and reports with rule_report (src/findings/rule.h). Nothing else
+ *      to register: every .c at the top of rules/ is built (a glob).
  *   2. a RULE(<ident>) line below, where the sort order puts it.
- *   3. rules/<slug>.md: the page behind --explain and the SARIF help, with the
+ *   3. rules/docs/<slug>.md: the page behind --explain and the SARIF help, with the
  *      sections unit/test_rule_docs requires.
  *   4. corpus/<slug>/: at least one case, with `expect: <slug>` next to the
  *      offending line (tests/corpus_runner.c says how expectations are written).

@@ -1,4 +1,7 @@
-/* main.c: nogvl-lint entry point. The only place that decides the exit code. */
+/* main.c: nogvl-lint entry point. The only place that decides the exit code
+ * (README "Exit codes"): the library functions return 0 or -1 (the reason
+ * logged), and main.c maps them; run_exit_status (run.h) reads a finished
+ * run's outcome. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -22,6 +25,9 @@
 #include "rule.h"
 #include "run.h"
 #include "sigclean.h"
+
+/* the exit codes main.c itself chooses (run_exit_status chooses 1 and 3) */
+enum { EXIT_CLEAN = 0, EXIT_USAGE = 2 };
 
 static void list_rules(FILE *out)
 {
@@ -54,7 +60,7 @@ static int explain(FILE *out, const char *slug)
 	const struct rule_desc *r = rule_find(slug);
 	if (!r) {
 		no_rule("", slug, false);
-		return 2;
+		return -1;
 	}
 	const char *page = rule_doc_find(slug);
 	if (page) {
@@ -117,16 +123,16 @@ static int check_output_file(const char *what, const char *path)
 	sb_put_visible(&sb, path);
 	fprintf(stderr, "nogvl-lint: error: %s %s: %s\n", what, sb_str(&sb), why);
 	sb_free(&sb);
-	return 2;
+	return -1;
 }
 
 static int check_outputs(const struct options *o)
 {
 	for (size_t i = 0; i < o->outputs.n; i++)
 		if (o->outputs.v[i].file && check_output_file("-o", o->outputs.v[i].file) != 0)
-			return 2;
+			return -1;
 	if (o->write_baseline && check_output_file("--write-baseline", o->write_baseline) != 0)
-		return 2;
+		return -1;
 	return 0;
 }
 
@@ -170,171 +176,190 @@ static int fix_flow(const struct options *o, struct run *r)
 	vec_free(&shown.v);
 	summary_line(out, &r->sum);
 	if (n < 0)
-		return 2;
+		return EXIT_USAGE;
 	return run_exit_status(o, r);
 }
 
-int main(int argc, char **argv)
+/* --help, --version, --list-rules, --explain: answered without an analysis
+ * (*done set); returns the exit status. */
+static int info_mode(const struct options *o, bool *done)
 {
-	facts_io_init();
-	if (argc == 2 && strcmp(argv[1], "--internal-parse-worker") == 0)
-		return isolate_worker_main(); /* a parser process (isolate.h) */
-	isolate_enable();
-	sigclean_install(); /* the PCH directory, --fix's temporary file */
-	struct options o;
-	options_init(&o);
-	int rc = options_parse(&o, argc, argv, stderr);
-	if (rc != 0) {
-		options_free(&o);
-		return rc;
-	}
-	log_verbosity = o.verbose;
-	if (o.libclang)
-		clang_api_set_path(o.libclang);
-#ifdef __GLIBC__
-	/* Files are parsed in worker processes: this process's threads only
-	 * decode their facts, and one malloc arena keeps the facts of a whole
-	 * gem from spreading over one arena per thread (tens of MB of RSS on
-	 * Ruby's ext/). In-process parsing keeps glibc's default. */
-	if (o.tu_timeout > 0)
-		mallopt(M_ARENA_MAX, 1);
-#endif
-	if (o.help) {
+	*done = true;
+	if (o->help) {
 		print_usage(stdout);
-		options_free(&o);
-		return 0;
+		return EXIT_CLEAN;
 	}
-	if (o.version) {
+	if (o->version) {
 		const char *lerr = NULL;
 		if (!clang_api_load(&lerr)) {
 			printf("nogvl-lint %s\n", NOGVL_VERSION);
 			fprintf(stderr, "nogvl-lint: error: %s\n", lerr);
-			options_free(&o);
-			return 2;
+			return EXIT_USAGE;
 		}
 		CXString v = clang_getClangVersion();
 		printf("nogvl-lint %s (libclang: %s, %s)\n", NOGVL_VERSION, clang_api_path(),
 		       clang_getCString(v) ? clang_getCString(v) : "?");
 		clang_disposeString(v);
-		options_free(&o);
-		return 0;
+		return EXIT_CLEAN;
 	}
-	if (o.list_rules) {
+	if (o->list_rules) {
 		list_rules(stdout);
-		options_free(&o);
+		return EXIT_CLEAN;
+	}
+	if (o->explain)
+		return explain(stdout, o->explain) == 0 ? EXIT_CLEAN : EXIT_USAGE;
+	*done = false;
+	return EXIT_CLEAN;
+}
+
+/* The rules named by --enable and --disable exist. */
+static int check_rule_names(const struct options *o)
+{
+	for (size_t i = 0; i < o->enable.n; i++)
+		if (!rule_find(o->enable.v[i])) {
+			no_rule("--enable: ", o->enable.v[i], false);
+			return -1;
+		}
+	for (size_t i = 0; i < o->disable.n; i++)
+		if (strcmp(o->disable.v[i], "all") != 0 && !rule_find(o->disable.v[i])) {
+			no_rule("--disable: ", o->disable.v[i], true);
+			return -1;
+		}
+	return 0;
+}
+
+/* libclang is loaded here only when this process parses (in-process
+ * threads, or --fix's re-parse); otherwise only the parser processes load
+ * it, and here it is only checked for. */
+static int check_libclang(const struct options *o)
+{
+	if (o->dump_commands)
 		return 0;
+	const char *lerr = NULL;
+	char cerr[1024];
+	bool here = o->tu_timeout <= 0 || o->fix || o->fix_dry_run; /* (isolate_enable() in main) */
+	if (here ? !clang_api_load(&lerr) : !clang_api_check(cerr, sizeof(cerr))) {
+		fprintf(stderr, "nogvl-lint: error: %s\n", here ? lerr : cerr);
+		return -1;
 	}
-	if (o.explain) {
-		rc = explain(stdout, o.explain);
-		options_free(&o);
-		return rc;
-	}
-	for (size_t i = 0; i < o.enable.n; i++)
-		if (!rule_find(o.enable.v[i])) {
-			no_rule("--enable: ", o.enable.v[i], false);
-			options_free(&o);
-			return 2;
-		}
-	for (size_t i = 0; i < o.disable.n; i++)
-		if (strcmp(o.disable.v[i], "all") != 0 && !rule_find(o.disable.v[i])) {
-			no_rule("--disable: ", o.disable.v[i], true);
-			options_free(&o);
-			return 2;
-		}
+	/* the parser processes load the very same file */
+	setenv("NOGVL_LINT_LIBCLANG", clang_api_path(), 1);
+	return 0;
+}
 
-	/* libclang is loaded here only when this process parses (in-process
-	 * threads, or --fix's re-parse); otherwise only the parser processes
-	 * load it, and here it is only checked for */
-	if (!o.dump_commands) {
-		const char *lerr = NULL;
-		char cerr[1024];
-		bool here = o.tu_timeout <= 0 || o.fix || o.fix_dry_run; /* (isolate_enable() above) */
-		if (here ? !clang_api_load(&lerr) : !clang_api_check(cerr, sizeof(cerr))) {
-			fprintf(stderr, "nogvl-lint: error: %s\n", here ? lerr : cerr);
-			options_free(&o);
-			return 2;
-		}
-		/* the parser processes load the very same file */
-		setenv("NOGVL_LINT_LIBCLANG", clang_api_path(), 1);
-	}
+/* --explain-callback: the checklist of one callback, in place of the report. */
+static int explain_callback(const struct options *o, const struct run *r)
+{
+	if (offload_explain(stdout, r->model, o->explain_callback))
+		return EXIT_CLEAN;
+	struct strbuf sb = {0};
+	sb_put_visible(&sb, o->explain_callback);
+	fprintf(stderr, "nogvl-lint: error: --explain-callback: no release site has a callback named '%s'\n",
+		sb_str(&sb));
+	sb_free(&sb);
+	return EXIT_USAGE;
+}
 
-	if (check_outputs(&o) != 0) {
-		options_free(&o);
-		return 2;
+/* --write-baseline: the findings recorded. */
+static int write_baseline(const struct options *o, const struct run *r, FILE *sum)
+{
+	char *err = NULL;
+	if (baseline_write(o->write_baseline, &r->findings, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+		return -1;
 	}
+	size_t n = 0;
+	for (size_t i = 0; i < r->findings.v.n; i++)
+		n += !r->findings.v.v[i]->suppressed;
+	fprintf(sum, "nogvl-lint: recorded %zu finding%s in %s\n", n, n == 1 ? "" : "s", o->write_baseline);
+	return 0;
+}
 
-	struct run r;
-	rc = run_analysis(&o, &r);
+/* What a finished run shows: the checklist, the patch, or the reports with
+ * the summary (and the baseline written). */
+static int show_run(const struct options *o, struct run *r, FILE *sum)
+{
+	if (o->dump_facts)
+		dump_facts(stdout, r);
+	/* these replace the findings report: the checklist or the patch */
+	if (o->explain_callback)
+		return explain_callback(o, r);
+	if (o->fix_dry_run || o->fix)
+		return fix_flow(o, r);
+	int written = output_write_all(o, r);
+	report_fixed(sum, r, o->baseline);
+	summary_line(sum, &r->sum);
+	if (o->write_baseline && write_baseline(o, r, sum) != 0)
+		written = -1;
+	return written != 0 ? EXIT_USAGE : run_exit_status(o, r);
+}
+
+/* The analysis and what it shows; returns the exit status. */
+static int analyse(const struct options *o)
+{
 	/* the summary follows text on stdout; next to machine output it goes to stderr */
-	bool text_on_stdout = !o.outputs.n;
-	for (size_t i = 0; i < o.outputs.n; i++)
-		text_on_stdout = text_on_stdout || (o.outputs.v[i].format == FMT_TEXT && !o.outputs.v[i].file);
+	bool text_on_stdout = !o->outputs.n;
+	for (size_t i = 0; i < o->outputs.n; i++)
+		text_on_stdout = text_on_stdout || (o->outputs.v[i].format == FMT_TEXT && !o->outputs.v[i].file);
 	FILE *sum = text_on_stdout ? stdout : stderr;
-	if (rc != 0) {
+	struct run r;
+	int rc;
+	if (run_analysis(o, &r) != 0) {
 		if (r.sum.files) { /* files were tried and none could be analysed */
 			/* JSON and SARIF stay documents, written where asked
 			 * (executionSuccessful: false, a notification per file) */
-			if (!o.dump_commands && !o.fix && !o.fix_dry_run && !o.explain_callback && o.outputs.n)
-				output_write_all(&o, &r);
+			if (!o->dump_commands && !o->fix && !o->fix_dry_run && !o->explain_callback && o->outputs.n)
+				output_write_all(o, &r);
 			summary_line(sum, &r.sum);
 		}
-		run_free(&r);
-		options_free(&o);
-		source_cache_clear();
-		return rc;
+		rc = EXIT_USAGE;
+	} else if (o->dump_commands) { /* printed by run_analysis, before parsing */
+		rc = EXIT_CLEAN;
+	} else {
+		rc = show_run(o, &r, sum);
 	}
-	if (o.dump_commands) { /* printed by run_analysis, before parsing */
-		run_free(&r);
-		options_free(&o);
-		return 0;
-	}
-	if (o.dump_facts)
-		dump_facts(stdout, &r);
-	if (o.explain_callback || o.fix_dry_run || o.fix) {
-		/* these replace the findings report: the checklist or the patch */
-		if (o.explain_callback) {
-			rc = offload_explain(stdout, r.model, o.explain_callback) ? 0 : 2;
-			if (rc) {
-				struct strbuf sb = {0};
-				sb_put_visible(&sb, o.explain_callback);
-				fprintf(stderr, "nogvl-lint: error: --explain-callback: no release site has a callback named "
-						"'%s'\n",
-					sb_str(&sb));
-				sb_free(&sb);
-			}
-		} else {
-			rc = fix_flow(&o, &r);
-		}
-		run_free(&r);
-		options_free(&o);
-		source_cache_clear();
-		return rc;
-	}
-	int wrc = output_write_all(&o, &r);
-	report_fixed(sum, &r, o.baseline);
-	summary_line(sum, &r.sum);
-	if (o.write_baseline) {
-		char *err = NULL;
-		if (baseline_write(o.write_baseline, &r.findings, &err) != 0) {
-			log_error("%s", err);
-			free(err);
-			wrc = 2;
-		} else {
-			size_t n = 0;
-			for (size_t i = 0; i < r.findings.v.n; i++)
-				n += !r.findings.v.v[i]->suppressed;
-			fprintf(sum, "nogvl-lint: recorded %zu finding%s in %s\n", n, n == 1 ? "" : "s", o.write_baseline);
-		}
-	}
-	if (wrc != 0) {
-		run_free(&r);
-		options_free(&o);
-		source_cache_clear();
-		return wrc;
-	}
-	rc = run_exit_status(&o, &r);
 	run_free(&r);
-	options_free(&o);
 	source_cache_clear();
+	return rc;
+}
+
+/* One command line, parsed; returns the exit status. */
+static int lint(const struct options *o)
+{
+	log_verbosity = o->verbose;
+	if (o->libclang)
+		clang_api_set_path(o->libclang);
+#ifdef __GLIBC__
+	/* Files are parsed in worker processes: this process's threads only
+	 * decode their facts, and one malloc arena keeps the facts of a whole
+	 * gem from spreading over one arena per thread (tens of MB of RSS on
+	 * Ruby's ext/). In-process parsing keeps glibc's default. */
+	if (o->tu_timeout > 0)
+		mallopt(M_ARENA_MAX, 1);
+#endif
+	bool done;
+	int rc = info_mode(o, &done);
+	if (done)
+		return rc;
+	if (check_rule_names(o) != 0 || check_libclang(o) != 0 || check_outputs(o) != 0)
+		return EXIT_USAGE;
+	return analyse(o);
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+	facts_io_init();
+	if (argc == 2 && strcmp(argv[1], "--internal-parse-worker") == 0) {
+		rc = isolate_worker_main(); /* a parser process (isolate.h) */
+	} else {
+		isolate_enable();
+		sigclean_install(); /* the PCH directory, --fix's temporary file */
+		struct options o;
+		options_init(&o);
+		rc = options_parse(&o, argc, argv, stderr) == 0 ? lint(&o) : EXIT_USAGE;
+		options_free(&o);
+	}
 	return rc;
 }

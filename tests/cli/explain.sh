@@ -10,7 +10,7 @@ cp "$BIN" ./nogvl-lint-copy
 rc=$?
 check "explain: exit 0" is "$rc" 0
 check "explain: the page" is "$(head -1 out.txt)" "# ruby-api-without-gvl"
-check "explain: same text as rules/<slug>.md" cmp -s out.txt "$SRC/rules/ruby-api-without-gvl.md"
+check "explain: same text as rules/docs/<slug>.md" cmp -s out.txt "$SRC/rules/docs/ruby-api-without-gvl.md"
 for slug in $("$BIN" --list-rules | awk '{print $1}'); do
 	"$BIN" --explain "$slug" >page.txt 2>&1
 	check "explain $slug: exit 0 and a heading" is "$?:$(head -1 page.txt)" "0:# $slug"

@@ -82,7 +82,7 @@ expect_rc 2 "--fail-level unknown"
 run --format sarif -o r.sarif ext
 jq -e '.runs[0].tool.driver.informationUri | startswith("https://")' r.sarif >/dev/null || fail "no informationUri"
 jq -e '[.runs[0].tool.driver.rules[] | .helpUri | startswith("https://")] | all' r.sarif >/dev/null || fail "a rule without helpUri"
-jq -e '.runs[0].tool.driver.rules[] | select(.id == "unfrozen-input") | .helpUri | endswith("/rules/unfrozen-input.md")' r.sarif >/dev/null || fail "helpUri names the rule's page"
+jq -e '.runs[0].tool.driver.rules[] | select(.id == "unfrozen-input") | .helpUri | endswith("/rules/docs/unfrozen-input.md")' r.sarif >/dev/null || fail "helpUri names the rule's page"
 
 # a compile database entry for assembler: skipped, and -v says so
 printf '.globl f\nf: ret\n' >ext/asm.S

@@ -13,7 +13,7 @@ man=$(find "$P" -name 'nogvl-lint.1*' | head -n 1)
 while read -r opt; do
 	grep -qF -- "$(printf '%s' "$opt" | sed 's/-/\\-/g')" "$man" || fail "man page lacks $opt"
 done <"$T/opts"
-for page in "$SRC"/rules/*.md; do
+for page in "$SRC"/rules/docs/*.md; do
 	slug=$(basename "$page" .md)
 	grep -qxF ".SS $(printf '%s' "$slug" | sed 's/-/\\-/g')" "$man" || fail "man page lacks the rule $slug"
 done

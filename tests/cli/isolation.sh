@@ -3,7 +3,7 @@
 # with its name and the reason, the other files keep their results, and the
 # exit status says the analysis was incomplete (3) unless findings fail the
 # run (1). The first hang and crash come from the worker's documented test
-# hooks (NOGVL_LINT_TEST_HANG / NOGVL_LINT_TEST_CRASH, see src/isolate.h); then
+# hooks (NOGVL_LINT_TEST_HANG / NOGVL_LINT_TEST_CRASH, see src/frontend/isolate.h); then
 # real ones: an include of a FIFO (libclang waits for a writer forever) and a
 # 20,000-deep else-if chain (libclang's parser overflows its stack).
 . "$(dirname "$0")/lib/common.sh"
@@ -45,7 +45,7 @@ expect_rc 3 "a file timed out, nothing else to report"
 expect_err "^nogvl-lint: warning: b_hangs.c: not analysed: parsing took longer than $HANG_S s (--tu-timeout); stopped\$" "timeout message"
 expect_out '^1 file analysed (0 with parse errors), 1 could not be analysed, 0 findings' "summary"
 
-# the main process never loads libclang (src/clang_api.h): while a parser
+# the main process never loads libclang (src/clang/clang_api.h): while a parser
 # process hangs, libclang is mapped in it and not in the main process
 NOGVL_LINT_TEST_HANG=b_hangs "$BIN" --tu-timeout 20 --jobs 1 b_hangs.c >/dev/null 2>&1 &
 main_pid=$!

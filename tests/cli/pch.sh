@@ -1,4 +1,4 @@
-# The shared Ruby-header preamble (src/pch.h) is only a speed-up: with it and
+# The shared Ruby-header preamble (src/frontend/pch.h) is only a speed-up: with it and
 # with --no-pch every file's facts, findings and release sites are the same.
 # Also checks which files may use it: a file whose directory holds a header
 # Ruby's headers include (time.h), a file that defines a macro Ruby's headers

@@ -1,4 +1,4 @@
-/* Unit tests for the inputs analysis (rules/inputs_flow.c): its tables, the
+/* Unit tests for the inputs analysis (rules/analysis/inputs_flow.c): its tables, the
  * inputs/outputs offload gates, and the doc pages of the input/output rules. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,12 +86,12 @@ static void test_gates(void **state)
 	fclose(devnull);
 }
 
-/* rules/<slug>.md: heading, severity and category, summary verbatim, sections. */
+/* rules/docs/<slug>.md: heading, severity and category, summary verbatim, sections. */
 static void check_doc(const char *slug)
 {
 	const struct rule_desc *rd = rule_find(slug);
 	assert_non_null(rd);
-	char *path = xasprintf("%s/../rules/%s.md", CORPUS_DIR, slug);
+	char *path = xasprintf("%s/../rules/docs/%s.md", CORPUS_DIR, slug);
 	size_t len = 0;
 	char *text = read_file(path, &len, 1u << 20);
 	if (!text)

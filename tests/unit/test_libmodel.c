@@ -1,4 +1,4 @@
-/* Library models (rules/libmodel.h): the built-in models load, carry a
+/* Library models (src/model/libmodel.h): the built-in models load, carry a
  * source per entry and answer queries; bad model files are errors with
  * path:line:col, bounded in size and depth; user models override built-ins
  * and are marked as user models. */

@@ -1,4 +1,4 @@
-/* The rule documentation pages (rules/<slug>.md) against the descriptors.
+/* The rule documentation pages (rules/docs/<slug>.md) against the descriptors.
  * Iterates over rule_list, so a rule added later without a page, or with a
  * page that drifted from its descriptor, fails here. Debug rules are exempt. */
 #include <setjmp.h>
@@ -108,13 +108,13 @@ static void every_rule_has_a_matching_page(void **state)
 			continue;
 		const char *page = rule_doc_find(rd->slug);
 		if (!page) {
-			print_error("rules/%s.md: missing (every non-debug rule needs a page)\n", rd->slug);
+			print_error("rules/docs/%s.md: missing (every non-debug rule needs a page)\n", rd->slug);
 			bad++;
 			continue;
 		}
 		const char *err = check_page(rd, page);
 		if (err) {
-			print_error("rules/%s.md: %s\n", rd->slug, err);
+			print_error("rules/docs/%s.md: %s\n", rd->slug, err);
 			bad++;
 		}
 	}
@@ -125,10 +125,10 @@ static void every_page_names_a_rule(void **state)
 {
 	(void)state;
 	int bad = 0;
-	for (unsigned i = 0; i < rule_ndocs; i++) {
+	for (unsigned i = 0; i < rule_doc_count; i++) {
 		const struct rule_desc *rd = rule_find(rule_docs[i].slug);
 		if (!rd || (rd->flags & RULE_DEBUG)) {
-			print_error("rules/%s.md: no such (non-debug) rule in rule_list\n", rule_docs[i].slug);
+			print_error("rules/docs/%s.md: no such (non-debug) rule in rule_list\n", rule_docs[i].slug);
 			bad++;
 		}
 	}
@@ -139,8 +139,8 @@ static void every_page_names_a_rule(void **state)
 static void embedded_pages_match_the_sources(void **state)
 {
 	(void)state;
-	for (unsigned i = 0; i < rule_ndocs; i++) {
-		char *path = xasprintf("%s/rules/%s.md", NOGVL_SOURCE_DIR, rule_docs[i].slug);
+	for (unsigned i = 0; i < rule_doc_count; i++) {
+		char *path = xasprintf("%s/rules/docs/%s.md", NOGVL_SOURCE_DIR, rule_docs[i].slug);
 		char *text = read_file(path, NULL, 1u << 20);
 		assert_non_null(text);
 		assert_string_equal(text, rule_docs[i].text);

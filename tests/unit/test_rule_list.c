@@ -148,7 +148,7 @@ static void every_rule_has_file_page_and_corpus_group(void **state)
 		}
 		free(file);
 		if (!listed[i].debug) {
-			char *page = xasprintf("%s/rules/%s.md", NOGVL_SOURCE_DIR, slug);
+			char *page = xasprintf("%s/rules/docs/%s.md", NOGVL_SOURCE_DIR, slug);
 			if (!path_is_file(page) || !rule_doc_find(slug)) {
 				print_error("%s: missing (every rule needs a page)\n", page);
 				bad++;

@@ -1,4 +1,4 @@
-/* The verdict data (src/verdict.h): gate names and safety from GATE_LIST,
+/* The verdict data (src/model/verdict.h): gate names and safety from GATE_LIST,
  * the three end states, and the choice of the one missing fact. */
 #include <setjmp.h>
 #include <stdarg.h>

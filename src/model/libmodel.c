@@ -812,7 +812,7 @@ int models_init(char **err)
 	if (reg.loaded)
 		return 0;
 	reg.loaded = true;
-	for (unsigned i = 0; i < model_nfiles; i++) {
+	for (unsigned i = 0; i < model_file_count; i++) {
 		char *path = xasprintf("rules/models/%s", model_files[i].name);
 		int rc = models_load_text(path, model_files[i].text, model_files[i].len, false, err);
 		free(path);

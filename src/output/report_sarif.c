@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "invariant.h"
 #include "output.h"
 #include "ruledoc.h"
 #include "rule.h"
@@ -143,7 +144,7 @@ static json_t *rule_json(const struct rule_desc *rd)
 		json_object_set_new(help, "markdown", json_text(page));
 	json_object_set_new(o, "help", help);
 	/* the rule's page in the repository, at this version's tag */
-	char *uri = page ? xasprintf("%s/blob/v%s/rules/%s.md", NOGVL_HOMEPAGE, NOGVL_VERSION, rd->slug)
+	char *uri = page ? xasprintf("%s/blob/v%s/rules/docs/%s.md", NOGVL_HOMEPAGE, NOGVL_VERSION, rd->slug)
 			 : xasprintf("%s#rule-documentation", NOGVL_HOMEPAGE);
 	json_object_set_new(o, "helpUri", json_string(uri));
 	free(uri);
@@ -263,17 +264,11 @@ static json_t *result_json(const struct sctx *c, const struct finding *f, int ru
 	return o;
 }
 
-int report_sarif(FILE *out, const struct options *o, const struct run *r)
+/* "tool": the driver and its rules (every non-debug rule, and debug rules
+ * that ran); index_of[i]: rule_list[i]'s index there, -1 when absent */
+static json_t *sarif_tool(const struct run *r, int *index_of)
 {
-	struct sctx c = {0};
-	char cwd[PATH_MAX];
-	if (getcwd(cwd, sizeof(cwd)))
-		c.cwd = xstrdup(cwd);
-	bool buildless = r->in.buildless;
-
-	/* rules: every non-debug rule, and debug rules that ran */
 	json_t *rules = json_array();
-	int *index_of = xcalloc(rule_count, sizeof(int));
 	int n = 0;
 	for (unsigned i = 0; i < rule_count; i++) {
 		const struct rule_desc *rd = rule_list[i];
@@ -293,6 +288,13 @@ int report_sarif(FILE *out, const struct options *o, const struct run *r)
 	json_t *tool = json_object();
 	json_object_set_new(tool, "driver", driver);
 
+	return tool;
+}
+
+/* "results": the reported findings */
+static json_t *sarif_results(const struct sctx *c, const struct options *o, const struct run *r, const int *index_of)
+{
+	bool buildless = r->in.buildless;
 	json_t *results = json_array();
 	for (size_t i = 0; i < r->findings.v.n; i++) {
 		const struct finding *f = r->findings.v.v[i];
@@ -302,61 +304,80 @@ int report_sarif(FILE *out, const struct options *o, const struct run *r)
 		for (unsigned k = 0; k < rule_count; k++)
 			if (rule_list[k] == f->rule)
 				ri = index_of[k];
-		if (ri < 0) /* a rule outside the list (cannot happen today): still a valid result */
-			ri = 0;
-		json_array_append_new(results, result_json(&c, f, ri, buildless, o->baseline != NULL));
+		/* every finding comes from a listed rule, which ran */
+		INVARIANT(ri >= 0);
+		json_array_append_new(results, result_json(c, f, ri, buildless, o->baseline != NULL));
 	}
-	free(index_of);
+	return results;
+}
 
+/* the notification of a file not read completely */
+static json_t *tu_notification(const struct sctx *c, const struct tu_facts *tu)
+{
+	json_t *nt = json_object();
+	json_object_set_new(nt, "level", json_string(tu->status == TU_FAILED ? "error" : "warning"));
+	strlist mh = {0};
+	tu_missing_headers(tu, &mh);
+	struct strbuf hs = {0};
+	for (size_t k = 0; k < mh.n; k++)
+		sb_printf(&hs, "%s'%s'", k ? ", " : "", mh.v[k]);
+	char *msg = tu->status == TU_FAILED
+			    ? xasprintf("%s could not be analysed: %s", tu->display,
+					tu->fail_reason ? tu->fail_reason : "parse failure")
+		    : mh.n ? xasprintf("%s could not be read completely: missing header%s %s (install the library's "
+				       "-dev package, add -I DIR, or use -p with a compile database)",
+				       tu->display, mh.n == 1 ? "" : "s", sb_str(&hs))
+			    : xasprintf("%s has %u parse error%s%s", tu->display, tu->nerrors, tu->nerrors == 1 ? "" : "s",
+					tu->degraded ? "; analysed degraded, with recovery stubs" : "");
+	sb_free(&hs);
+	strlist_free(&mh);
+	json_object_set_new(nt, "message", message(msg));
+	free(msg);
+	struct loc l = {tu->path, 1, 0, 0};
+	json_t *locs = json_array();
+	json_array_append_new(locs, location(c, &l, NULL, NULL));
+	json_object_set_new(nt, "locations", locs);
+	return nt;
+}
+
+/* the notification of a source in a language libclang does not read */
+static json_t *foreign_notification(const struct sctx *c, const struct run *r, const char *f)
+{
+	size_t nsp = 0;
+	for (size_t k = 0; k < r->foreign_sp.n; k++)
+		nsp += strcmp(r->foreign_sp.v[k].file, f) == 0;
+	json_t *nt = json_object();
+	json_object_set_new(nt, "level", json_string("warning"));
+	char *d = display_path(f);
+	char *msg = xasprintf("%s not analysed (%s; libclang reads only C and C++): %zu GVL-release spelling%s", d,
+			      inputs_foreign_language(f), nsp, nsp == 1 ? "" : "s");
+	free(d);
+	json_object_set_new(nt, "message", message(msg));
+	free(msg);
+	struct loc l = {f, 1, 0, 0};
+	json_t *locs = json_array();
+	json_array_append_new(locs, location(c, &l, NULL, NULL));
+	json_object_set_new(nt, "locations", locs);
+	return nt;
+}
+
+int report_sarif(FILE *out, const struct options *o, const struct run *r)
+{
+	struct sctx c = {0};
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)))
+		c.cwd = xstrdup(cwd);
+	bool buildless = r->in.buildless;
+	int *index_of = xcalloc(rule_count, sizeof(int));
+	json_t *tool = sarif_tool(r, index_of);
+	json_t *results = sarif_results(&c, o, r, index_of);
+	free(index_of);
 	json_t *notes = json_array();
-	for (size_t i = 0; i < r->ntus; i++) {
-		const struct tu_facts *tu = r->tus[i];
-		if (tu->status == TU_OK)
-			continue;
-		json_t *nt = json_object();
-		json_object_set_new(nt, "level", json_string(tu->status == TU_FAILED ? "error" : "warning"));
-		strlist mh = {0};
-		tu_missing_headers(tu, &mh);
-		struct strbuf hs = {0};
-		for (size_t k = 0; k < mh.n; k++)
-			sb_printf(&hs, "%s'%s'", k ? ", " : "", mh.v[k]);
-		char *msg = tu->status == TU_FAILED
-				    ? xasprintf("%s could not be analysed: %s", tu->display,
-						tu->fail_reason ? tu->fail_reason : "parse failure")
-			    : mh.n ? xasprintf("%s could not be read completely: missing header%s %s (install the library's "
-					       "-dev package, add -I DIR, or use -p with a compile database)",
-					       tu->display, mh.n == 1 ? "" : "s", sb_str(&hs))
-				    : xasprintf("%s has %u parse error%s%s", tu->display, tu->nerrors, tu->nerrors == 1 ? "" : "s",
-						tu->degraded ? "; analysed degraded, with recovery stubs" : "");
-		sb_free(&hs);
-		strlist_free(&mh);
-		json_object_set_new(nt, "message", message(msg));
-		free(msg);
-		struct loc l = {tu->path, 1, 0, 0};
-		json_t *locs = json_array();
-		json_array_append_new(locs, location(&c, &l, NULL, NULL));
-		json_object_set_new(nt, "locations", locs);
-		json_array_append_new(notes, nt);
-	}
-	for (size_t i = 0; i < r->in.foreign.n; i++) {
-		const char *f = r->in.foreign.v[i];
-		size_t nsp = 0;
-		for (size_t k = 0; k < r->foreign_sp.n; k++)
-			nsp += strcmp(r->foreign_sp.v[k].file, f) == 0;
-		json_t *nt = json_object();
-		json_object_set_new(nt, "level", json_string("warning"));
-		char *d = display_path(f);
-		char *msg = xasprintf("%s not analysed (%s; libclang reads only C and C++): %zu GVL-release spelling%s", d,
-				      inputs_foreign_language(f), nsp, nsp == 1 ? "" : "s");
-		free(d);
-		json_object_set_new(nt, "message", message(msg));
-		free(msg);
-		struct loc l = {f, 1, 0, 0};
-		json_t *locs = json_array();
-		json_array_append_new(locs, location(&c, &l, NULL, NULL));
-		json_object_set_new(nt, "locations", locs);
-		json_array_append_new(notes, nt);
-	}
+	for (size_t i = 0; i < r->ntus; i++)
+		if (r->tus[i]->status != TU_OK)
+			json_array_append_new(notes, tu_notification(&c, r->tus[i]));
+	for (size_t i = 0; i < r->in.foreign.n; i++)
+		json_array_append_new(notes, foreign_notification(&c, r, r->in.foreign.v[i]));
 	json_t *inv = json_object();
 	json_object_set_new(inv, "executionSuccessful", json_boolean(r->sum.files_failed < r->sum.files));
 	json_object_set_new(inv, "toolExecutionNotifications", notes);

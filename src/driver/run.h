@@ -39,9 +39,10 @@ struct run {
 	size_t changed_hidden;     /* findings outside the changed lines */
 };
 
-/* Runs the analysis. Returns 0 when the run produced results (possibly
- * partial), 2 on a usage/config error or when nothing could be analysed
- * (the reason is logged). */
+/* Runs the analysis, phase by phase (configuration, inputs, selection,
+ * parse, link, offload verdicts, rules, findings). Returns 0 when the run
+ * produced results (possibly partial), -1 on a usage/config error or when
+ * nothing could be analysed (the reason is logged). */
 int run_analysis(const struct options *o, struct run *r);
 void run_free(struct run *r);
 

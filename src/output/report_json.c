@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gates.h" /* gate_user_basis */
 #include "libmodel.h"
 #include "sysprobe.h"
 #include "output.h"
@@ -317,17 +316,20 @@ static json_t *jbaseline(const struct options *o, const struct run *r)
 	return b;
 }
 
-int report_json(FILE *out, const struct options *o, const struct run *r)
+/* "tool": name, version, fingerprint version */
+static json_t *jtool(void)
 {
-	bool buildless = r->in.buildless;
-	json_t *root = json_object();
-
 	json_t *tool = json_object();
 	json_object_set_new(tool, "name", json_string("nogvl-lint"));
 	json_object_set_new(tool, "version", json_string(NOGVL_VERSION));
 	json_object_set_new(tool, "fingerprint_version", json_integer(1));
-	json_object_set_new(root, "tool", tool);
+	return tool;
+}
 
+/* "inputs": the mode, the paths, the Ruby headers, every file */
+static json_t *jinputs(const struct options *o, const struct run *r)
+{
+	bool buildless = r->in.buildless;
 	json_t *in = json_object();
 	json_object_set_new(in, "mode", json_string(buildless ? "buildless" : "compile-commands"));
 	json_object_set_new(in, "compile_commands", json_text(o->compile_commands));
@@ -348,8 +350,13 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 	for (size_t i = 0; i < r->ntus; i++)
 		json_array_append_new(files, jtu(r->tus[i]));
 	json_object_set_new(in, "files", files);
-	json_object_set_new(root, "inputs", in);
+	return in;
+}
 
+/* "findings" and "suppressed" (baselined findings are in neither) */
+static void jfindings(json_t *root, const struct run *r)
+{
+	bool buildless = r->in.buildless;
 	json_t *fs = json_array(), *sup = json_array();
 	for (size_t i = 0; i < r->findings.v.n; i++) {
 		const struct finding *f = r->findings.v.v[i];
@@ -366,12 +373,21 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 	json_object_set_new(root, "findings", fs);
 	json_object_set_new(root, "suppressed", sup);
 
+}
+
+/* "parse_failures" */
+static json_t *jparse_failures(const struct run *r)
+{
 	json_t *pf = json_array();
 	for (size_t i = 0; i < r->ntus; i++)
 		if (r->tus[i]->status != TU_OK)
 			json_array_append_new(pf, jtu(r->tus[i]));
-	json_object_set_new(root, "parse_failures", pf);
+	return pf;
+}
 
+/* "sites" and "wrappers" */
+static void jsites(const struct run *r, json_t **sitesp, json_t **wrappersp)
+{
 	json_t *sites = json_array(), *wrappers = json_array();
 	if (r->model) {
 		for (size_t i = 0; i < r->model->sites.n; i++)
@@ -388,7 +404,13 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 			json_array_append_new(wrappers, x);
 		}
 	}
-	/* sources of extensions in languages libclang does not read */
+	*sitesp = sites;
+	*wrappersp = wrappers;
+}
+
+/* "not_analysed": sources of extensions in languages libclang does not read */
+static json_t *jnot_analysed(const struct run *r)
+{
 	json_t *na = json_array();
 	for (size_t i = 0; i < r->in.foreign.n; i++) {
 		const char *f = r->in.foreign.v[i];
@@ -409,11 +431,12 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 		json_object_set_new(x, "spellings", sp);
 		json_array_append_new(na, x);
 	}
-	json_object_set_new(root, "not_analysed", na);
-	json_object_set_new(root, "sites", sites);
-	json_object_set_new(root, "wrappers", wrappers);
-	json_object_set_new(root, "baseline", jbaseline(o, r));
+	return na;
+}
 
+/* "summary": the counts, what could not be read, the timing */
+static json_t *jsummary(const struct options *o, const struct run *r)
+{
 	const struct summary *s = &r->sum;
 	json_t *sum = json_object();
 	json_object_set_new(sum, "files", json_integer((json_int_t)s->files));
@@ -448,7 +471,23 @@ int report_json(FILE *out, const struct options *o, const struct run *r)
 	json_object_set_new(tm, "rules_seconds", json_real(r->t_rules));
 	json_object_set_new(tm, "jobs", json_integer(o->jobs ? (json_int_t)o->jobs : (json_int_t)cpu_count()));
 	json_object_set_new(sum, "timing", tm);
-	json_object_set_new(root, "summary", sum);
+	return sum;
+}
+
+int report_json(FILE *out, const struct options *o, const struct run *r)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "tool", jtool());
+	json_object_set_new(root, "inputs", jinputs(o, r));
+	jfindings(root, r);
+	json_object_set_new(root, "parse_failures", jparse_failures(r));
+	json_t *sites, *wrappers;
+	jsites(r, &sites, &wrappers);
+	json_object_set_new(root, "not_analysed", jnot_analysed(r));
+	json_object_set_new(root, "sites", sites);
+	json_object_set_new(root, "wrappers", wrappers);
+	json_object_set_new(root, "baseline", jbaseline(o, r));
+	json_object_set_new(root, "summary", jsummary(o, r));
 
 	int rc = json_dumpf(root, out, JSON_INDENT(2));
 	json_decref(root);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "model.h"
 
 static const char *const gate_names[GATE_COUNT] = {
@@ -212,4 +213,12 @@ char *missing_fact_text(const struct missing_fact *mf)
 	char *all = xasprintf("%s; %u more cannot-verify item%s after it", t, mf->others, mf->others == 1 ? "" : "s");
 	free(t);
 	return all;
+}
+
+const struct lib_model *gate_user_basis(const struct gate_result *g)
+{
+	for (size_t i = 0; i < g->basis.n; i++)
+		if (g->basis.v[i].lm->user)
+			return g->basis.v[i].lm;
+	return NULL;
 }

@@ -13,14 +13,6 @@ void gate_basis_add(struct gate_result *g, int gate, const struct lib_model *lm,
 	vec_push(&g->basis, b);
 }
 
-const struct lib_model *gate_user_basis(const struct gate_result *g)
-{
-	for (size_t i = 0; i < g->basis.n; i++)
-		if (g->basis.v[i].lm->user)
-			return g->basis.v[i].lm;
-	return NULL;
-}
-
 void gate_check_ruby_api(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			 struct gate_result *g)
 {

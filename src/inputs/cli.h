@@ -23,18 +23,21 @@ struct output_spec {
 	const char *file;                 /* NULL: stdout */
 };
 
+/* borrowed strings (argv, or the options' arena) */
+typedef VEC(const char *) cstrlist;
+
 /* Files are parsed in worker processes with this limit unless --tu-timeout 0. */
 #define NOGVL_DEFAULT_TU_TIMEOUT 300.0
 /* Each parser process's address space (MiB) unless --memory-limit. */
 #define NOGVL_DEFAULT_MEMORY_LIMIT_MB 4096.0
 
 struct options {
-	VEC(const char *) paths;          /* positional: files or directories */
+	cstrlist paths;          /* positional: files or directories */
 	const char *compile_commands;     /* --compile-commands FILE or -p DIR/compile_commands.json */
-	VEC(const char *) ruby_includes;  /* --ruby-include DIR */
-	VEC(const char *) extra_args;     /* --extra-arg ARG, -D, -I */
-	VEC(const char *) enable;         /* --enable SLUG (also debug rules) */
-	VEC(const char *) disable;        /* --disable SLUG */
+	cstrlist ruby_includes;  /* --ruby-include DIR */
+	cstrlist extra_args;     /* --extra-arg ARG, -D, -I */
+	cstrlist enable;         /* --enable SLUG (also debug rules) */
+	cstrlist disable;        /* --disable SLUG */
 	unsigned jobs;                    /* --jobs N; 0 = cores */
 	int verbose;                      /* -v count */
 	int format;                       /* enum output_format (of the last --format) */
@@ -46,7 +49,7 @@ struct options {
 	const char *write_baseline;       /* --write-baseline FILE */
 	const char *config_file;          /* --config FILE: this config for every file */
 	bool no_config;                   /* --no-config: ignore .nogvl-lint.yml files */
-	VEC(const char *) models;         /* --models FILE: user library models */
+	cstrlist models;         /* --models FILE: user library models */
 	bool report_unused_suppressions;  /* --report-unused-suppressions */
 	bool progress_off;                /* --no-progress */
 	bool list_rules, help, version;
@@ -78,8 +81,8 @@ struct options {
 void options_init(struct options *o);
 void options_free(struct options *o);
 
-/* Parses argv. On error prints one line to err and returns 2; returns 0 on
- * success. */
+/* Parses argv by the option table (cli.c), from which --help comes too. On
+ * error prints one line to err and returns -1; returns 0 on success. */
 int options_parse(struct options *o, int argc, char **argv, FILE *err);
 
 void print_usage(FILE *out);

@@ -1,5 +1,5 @@
 /* model_files.h: the library models (rules/models/<library>.yml), embedded at build
- * time by rules/embed_models.cmake. */
+ * time by cmake/embed.cmake. */
 #ifndef NOGVL_MODEL_FILES_H
 #define NOGVL_MODEL_FILES_H
 
@@ -13,6 +13,6 @@ struct model_file {
 
 /* Sorted by name; terminated by {NULL, NULL, 0}. */
 extern const struct model_file model_files[];
-extern const unsigned model_nfiles;
+extern const unsigned model_file_count;
 
 #endif

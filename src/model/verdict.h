@@ -168,6 +168,9 @@ const char *fact_kind_name(int kind);   /* "header", "library model" ... */
 /* The next step for the missing fact, one line ("install the header
  * 'zlib.h' ..."); malloc'ed. */
 char *missing_fact_text(const struct missing_fact *mf);
+/* Whether a verdict rests on a user's model (an entry from --models or a
+ * configuration's models:). Returns the first such entry, or NULL. */
+const struct lib_model *gate_user_basis(const struct gate_result *g);
 
 /* Records evidence and raises the gate's state to at least `state`. Returns
  * the new evidence (valid until the next gate_add on g) so that a checker can

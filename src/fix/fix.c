@@ -463,126 +463,164 @@ static bool reparse_ok(const struct run *r, const char *path, unsigned before)
 	return ok;
 }
 
-int fix_run(struct run *r, bool dry_run, FILE *out)
+/* temporaries an earlier --fix killed between writing and renaming left next
+ * to any file of this run, fixed this time or not */
+static void remove_stale_run_temps(struct run *r)
 {
-	/* temporaries an earlier --fix killed between writing and renaming
-	 * left next to any file of this run, fixed this time or not */
-	if (!dry_run)
-		for (size_t t = 0; t < r->ntus; t++)
-			for (size_t i = 0; i < r->tus[t]->files.n; i++)
-				if (inside_roots(r, r->tus[t]->files.v[i].path))
-					remove_stale_temps(r->tus[t]->files.v[i].path);
-	/* files in a stable order */
-	strlist files = {0};
+	for (size_t t = 0; t < r->ntus; t++)
+		for (size_t i = 0; i < r->tus[t]->files.n; i++)
+			if (inside_roots(r, r->tus[t]->files.v[i].path))
+				remove_stale_temps(r->tus[t]->files.v[i].path);
+}
+
+/* the files the fixes of unsuppressed findings edit, in a stable order */
+static void files_to_fix(const struct run *r, strlist *files)
+{
 	for (size_t i = 0; i < r->findings.v.n; i++) {
 		const struct finding *f = r->findings.v.v[i];
 		if (f->suppressed)
 			continue;
 		for (size_t k = 0; k < f->fixes.n; k++) {
 			bool seen = false;
-			for (size_t j = 0; j < files.n && !seen; j++)
-				seen = strcmp(files.v[j], f->fixes.v[k].file) == 0;
+			for (size_t j = 0; j < files->n && !seen; j++)
+				seen = strcmp(files->v[j], f->fixes.v[k].file) == 0;
 			if (!seen)
-				vec_push(&files, xstrdup(f->fixes.v[k].file));
+				vec_push(files, xstrdup(f->fixes.v[k].file));
 		}
 	}
+}
+
+typedef VEC(struct edit) editvec;
+
+/* path's edits, sorted; identical edits (the same fallback define for two
+ * calls) once, overlaps dropped */
+static void edits_of(const struct run *r, const char *path, editvec *keep)
+{
+	VEC(struct fedit) eds = {0};
+	size_t order = 0;
+	for (size_t i = 0; i < r->findings.v.n; i++) {
+		const struct finding *f = r->findings.v.v[i];
+		if (f->suppressed)
+			continue;
+		for (size_t k = 0; k < f->fixes.n; k++)
+			if (strcmp(f->fixes.v[k].file, path) == 0) {
+				struct fedit e = {{f->fixes.v[k].off, f->fixes.v[k].len, f->fixes.v[k].text}, order++};
+				vec_push(&eds, e);
+			}
+	}
+	xqsort(eds.v, eds.n, sizeof(*eds.v), fedit_cmp);
+	for (size_t i = 0; i < eds.n; i++) {
+		const struct edit *e = &eds.v[i].e;
+		if (keep->n) {
+			const struct edit *p = &keep->v[keep->n - 1];
+			if (p->off == e->off && p->len == e->len && strcmp(p->text, e->text) == 0)
+				continue;
+			if (e->off < p->off + p->len) {
+				log_warning("%s: overlapping fixes at offset %u; one was skipped", path, e->off);
+				continue;
+			}
+		}
+		vec_push(keep, *e);
+	}
+	vec_free(&eds);
+}
+
+/* One file's fixed text written in place of the original (inside the roots,
+ * through a symlink to its target), then re-parsed: the original comes back
+ * when the fixed file no longer parses cleanly. 1 fixed, -1 not. */
+static int write_fixed(struct run *r, const char *path, const char *display, const char *text, size_t len,
+		       const char *ntext, size_t nlen, size_t nedits)
+{
+	const struct tu_file *tf = NULL;
+	const struct tu_facts *tu = tu_of(r, path, &tf);
+	char *real = path_absolute(path);
+	struct stat ls;
+	bool link = lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode);
+	int rc = -1;
+	char *err = NULL;
+	const char *target = link ? real : path;
+	if (!inside_roots(r, real)) {
+		if (link)
+			log_error("%s: a symlink to %s, outside the analysed tree; not fixing it", display, real);
+		else
+			log_error("%s: outside the analysed tree (reached through a symlink?); not fixing it", display);
+		free(real);
+		return -1;
+	}
+	remove_stale_temps(target);
+	if (atomic_replace(target, ntext, nlen, &tf->hash, &err) != 0) {
+		log_error("%s", err);
+		free(err);
+	} else if (!reparse_ok(r, path, tu ? tu->nerrors : 0)) {
+		log_error("%s: the fixed file no longer parses cleanly; restored the original", display);
+		if (atomic_write(target, text, len, &err) != 0) {
+			log_error("%s", err);
+			free(err);
+		}
+	} else {
+		log_info("fixed %s (%zu edit%s)", display, nedits, nedits == 1 ? "" : "s");
+		rc = 1;
+	}
+	free(real);
+	return rc;
+}
+
+/* One file: its edits applied, as a diff (dry_run) or written. 1 changed,
+ * -1 not (logged). */
+static int fix_file(struct run *r, const char *path, bool dry_run, FILE *out)
+{
+	editvec keep = {0};
+	edits_of(r, path, &keep);
+	const struct tu_file *tf = NULL;
+	tu_of(r, path, &tf);
+	char *display = display_path(path);
+	if (!dry_run)
+		test_delay(display);
+	size_t len = 0;
+	char *text = read_file(path, &len, 0);
+	int rc = -1;
+	if (!text) {
+		log_error("%s: cannot read: %s", display, strerror(errno));
+	} else if (!tf || XXH3_64bits(text, len) != tf->hash) {
+		log_error("%s: changed since it was analysed; not fixing it (run again)", display);
+	} else {
+		/* a file with CRLF line ends keeps them: the edits' new lines too */
+		strlist crlf_texts = {0};
+		if (uses_crlf(text, len))
+			for (size_t k = 0; k < keep.n; k++) {
+				char *c = to_crlf(keep.v[k].text);
+				vec_push(&crlf_texts, c);
+				keep.v[k].text = c;
+			}
+		size_t nlen = 0;
+		char *ntext = apply_edits(text, len, keep.v, keep.n, &nlen);
+		strlist_free(&crlf_texts);
+		if (dry_run) {
+			write_unified_diff(out, display, text, len, ntext, nlen);
+			rc = 1;
+		} else {
+			rc = write_fixed(r, path, display, text, len, ntext, nlen, keep.n);
+		}
+		free(ntext);
+	}
+	free(display);
+	free(text);
+	vec_free(&keep);
+	return rc;
+}
+
+int fix_run(struct run *r, bool dry_run, FILE *out)
+{
+	if (!dry_run)
+		remove_stale_run_temps(r);
+	strlist files = {0};
+	files_to_fix(r, &files);
 	int changed = 0, failed = 0;
 	for (size_t fi = 0; fi < files.n; fi++) {
-		const char *path = files.v[fi];
-		VEC(struct fedit) eds = {0};
-		size_t order = 0;
-		for (size_t i = 0; i < r->findings.v.n; i++) {
-			const struct finding *f = r->findings.v.v[i];
-			if (f->suppressed)
-				continue;
-			for (size_t k = 0; k < f->fixes.n; k++)
-				if (strcmp(f->fixes.v[k].file, path) == 0) {
-					struct fedit e = {{f->fixes.v[k].off, f->fixes.v[k].len, f->fixes.v[k].text}, order++};
-					vec_push(&eds, e);
-				}
-		}
-		xqsort(eds.v, eds.n, sizeof(*eds.v), fedit_cmp);
-		/* identical edits (the same fallback define for two calls) once; drop overlaps */
-		VEC(struct edit) keep = {0};
-		for (size_t i = 0; i < eds.n; i++) {
-			const struct edit *e = &eds.v[i].e;
-			if (keep.n) {
-				const struct edit *p = &keep.v[keep.n - 1];
-				if (p->off == e->off && p->len == e->len && strcmp(p->text, e->text) == 0)
-					continue;
-				if (e->off < p->off + p->len) {
-					log_warning("%s: overlapping fixes at offset %u; one was skipped", path, e->off);
-					continue;
-				}
-			}
-			vec_push(&keep, *e);
-		}
-		const struct tu_file *tf = NULL;
-		const struct tu_facts *tu = tu_of(r, path, &tf);
-		char *display = display_path(path);
-		if (!dry_run)
-			test_delay(display);
-		size_t len = 0;
-		char *text = read_file(path, &len, 0);
-		if (!text) {
-			log_error("%s: cannot read: %s", display, strerror(errno));
+		if (fix_file(r, files.v[fi], dry_run, out) > 0)
+			changed++;
+		else
 			failed++;
-		} else if (!tf || XXH3_64bits(text, len) != tf->hash) {
-			log_error("%s: changed since it was analysed; not fixing it (run again)", display);
-			failed++;
-		} else {
-			/* a file with CRLF line ends keeps them: the edits' new lines too */
-			strlist crlf_texts = {0};
-			if (uses_crlf(text, len))
-				for (size_t k = 0; k < keep.n; k++) {
-					char *c = to_crlf(keep.v[k].text);
-					vec_push(&crlf_texts, c);
-					keep.v[k].text = c;
-				}
-			size_t nlen = 0;
-			char *ntext = apply_edits(text, len, keep.v, keep.n, &nlen);
-			strlist_free(&crlf_texts);
-			char *real = path_absolute(path);
-			struct stat ls;
-			bool link = lstat(path, &ls) == 0 && S_ISLNK(ls.st_mode);
-			if (dry_run) {
-				write_unified_diff(out, display, text, len, ntext, nlen);
-				changed++;
-			} else if (!inside_roots(r, real)) {
-				if (link)
-					log_error("%s: a symlink to %s, outside the analysed tree; not fixing it", display,
-						  real);
-				else
-					log_error("%s: outside the analysed tree (reached through a symlink?); not fixing it",
-						  display);
-				failed++;
-			} else {
-				char *err = NULL;
-				const char *target = link ? real : path;
-				remove_stale_temps(target);
-				if (atomic_replace(target, ntext, nlen, &tf->hash, &err) != 0) {
-					log_error("%s", err);
-					free(err);
-					failed++;
-				} else if (!reparse_ok(r, path, tu ? tu->nerrors : 0)) {
-					log_error("%s: the fixed file no longer parses cleanly; restored the original", display);
-					if (atomic_write(target, text, len, &err) != 0) {
-						log_error("%s", err);
-						free(err);
-					}
-					failed++;
-				} else {
-					log_info("fixed %s (%zu edit%s)", display, keep.n, keep.n == 1 ? "" : "s");
-					changed++;
-				}
-			}
-			free(real);
-			free(ntext);
-		}
-		free(display);
-		free(text);
-		vec_free(&keep);
-		vec_free(&eds);
 	}
 	strlist_free(&files);
 	return failed ? -1 : changed;

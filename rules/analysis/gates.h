@@ -20,9 +20,6 @@
 
 /* Records that lm decided gate for a call at loc (once per gate and entry). */
 void gate_basis_add(struct gate_result *g, int gate, const struct lib_model *lm, const struct loc *loc, int32_t fn);
-/* Whether a verdict rests on a user's model (an entry from --models or a
- * configuration's models:). Returns the first such entry, or NULL. */
-const struct lib_model *gate_user_basis(const struct gate_result *g);
 
 /* Checkers: each fills g for one site; rs is model_reach_from(site->cb). */
 typedef void (*gate_checker)(const struct model *m, const struct msite *s, const struct reach_set *rs,

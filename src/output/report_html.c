@@ -322,10 +322,9 @@ static const char page_js[] =
 	"document.documentElement.setAttribute('data-js','ready');\n"
 	"apply();})();\n";
 
-static void body_html(struct strbuf *sb, const struct options *o, const struct run *r)
+/* the heading: what was analysed, how, with which Ruby headers */
+static void html_header(struct strbuf *sb, const struct options *o, const struct run *r)
 {
-	const struct model *m = r->model;
-	const struct summary *s = &r->sum;
 	bool buildless = r->in.buildless;
 
 	sb_puts(sb, "<header>\n<h1>nogvl-lint report</h1>\n<p class=\"meta\">");
@@ -353,31 +352,47 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 			sb_puts(sb, " (analysed as Ruby 3.4+)");
 	}
 	sb_puts(sb, "</p>\n</header>\n");
+}
 
-	/* counts */
-	size_t candidates = 0, cannot = 0, reported = 0;
+/* what the summary and the filters count */
+struct html_counts {
+	size_t candidates, cannot, reported;
+	size_t *by_rule; /* per rule_list index */
+	size_t by_sev[3];
+};
+
+/* the counts of the summary, the filters and the sections */
+static void html_count(const struct run *r, struct html_counts *n)
+{
+	const struct model *m = r->model;
+	memset(n, 0, sizeof(*n));
+	n->by_rule = xcalloc(rule_count ? rule_count : 1, sizeof(size_t));
 	if (m)
 		for (size_t i = 0; i < m->sites.n; i++) {
 			if (m->sites.v[i].is_template)
 				continue;
 			const struct site_verdict *oi = site_verdict_of(m, m->sites.v[i].id);
 			int v = oi ? oi->verdict : OV_NOT_EVALUATED;
-			candidates += v == OV_CANDIDATE;
-			cannot += verdict_cannot_verify(v);
+			n->candidates += v == OV_CANDIDATE;
+			n->cannot += verdict_cannot_verify(v);
 		}
-	size_t *by_rule = xcalloc(rule_count ? rule_count : 1, sizeof(size_t));
-	size_t by_sev[3] = {0};
 	for (size_t i = 0; i < r->findings.v.n; i++) {
 		const struct finding *f = r->findings.v.v[i];
 		if (!finding_reported(f))
 			continue;
-		reported++;
+		n->reported++;
 		if (f->severity >= SEV_NOTE && f->severity <= SEV_ERROR)
-			by_sev[f->severity]++;
+			n->by_sev[f->severity]++;
 		for (unsigned k = 0; k < rule_count; k++)
 			if (rule_list[k] == f->rule)
-				by_rule[k]++;
+				n->by_rule[k]++;
 	}
+}
+
+/* the summary table and the findings by rule */
+static void html_summary(struct strbuf *sb, const struct run *r, const struct html_counts *n)
+{
+	const struct summary *s = &r->sum;
 
 	sb_puts(sb, "<section id=\"summary\">\n<h2>Summary</h2>\n<table class=\"summary\"><tbody>\n");
 	count_row(sb, "sum-files", "Files analysed", s->files);
@@ -390,22 +405,22 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 	count_row(sb, "sum-sites", "GVL release sites", s->sites);
 	count_row(sb, "sum-callbacks", "Callbacks resolved", s->callbacks);
 	count_row(sb, "sum-unresolved", "Sites with an unresolved callback", s->unresolved);
-	count_row(sb, "sum-findings", "Findings", reported);
-	count_row(sb, "sum-errors", "&hellip; errors", by_sev[SEV_ERROR]);
-	count_row(sb, "sum-warnings", "&hellip; warnings", by_sev[SEV_WARNING]);
-	count_row(sb, "sum-notes", "&hellip; notes", by_sev[SEV_NOTE]);
+	count_row(sb, "sum-findings", "Findings", n->reported);
+	count_row(sb, "sum-errors", "&hellip; errors", n->by_sev[SEV_ERROR]);
+	count_row(sb, "sum-warnings", "&hellip; warnings", n->by_sev[SEV_WARNING]);
+	count_row(sb, "sum-notes", "&hellip; notes", n->by_sev[SEV_NOTE]);
 	count_row(sb, "sum-suppressed", "Suppressed findings", s->suppressed);
 	if (r->baseline)
 		count_row(sb, "sum-baselined", "Findings in the baseline", s->baselined);
-	count_row(sb, "sum-offload-candidates", "Offload candidates", candidates);
-	count_row(sb, "sum-cannot-verify", "Offload: cannot verify", cannot);
+	count_row(sb, "sum-offload-candidates", "Offload candidates", n->candidates);
+	count_row(sb, "sum-cannot-verify", "Offload: cannot verify", n->cannot);
 	sb_puts(sb, "</tbody></table>\n");
 
-	if (reported) {
+	if (n->reported) {
 		sb_puts(sb, "<h3>Findings by rule</h3>\n<table class=\"by-rule\"><thead><tr><th>Rule</th>"
 			    "<th>Category</th><th>Findings</th></tr></thead><tbody>\n");
 		for (unsigned k = 0; k < rule_count; k++) {
-			if (!by_rule[k])
+			if (!n->by_rule[k])
 				continue;
 			sb_puts(sb, "<tr class=\"rule-row\" data-rule=\"");
 			html_esc(sb, rule_list[k]->slug);
@@ -415,35 +430,41 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 			html_esc(sb, rule_list[k]->slug);
 			sb_puts(sb, "</code></td><td>");
 			html_esc(sb, rule_list[k]->category);
-			sb_printf(sb, "</td><td>%zu</td></tr>\n", by_rule[k]);
+			sb_printf(sb, "</td><td>%zu</td></tr>\n", n->by_rule[k]);
 		}
 		sb_puts(sb, "</tbody></table>\n");
 	}
 	sb_puts(sb, "</section>\n");
+}
+
+/* the findings, with their filters */
+static void html_findings(struct strbuf *sb, const struct run *r, const struct html_counts *n)
+{
+	bool buildless = r->in.buildless;
 
 	/* findings */
-	sb_printf(sb, "<section id=\"findings\">\n<h2>Findings (%zu)</h2>\n", reported);
-	if (reported) {
+	sb_printf(sb, "<section id=\"findings\">\n<h2>Findings (%zu)</h2>\n", n->reported);
+	if (n->reported) {
 		sb_puts(sb, "<form id=\"filters\" autocomplete=\"off\">Severity: ");
 		static const int order[] = {SEV_ERROR, SEV_WARNING, SEV_NOTE};
 		for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
 			const char *name = severity_name(order[k]);
 			sb_printf(sb, "<label><input type=\"checkbox\" data-filter=\"severity\" value=\"%s\" checked> %s "
 				      "(%zu)</label>",
-				  name, name, by_sev[order[k]]);
+				  name, name, n->by_sev[order[k]]);
 		}
 		sb_puts(sb, "<label>Rule:<select id=\"rule-filter\"><option value=\"\">all rules</option>");
 		for (unsigned k = 0; k < rule_count; k++) {
-			if (!by_rule[k])
+			if (!n->by_rule[k])
 				continue;
 			sb_puts(sb, "<option value=\"");
 			html_esc(sb, rule_list[k]->slug);
 			sb_puts(sb, "\">");
 			html_esc(sb, rule_list[k]->slug);
-			sb_printf(sb, " (%zu)</option>", by_rule[k]);
+			sb_printf(sb, " (%zu)</option>", n->by_rule[k]);
 		}
-		sb_printf(sb, "</select></label> <span id=\"shown-count\">%zu</span> of %zu shown</form>\n", reported,
-			  reported);
+		sb_printf(sb, "</select></label> <span id=\"shown-count\">%zu</span> of %zu shown</form>\n", n->reported,
+			  n->reported);
 		sb_puts(sb, "<p id=\"none-shown\" class=\"empty\" hidden>No finding matches the filters.</p>\n");
 		size_t idx = 0;
 		for (size_t i = 0; i < r->findings.v.n; i++) {
@@ -455,7 +476,13 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 		sb_puts(sb, "<p class=\"empty\">No findings.</p>\n");
 	}
 	sb_puts(sb, "</section>\n");
-	free(by_rule);
+}
+
+/* the release sites and their verdicts */
+static void html_sites(struct strbuf *sb, const struct run *r)
+{
+	const struct model *m = r->model;
+	const struct summary *s = &r->sum;
 
 	/* release sites */
 	sb_printf(sb, "<section id=\"sites\">\n<h2>GVL release sites (%zu)</h2>\n", s->sites);
@@ -470,7 +497,11 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 		sb_puts(sb, "<p class=\"empty\">No GVL release found.</p>\n");
 	}
 	sb_puts(sb, "</section>\n");
+}
 
+/* files with parse problems */
+static void html_parse_problems(struct strbuf *sb, const struct run *r)
+{
 	/* parse problems */
 	size_t nproblem = 0;
 	for (size_t i = 0; i < r->ntus; i++)
@@ -510,6 +541,12 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 		}
 		sb_puts(sb, "</ul>\n</section>\n");
 	}
+}
+
+/* what could not be read */
+static void html_incomplete(struct strbuf *sb, const struct run *r)
+{
+	const struct summary *s = &r->sum;
 
 	/* what could not be read (issue 14) */
 	if (s->missing_headers.n || r->in.foreign.n) {
@@ -537,6 +574,12 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 		}
 		sb_puts(sb, "</ul>\n</section>\n");
 	}
+}
+
+/* the suppressed findings, folded */
+static void html_suppressed(struct strbuf *sb, const struct run *r)
+{
+	const struct summary *s = &r->sum;
 
 	/* suppressed */
 	if (s->suppressed) {
@@ -560,6 +603,20 @@ static void body_html(struct strbuf *sb, const struct options *o, const struct r
 		}
 		sb_puts(sb, "</ul>\n</details>\n</section>\n");
 	}
+}
+
+static void body_html(struct strbuf *sb, const struct options *o, const struct run *r)
+{
+	struct html_counts n;
+	html_count(r, &n);
+	html_header(sb, o, r);
+	html_summary(sb, r, &n);
+	html_findings(sb, r, &n);
+	free(n.by_rule);
+	html_sites(sb, r);
+	html_parse_problems(sb, r);
+	html_incomplete(sb, r);
+	html_suppressed(sb, r);
 }
 
 int report_html(FILE *out, const struct options *o, const struct run *r)

@@ -11,9 +11,11 @@
 #include <stdio.h>
 
 #include "cli.h"
+#include "json_text.h"
 #include "run.h"
 
-/* Writes every requested output. Returns 0, or 2 when a file cannot be written. */
+/* Writes every requested output. Returns 0, or -1 when one cannot be written
+ * (logged; the others are still written). */
 int output_write_all(const struct options *o, struct run *r);
 
 /* The writers. Each returns 0, or -1 on a write error. */
@@ -24,7 +26,6 @@ int report_html(FILE *out, const struct options *o, const struct run *r);
 
 /* A JSON string from bytes that may not be valid UTF-8 (file names, source
  * lines): invalid bytes become U+FFFD. NULL gives JSON null. */
-json_t *json_text(const char *s);
 /* {"file": ..., "line": ..., "column": ...} with the display path. */
 json_t *json_loc(const struct loc *l);
 /* Percent-encodes a relative path or an absolute file: URI for SARIF. */
