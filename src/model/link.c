@@ -609,6 +609,21 @@ static bool maybe_ensure_wrapper(struct model *m, uint32_t site_id, const struct
 	return true;
 }
 
+/* The wrapper whose template is site `inner` (an rb_ensure-body wrapper's
+ * template sits in the body, not in the wrapper function itself). */
+static const struct wrapper *wrapper_of_site(const struct model *m, int32_t inner)
+{
+	if (inner < 0)
+		return NULL;
+	int32_t w = m->fns.v[m->sites.v[inner].fn].wrapper;
+	if (w >= 0 && m->wrappers.v[w].site == (uint32_t)inner)
+		return &m->wrappers.v[w];
+	for (size_t i = 0; i < m->wrappers.n; i++)
+		if (m->wrappers.v[i].site == (uint32_t)inner)
+			return &m->wrappers.v[i];
+	return w >= 0 ? &m->wrappers.v[w] : NULL;
+}
+
 /* After a site was added: if its callback is a parameter of the enclosing
  * function, that function is a wrapper and the site a template. */
 static bool maybe_wrapper(struct model *m, uint32_t site_id)
@@ -622,7 +637,9 @@ static bool maybe_wrapper(struct model *m, uint32_t site_id)
 		int cbi = s->api->cb >= 0 ? s->api->cb : first_fn_arg(mf, c);
 		cbx = arg_at(c, cbi);
 	} else {
-		const struct wrapper *iw = &m->wrappers.v[m->fns.v[m->sites.v[s->inner].fn].wrapper];
+		const struct wrapper *iw = wrapper_of_site(m, s->inner);
+		if (!iw)
+			return false;
 		cbx = arg_at(c, iw->cb_param);
 	}
 	if (!is_param_of(mf, cbx, &cbp))
@@ -646,14 +663,14 @@ static bool maybe_wrapper(struct model *m, uint32_t site_id)
 		if (is_param_of(mf, s->flags_expr, &p))
 			w.flags_param = p;
 	} else {
-		const struct wrapper *iw = &m->wrappers.v[m->fns.v[m->sites.v[s->inner].fn].wrapper];
-		if (iw->data1_param >= 0 && is_param_of(mf, arg_at(c, iw->data1_param), &p))
+		const struct wrapper *iw = wrapper_of_site(m, s->inner);
+		if (iw && iw->data1_param >= 0 && is_param_of(mf, arg_at(c, iw->data1_param), &p))
 			w.data1_param = p;
-		if (iw->data2_param >= 0 && is_param_of(mf, arg_at(c, iw->data2_param), &p))
+		if (iw && iw->data2_param >= 0 && is_param_of(mf, arg_at(c, iw->data2_param), &p))
 			w.data2_param = p;
-		if (iw->ubf_param >= 0 && is_param_of(mf, arg_at(c, iw->ubf_param), &p))
+		if (iw && iw->ubf_param >= 0 && is_param_of(mf, arg_at(c, iw->ubf_param), &p))
 			w.ubf_param = p;
-		if (iw->flags_param >= 0 && is_param_of(mf, arg_at(c, iw->flags_param), &p))
+		if (iw && iw->flags_param >= 0 && is_param_of(mf, arg_at(c, iw->flags_param), &p))
 			w.flags_param = p;
 	}
 	vec_push(&m->wrappers, w);
