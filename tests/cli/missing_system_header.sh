@@ -48,10 +48,8 @@ VALUE pqx_exec(VALUE self, VALUE conn)
 }
 CEOF
 
-# control: with the headers visible, nothing is missing. (PQexec restarts its
-# wait on EINTR, so RUBY_UBF_IO cannot interrupt it: a true
-# uninterruptible-blocking warning, switched off here to keep the exit codes
-# about what could be read.)
+# control: with the headers visible, nothing is missing
+# (PQexec under RUBY_UBF_IO is an uninterruptible-blocking warning: not what this test is about)
 run --disable uninterruptible-blocking --format json -o visible.json gem/ext
 check "headers visible: nothing missing" is "$(jq '.summary.files_missing_headers' visible.json)" 0
 check "... no parse error" is "$(jq '.summary.files_with_errors' visible.json)" 0
