@@ -275,7 +275,7 @@ check "a bounded header search: the run ends (exit 3)" is "$rc" 3
 check "... the bound is said" has err.txt 'the search for missing headers was bounded'
 
 # 6b. the cache: a header found by the search is in the key (the second
-# run reuses the re-parsed file, results identical)
+# run reuses the first parse and the re-parsed file, results identical)
 mkdir -p g8/ext/third/include/deep
 : >g8/g8.gemspec # its own gem (the test directory holds others)
 printf 'require "mkmf"\ncreate_makefile("g8")\n' >g8/ext/extconf.rb
@@ -286,7 +286,9 @@ cp out.txt first.txt
 run -v --cache cache8 g8/ext
 check "cache: same result with the header found by the search" is "$(grep -v '^ ' out.txt)" "$(grep -v '^ ' first.txt)"
 check "... exit 1" is "$rc" 1
-check "... the re-parsed file is reused" has err.txt 'cache .*: 1 reused'
+# both parses are cached (the one that missed the header, stamped, and the
+# one with -I): nothing is parsed again
+check "... both parses are reused" has err.txt 'cache .*: 2 reused, 0 parsed'
 
 
 # 7. named files narrow the report, not the analysis (the callback in b.c
