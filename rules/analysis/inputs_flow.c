@@ -450,6 +450,8 @@ static void add_carrier(struct flow *fl, const struct ref *r)
 		fl->out->from_caller_ptr = 1;
 		fl->out->from_caller_loc = v->loc;
 		fl->out->from_caller_name = v->name;
+		if (v->param_index < 0 && r->path && *r->path) /* C++ this->m */
+			fl->out->from_caller_member = r->path;
 	}
 }
 
@@ -1812,7 +1814,18 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 	struct io_analysis a;
 	io_analyse(m, s, &a);
 	/* every "cannot verify" names what is missing (missing_fact) */
-	if (a.from_caller)
+	if (a.from_caller && a.from_caller_member) {
+		/* C++: a member of the object the method runs on; whoever holds
+		 * that object (other fibers too) can use or free it meanwhile */
+		char nm[256];
+		snprintf(nm, sizeof nm, "%s->%s", a.from_caller_name ? a.from_caller_name : "this",
+			 a.from_caller_member);
+		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, a.from_caller_loc.line ? &a.from_caller_loc : &s->loc, -1,
+				   "the callback's data holds '%s', a member of the object the method runs on, "
+				   "which its callers own and other fibers may reach: cannot verify its inputs",
+				   nm),
+			  FACT_DATA, nm);
+	} else if (a.from_caller)
 		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, a.from_caller_loc.line ? &a.from_caller_loc : &s->loc, -1,
 				   "the callback's data comes from the caller ('%s'), which is not followed: cannot verify "
 				   "its inputs",

@@ -101,6 +101,7 @@ struct io_analysis {
 	uint8_t from_caller_cast; /* ... because a VALUE parameter is cast to the struct (rb_ensure body) */
 	struct loc from_caller_loc;
 	const char *from_caller_name;
+	const char *from_caller_member; /* C++: the member path below 'this' ("events") */
 	/* static buffers handed to the callback (outputs gate) */
 	VEC(struct io_static) statics;
 	/* fields of an object's C struct handed to the callback (a library handle

@@ -578,6 +578,37 @@ static int32_t var_index(struct xctx *x, CXCursor d)
 	return idx;
 }
 
+/* C++: the implicit object parameter of a member function. `this->m`, a
+ * bare member name `m` and `(*this).m` all reach state owned by whoever
+ * holds the object, the way `self->m` does through a struct pointer
+ * parameter in C. It is recorded as a pointer parameter named "this" with no
+ * position in the argument list (param_index -1: nothing maps a call's
+ * arguments onto it). rec is the class type (or a pointer to it). Returns -1
+ * outside a function body. */
+static int32_t this_var(struct xctx *x, CXCursor at, CXType rec)
+{
+	if (!x->fn_usr || x->fn_index < 0)
+		return -1;
+	const char *usr = arena_printf(&x->tu->arena, "this@%s", x->fn_usr);
+	uintptr_t found = (uintptr_t)hmap_get(&x->vars, usr);
+	if (found)
+		return (int32_t)(found - 1);
+	struct var v = {0};
+	v.name = "this";
+	v.usr = usr;
+	v.record = record_of(x, rec);
+	v.type = arena_printf(&x->tu->arena, "%s *", v.record ? v.record : "void");
+	v.flags = VF_POINTER;
+	v.kind = VK_PARAM;
+	v.fn = x->fn_index;
+	v.param_index = -1;
+	v.loc = make_loc(x, clang_getCursorLocation(at), NULL);
+	vec_push(&x->tu->vars, v);
+	int32_t idx = (int32_t)x->tu->vars.n - 1;
+	hmap_put(&x->vars, usr, (void *)(uintptr_t)(idx + 1));
+	return idx;
+}
+
 /* ---- expression summaries ---- */
 
 struct esum {
@@ -819,6 +850,15 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 			return;
 		}
 	}
+	if (k == CXCursor_CXXThisExpr) {
+		int32_t tv = this_var(x, s, clang_getCursorType(s));
+		if (tv >= 0) {
+			out->e.kind = EX_REF;
+			out->e.ref.var = tv;
+			out->e.ref.path = "";
+			return;
+		}
+	}
 	if (k == CXCursor_MemberRefExpr) {
 		struct kids kd;
 		kids_get(s, &kd);
@@ -828,16 +868,46 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 				base = kd.p[i];
 		kids_free(&kd);
 		const char *field = intern_cx(x, clang_getCursorSpelling(s));
-		if (clang_Cursor_isNull(base)) {
-			/* C++ implicit this->field */
-			out->e.kind = EX_OTHER;
+		CXCursor md = clang_getCursorReferenced(s);
+		enum CXCursorKind mk = clang_getCursorKind(md);
+		if (mk == CXCursor_VarDecl) {
+			/* C++ static data member (obj.s, this->s): one object for the
+			 * whole process, whatever the base */
+			if (!clang_Cursor_isNull(base)) {
+				struct esum b = {0};
+				walk_ref(x, base, &b, ACC_READ);
+				esum_merge(out, &b);
+				esum_free(&b);
+			}
+			out->e.kind = EX_REF;
+			out->e.ref.var = var_index(x, md);
+			out->e.ref.path = "";
 			return;
 		}
 		struct esum b = {0};
-		walk_ref(x, base, &b, ACC_READ);
-		esum_merge(out, &b);
-		CXType bt = clang_getCursorType(base);
-		bool ptr = type_is_pointerish(bt);
+		CXType bt;
+		bool ptr;
+		if (clang_Cursor_isNull(base)) {
+			/* C++ implicit this->field: a member of the object the
+			 * method was called on */
+			int32_t tv = mk == CXCursor_FieldDecl
+					     ? this_var(x, s, clang_getCursorType(clang_getCursorSemanticParent(md)))
+					     : -1;
+			if (tv < 0) {
+				out->e.kind = EX_OTHER;
+				return;
+			}
+			b.e.kind = EX_REF;
+			b.e.ref.var = tv;
+			b.e.ref.path = "";
+			bt = clang_getCursorType(clang_getCursorSemanticParent(md));
+			ptr = true;
+		} else {
+			walk_ref(x, base, &b, ACC_READ);
+			esum_merge(out, &b);
+			bt = clang_getCursorType(base);
+			ptr = type_is_pointerish(bt);
+		}
 		if (b.e.kind == EX_REF) {
 			out->e.kind = EX_REF;
 			out->e.ref = b.e.ref;

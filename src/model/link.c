@@ -332,7 +332,8 @@ static bool is_param_of(const struct mfunc *mf, const struct expr *e, int *index
 	if (!e || e->kind != EX_REF || (e->ref.path && *e->ref.path))
 		return false;
 	const struct var *v = mf_var(mf, e->ref.var);
-	if (!v || v->kind != VK_PARAM || v->fn != local_fn_index(mf))
+	/* C++ 'this' (param_index -1) is no argument of the call */
+	if (!v || v->kind != VK_PARAM || v->fn != local_fn_index(mf) || v->param_index < 0)
 		return false;
 	*index = v->param_index;
 	return true;
