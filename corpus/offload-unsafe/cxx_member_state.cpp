@@ -5,7 +5,8 @@
  * of the thread can reach it, and free it, while a worker runs the callback,
  * exactly as with `self->m` through a struct pointer parameter in C. None of
  * these is an offload candidate. A static data member is one object for the
- * whole process. A plain local of a member function is the method's own (the
+ * whole process (a static array fails the outputs gate; what a static pointer
+ * points to cannot be verified, as with a global pointer in C). A plain local of a member function is the method's own (the
  * last two cases stay candidates). */
 #include <ruby.h>
 #include <ruby/thread.h>
@@ -33,17 +34,20 @@ public:
 	int *spill;
 	long done;
 	static int common[32];
+	static int *common_ptr;
 
 	void bare_member();
 	void explicit_this();
 	void deref_this();
 	void pointer_member();
 	void static_member();
+	void static_pointer_member();
 	void scalar_local();
 	void array_local();
 };
 
 int Poller::common[32];
+int *Poller::common_ptr;
 
 void Poller::bare_member()
 {
@@ -74,6 +78,12 @@ void Poller::static_member()
 {
 	struct fill_args a = {0, common, 32, 0};
 	rb_thread_call_without_gvl(fill_nogvl, &a, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe; outputs fail: 'common' is a static buffer handed to the callback */
+}
+
+void Poller::static_pointer_member()
+{
+	struct fill_args a = {0, Poller::common_ptr, 32, 0};
+	rb_thread_call_without_gvl(fill_nogvl, &a, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: inputs cannot verify: the callback's data holds what the global or static pointer 'common_ptr' points to */
 }
 
 void Poller::scalar_local()

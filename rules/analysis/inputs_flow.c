@@ -624,6 +624,13 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 		vec_push(&fl->out->statics, st);
 		return;
 	}
+	/* a pointer kept in a global or static (a C++ static pointer member too):
+	 * what it points to is reachable, replaceable and freeable by every fiber */
+	if ((v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC || v->kind == VK_LOCAL_STATIC) && !member &&
+	    !r->addr && (v->flags & VF_POINTER) &&
+	    !(v->flags & (VF_CONST_POINTEE | VF_FNPTR | VF_TLS | VF_ATOMIC | VF_SYSTEM_HEADER | VF_RUBY_HEADER)) &&
+	    !fl->out->global_ptr_name)
+		fl->out->global_ptr_name = v->name, fl->out->global_ptr_loc = v->loc;
 	if (member && r->deref && root_is_typed_data(fl->mf, r->var, fl->limit)) {
 		bool seen = false;
 		for (size_t i = 0; i < fl->out->objstate.n; i++)
@@ -1831,6 +1838,12 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				   "its inputs",
 				   a.from_caller_name ? a.from_caller_name : "?"),
 			  FACT_DATA, a.from_caller_name ? a.from_caller_name : io_callback_name(m, s));
+	if (a.global_ptr_name)
+		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.global_ptr_loc, -1,
+				   "the callback's data holds what the global or static pointer '%s' points to: every "
+				   "fiber can reach, replace or free it meanwhile: cannot verify its inputs",
+				   a.global_ptr_name),
+			  FACT_DATA, a.global_ptr_name);
 	for (size_t i = 0; i < a.objstate.n; i++) {
 		struct gate_evidence *ev = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
 						    "'%s' is state kept in a Ruby object's C struct; other fibers can use "

@@ -102,6 +102,8 @@ struct io_analysis {
 	struct loc from_caller_loc;
 	const char *from_caller_name;
 	const char *from_caller_member; /* C++: the member path below 'this' ("events") */
+	const char *global_ptr_name;    /* a global/static pointer whose target is handed over */
+	struct loc global_ptr_loc;
 	/* static buffers handed to the callback (outputs gate) */
 	VEC(struct io_static) statics;
 	/* fields of an object's C struct handed to the callback (a library handle
