@@ -27,6 +27,9 @@ static void *fill_nogvl(void *p)
 	return NULL;
 }
 
+class Poller;
+static void *scan_nogvl(void *p);
+
 class Poller {
 public:
 	int fd;
@@ -42,6 +45,7 @@ public:
 	void pointer_member();
 	void static_member();
 	void static_pointer_member();
+	void whole_object();
 	void scalar_local();
 	void array_local();
 };
@@ -84,6 +88,19 @@ void Poller::static_pointer_member()
 {
 	struct fill_args a = {0, Poller::common_ptr, 32, 0};
 	rb_thread_call_without_gvl(fill_nogvl, &a, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: inputs cannot verify: the callback's data holds what the global or static pointer 'common_ptr' points to */
+}
+
+static void *scan_nogvl(void *p)
+{
+	Poller *self = (Poller *)p;
+	for (int i = 0; i < 32; i++)
+		self->slots[i] = i;
+	return NULL;
+}
+
+void Poller::whole_object()
+{
+	rb_thread_call_without_gvl(scan_nogvl, this, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: inputs cannot verify: the callback's data comes from the caller ('this') */
 }
 
 void Poller::scalar_local()

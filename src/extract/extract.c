@@ -1336,6 +1336,11 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 		}
 		return;
 	}
+	case CXCursor_CXXThisExpr: /* C++ `this` as a value: the object pointer */
+		walk_ref(x, c, out, mode);
+		if (out->e.kind == EX_REF && (mode & ACC_READ))
+			vec_push(&out->reads, out->e.ref);
+		return;
 	case CXCursor_MemberRefExpr:
 	case CXCursor_ArraySubscriptExpr: {
 		walk_ref(x, c, out, mode);
