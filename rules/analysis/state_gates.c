@@ -544,8 +544,10 @@ static bool so_expr(struct state_ctx *c, const struct mfunc *mf, const struct ex
 		uint32_t fl = var_flags(c->m, v);
 		if (fl & (VF_TLS | VF_CONST | VF_RUBY_HEADER | VF_SYSTEM_HEADER))
 			return false;
+		/* &g, an array g, or the value of a pointer g: a copy of the one
+		 * pointer every thread reads points at the one shared object */
 		bool ok = (e->ref.addr && !e->ref.ptr_deref) ||
-			  (!e->ref.addr && !e->ref.deref && (fl & VF_ARRAY) && plain_path(&e->ref));
+			  (!e->ref.addr && !e->ref.deref && (fl & (VF_ARRAY | VF_POINTER)) && plain_path(&e->ref));
 		if (ok)
 			*witness = v;
 		return ok;
