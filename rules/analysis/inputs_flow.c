@@ -537,6 +537,8 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	vec_push(&fl->out->in, in);
 }
 
+static void flow_ret_hop(struct flow *fl, uint32_t ci);
+
 static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 {
 	if (ci < 0 || (uint32_t)ci >= fl->mf->f->nevents)
@@ -546,6 +548,11 @@ static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 		return;
 	const struct call *c = e->u.call;
 	const struct src_entry *src = source_of(c->name);
+	if (!src && dest && dest->var >= 0) {
+		/* p = prepare(str, ...): what the gem's helper returns is carried */
+		flow_ret_hop(fl, (uint32_t)ci);
+		return;
+	}
 	if (!src || !c->nargs)
 		return;
 	/* RARRAY_AREF(ary, i) is RARRAY_CONST_PTR(ary)[i]: the element, a VALUE
@@ -721,6 +728,94 @@ static void flow_hop(struct flow *fl, uint32_t ci)
 	}
 }
 
+/* A pointer the helper returns into a carrier (samples = prepare(list, &n)):
+ * the helper is followed with the variables it returns as its carriers, so
+ * pointers into Ruby objects it stores in the returned memory (its elements
+ * included: s[i].data = RSTRING_PTR(e)) become inputs. A helper below the last
+ * level is not followed: the data then counts as not followed. */
+static void flow_ret_hop(struct flow *fl, uint32_t ci)
+{
+	if (fl->mf->f->events[ci].kind != EV_CALL)
+		return;
+	const struct call *c = fl->mf->f->events[ci].u.call;
+	if (!fl->hopped)
+		fl->hopped = xcalloc(fl->mf->f->nevents + 1, 1);
+	if (!c->usr || !model_func_by_usr(fl->m, c->usr) || fl->hopped[ci])
+		return;
+	const struct mfunc *callee = model_callee(fl->m, c->usr, fl->mf);
+	if (!callee || callee->id == fl->fn || !callee->f->ret_type || !strchr(callee->f->ret_type, '*'))
+		return;
+	fl->hopped[ci] = 1;
+	if (fl->hops >= MAX_HELPER_HOPS) {
+		if (!fl->out->from_caller) {
+			fl->out->from_caller = 1;
+			fl->out->from_caller_loc = fl->mf->f->events[ci].loc;
+			fl->out->from_caller_name = c->name;
+		}
+		return;
+	}
+	struct flow h = {0};
+	h.m = fl->m;
+	h.mf = callee;
+	h.fn = callee->id;
+	h.limit = callee->f->nevents;
+	h.rel_region = -1;
+	h.out = fl->out;
+	h.depth = 1;
+	h.hops = fl->hops + 1;
+	h.parent = fl;
+	h.hop_ev = ci;
+	h.hop_param = -1;
+	h.stack_root = fl->stack_root;
+	h.done = xcalloc(callee->f->nevents + 1, 1);
+	h.hopped = xcalloc(callee->f->nevents + 1, 1);
+	bool opaque = false;
+	for (uint32_t j = 0; j < callee->f->nevents; j++) {
+		const struct event *e = &callee->f->events[j];
+		if (e->kind != EV_RETURN || !e->u.ret)
+			continue;
+		const struct expr *r = e->u.ret;
+		if (r->kind == EX_REF && r->ref.var >= 0) {
+			const struct var *v = mf_var(callee, r->ref.var);
+			if (v && (v->kind == VK_LOCAL || v->kind == VK_PARAM) && !(v->flags & VF_VALUE))
+				add_carrier(&h, &r->ref);
+			else if (v && !(v->flags & VF_VALUE))
+				opaque = true;
+		} else if (r->kind == EX_CALL && r->call >= 0 && (uint32_t)r->call < callee->f->nevents) {
+			h.cur = j;
+			if (source_of(callee->f->events[r->call].u.call->name))
+				flow_expr(&h, r, -1, NULL);
+			else
+				flow_ret_hop(&h, (uint32_t)r->call);
+		} else if (r->kind == EX_OTHER && r->nreads) {
+			opaque = true;
+		}
+	}
+	if (opaque && !fl->out->from_caller) {
+		fl->out->from_caller = 1;
+		fl->out->from_caller_loc = fl->mf->f->events[ci].loc;
+		fl->out->from_caller_name = c->name;
+	}
+	if (h.carriers.n)
+		flow_run(&h);
+	vec_free(&h.carriers);
+	vec_free(&h.values);
+	free(h.done);
+	free(h.hopped);
+}
+
+/* p = &carried[i] or p = &carried->f: p points into carried memory, so what
+ * is stored through p is carried too (sample = &samples[i]; sample->data = ...). */
+static bool alias_of_carrier(const struct flow *fl, const struct event *e)
+{
+	const struct ref *lhs = &e->u.assign->lhs;
+	const struct expr *x = &e->u.assign->rhs;
+	if (!ref_is_var(lhs) || lhs->addr || x->kind != EX_REF || !x->ref.addr || !carried(fl, &x->ref))
+		return false;
+	const struct var *v = mf_var(fl->mf, lhs->var);
+	return v && v->kind == VK_LOCAL && (v->flags & VF_POINTER);
+}
+
 static void flow_run(struct flow *fl)
 {
 	const struct func *f = fl->mf->f;
@@ -734,7 +829,11 @@ static void flow_run(struct flow *fl)
 		changed = false;
 		for (uint32_t i = 0; i < fl->limit; i++) {
 			const struct event *e = &f->events[i];
-			if (e->kind == EV_ASSIGN && !fl->done[i]) {
+			if (e->kind == EV_ASSIGN && !fl->done[i] && alias_of_carrier(fl, e)) {
+				fl->done[i] = 1;
+				changed = true;
+				add_carrier(fl, &e->u.assign->lhs);
+			} else if (e->kind == EV_ASSIGN && !fl->done[i]) {
 				const struct ref *lhs = &e->u.assign->lhs;
 				if (lhs->var < 0 || !assigns_carrier(fl, lhs) || killed(fl, i, lhs))
 					continue;
