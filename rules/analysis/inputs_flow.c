@@ -472,7 +472,8 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 		      const struct ref *dest)
 {
 	for (size_t i = 0; i < fl->out->in.n; i++)
-		if (fl->out->in.v[i].fn == fl->fn && fl->out->in.v[i].ev == ev)
+		if (fl->out->in.v[i].fn == fl->fn && fl->out->in.v[i].ev == ev &&
+		    (!owner || ref_same(&fl->out->in.v[i].owner_ref, owner)))
 			return;
 	const struct event *e = &fl->mf->f->events[ev];
 	struct io_input in = {0};
@@ -537,7 +538,7 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	vec_push(&fl->out->in, in);
 }
 
-static void flow_ret_hop(struct flow *fl, uint32_t ci);
+static void flow_ret_hop(struct flow *fl, uint32_t ci, const struct ref *dest);
 
 static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 {
@@ -548,9 +549,9 @@ static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 		return;
 	const struct call *c = e->u.call;
 	const struct src_entry *src = source_of(c->name);
-	if (!src && dest && dest->var >= 0) {
+	if (!src) {
 		/* p = prepare(str, ...): what the gem's helper returns is carried */
-		flow_ret_hop(fl, (uint32_t)ci);
+		flow_ret_hop(fl, (uint32_t)ci, dest);
 		return;
 	}
 	if (!src || !c->nargs)
@@ -733,7 +734,7 @@ static void flow_hop(struct flow *fl, uint32_t ci)
  * pointers into Ruby objects it stores in the returned memory (its elements
  * included: s[i].data = RSTRING_PTR(e)) become inputs. A helper below the last
  * level is not followed: the data then counts as not followed. */
-static void flow_ret_hop(struct flow *fl, uint32_t ci)
+static void flow_ret_hop(struct flow *fl, uint32_t ci, const struct ref *dest)
 {
 	if (fl->mf->f->events[ci].kind != EV_CALL)
 		return;
@@ -747,10 +748,10 @@ static void flow_ret_hop(struct flow *fl, uint32_t ci)
 		return;
 	fl->hopped[ci] = 1;
 	if (fl->hops >= MAX_HELPER_HOPS) {
-		if (!fl->out->from_caller) {
-			fl->out->from_caller = 1;
-			fl->out->from_caller_loc = fl->mf->f->events[ci].loc;
-			fl->out->from_caller_name = c->name;
+		if (!fl->out->ret_unfollowed) {
+			fl->out->ret_unfollowed = 1;
+			fl->out->ret_loc = fl->mf->f->events[ci].loc;
+			fl->out->ret_name = dest && dest->var >= 0 ? ref_name(fl->mf, dest) : c->name;
 		}
 		return;
 	}
@@ -769,35 +770,60 @@ static void flow_ret_hop(struct flow *fl, uint32_t ci)
 	h.stack_root = fl->stack_root;
 	h.done = xcalloc(callee->f->nevents + 1, 1);
 	h.hopped = xcalloc(callee->f->nevents + 1, 1);
-	bool opaque = false;
+	size_t first = fl->out->in.n;
 	for (uint32_t j = 0; j < callee->f->nevents; j++) {
 		const struct event *e = &callee->f->events[j];
 		if (e->kind != EV_RETURN || !e->u.ret)
 			continue;
-		const struct expr *r = e->u.ret;
-		if (r->kind == EX_REF && r->ref.var >= 0) {
-			const struct var *v = mf_var(callee, r->ref.var);
-			if (v && (v->kind == VK_LOCAL || v->kind == VK_PARAM) && !(v->flags & VF_VALUE))
-				add_carrier(&h, &r->ref);
-			else if (v && !(v->flags & VF_VALUE))
-				opaque = true;
-		} else if (r->kind == EX_CALL && r->call >= 0 && (uint32_t)r->call < callee->f->nevents) {
-			h.cur = j;
-			if (source_of(callee->f->events[r->call].u.call->name))
-				flow_expr(&h, r, -1, NULL);
-			else
-				flow_ret_hop(&h, (uint32_t)r->call);
-		} else if (r->kind == EX_OTHER && r->nreads) {
-			opaque = true;
-		}
-	}
-	if (opaque && !fl->out->from_caller) {
-		fl->out->from_caller = 1;
-		fl->out->from_caller_loc = fl->mf->f->events[ci].loc;
-		fl->out->from_caller_name = c->name;
+		h.cur = j;
+		flow_expr(&h, e->u.ret, -1, NULL);
 	}
 	if (h.carriers.n)
 		flow_run(&h);
+	/* what the helper returns out of a pointer parameter (return s->buf;
+	 * return p + 1) is the caller's argument: carried in the caller */
+	for (size_t i = 0; i < h.carriers.n; i++) {
+		const struct var *v = mf_var(callee, h.carriers.v[i].var);
+		if (v && v->kind == VK_PARAM && !(v->flags & VF_VALUE) && v->param_index >= 0 &&
+		    (uint32_t)v->param_index < c->nargs)
+			flow_expr(fl, &c->args[v->param_index], (int32_t)ci, dest);
+	}
+	/* a pointer into a parameter of the helper (return StringValueCStr(str);
+	 * *out = ...; StringValueCStr(*out)) is a pointer into the caller's
+	 * argument: judged in the caller, at the call */
+	for (size_t i = first; i < fl->out->in.n;) {
+		struct io_input *in = &fl->out->in.v[i];
+		const struct var *ov = in->fn == callee->id && in->owner_ref.var >= 0 && !in->mapped
+					       ? mf_var(callee, in->owner_ref.var)
+					       : NULL;
+		struct ref a;
+		if (!ov || ov->kind != VK_PARAM || ov->param_index < 0 || (uint32_t)ov->param_index >= c->nargs ||
+		    (in->owner_ref.path && *in->owner_ref.path)) {
+			i++;
+			continue;
+		}
+		const struct expr *ax = &c->args[ov->param_index];
+		int kind = in->kind;
+		/* a VALUE * parameter owns nothing itself: the owner is *out */
+		bool by_ref, deref = in->owner_ref.deref || !(ov->flags & VF_VALUE);
+		if (deref) /* *out, given &v */
+			by_ref = ax->kind == EX_REF && ax->ref.var >= 0 && ax->ref.addr;
+		else
+			by_ref = !(ax->kind == EX_REF && ax->ref.addr) && arg_ref(ax, &a);
+		if (by_ref && deref) {
+			a = ax->ref;
+			a.addr = 0;
+		}
+		int32_t tmp = !deref && ax->kind == EX_CALL ? ax->call : -1;
+		if (!by_ref && tmp < 0) {
+			i++;
+			continue;
+		}
+		/* drop the helper's input, add it at the call */
+		fl->out->in.v[i] = fl->out->in.v[fl->out->in.n - 1];
+		fl->out->in.n--;
+		add_input(fl, ci, kind, by_ref ? &a : NULL, by_ref ? -1 : tmp, dest);
+	}
 	vec_free(&h.carriers);
 	vec_free(&h.values);
 	free(h.done);
@@ -1534,6 +1560,24 @@ static bool hop_call(const struct model *m, const struct mfunc *mf, struct io_an
 		in->rel_fn = (int32_t)cf->id;
 		in->rel_ev = ed->ev;
 		struct cls c = {0};
+		const struct mfunc *sf = &m->fns.v[in->fn];
+		if (sf != cf) {
+			/* found in a helper of cf (a returned pointer) and not mapped
+			 * to cf: a local of that helper, judged there */
+			if (in->owner_ref.var >= 0)
+				c = classify_var(m, sf, &in->owner_ref, in->ev, sf->f->nevents, 0);
+			const struct var *hv = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
+			in->helper_local = hv ? hv->name : NULL;
+			in->state = c.state ? c.state : IOS_UNKNOWN;
+			in->why = c.why;
+			in->why_fn = c.why_fn;
+			in->why_arg = c.arg;
+			in->why_loc = c.loc;
+			if (in->kind == IOK_TYPED)
+				in->state = IOS_RECEIVER;
+			in->alive = c.held && !in->temporary ? IOA_HELD : IOA_NO;
+			continue;
+		}
 		if (in->owner_ref.var >= 0) {
 			c = classify_var(m, cf, &in->owner_ref, in->ev, ed->ev, 0);
 		} else if (in->owner_call >= 0) {
@@ -1917,6 +1961,12 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				   "its inputs",
 				   a.from_caller_name ? a.from_caller_name : "?"),
 			  FACT_DATA, a.from_caller_name ? a.from_caller_name : io_callback_name(m, s));
+	if (a.ret_unfollowed)
+		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.ret_loc, -1,
+				   "'%s' is a pointer a helper returns from below the last level followed: cannot verify "
+				   "what it points to",
+				   a.ret_name ? a.ret_name : "?"),
+			  FACT_DATA, a.ret_name ? a.ret_name : io_callback_name(m, s));
 	for (size_t i = 0; i < a.objstate.n; i++) {
 		struct gate_evidence *ev = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
 						    "'%s' is state kept in a Ruby object's C struct; other fibers can use "

@@ -101,6 +101,11 @@ struct io_analysis {
 	uint8_t from_caller_cast; /* ... because a VALUE parameter is cast to the struct (rb_ensure body) */
 	struct loc from_caller_loc;
 	const char *from_caller_name;
+	/* a pointer returned by a helper below the last followed level carries
+	 * the data: what it points to is not followed (inputs gate: cannot verify) */
+	uint8_t ret_unfollowed;
+	struct loc ret_loc;
+	const char *ret_name;   /* where it goes (the carrier), or the helper */
 	/* static buffers handed to the callback (outputs gate) */
 	VEC(struct io_static) statics;
 	/* fields of an object's C struct handed to the callback (a library handle
