@@ -741,12 +741,12 @@ static void flow_ret_hop(struct flow *fl, uint32_t ci, const struct ref *dest)
 	const struct call *c = fl->mf->f->events[ci].u.call;
 	if (!fl->hopped)
 		fl->hopped = xcalloc(fl->mf->f->nevents + 1, 1);
-	if (!c->usr || !model_func_by_usr(fl->m, c->usr) || fl->hopped[ci])
+	if (!c->usr || !model_func_by_usr(fl->m, c->usr) || (fl->hopped[ci] & 2))
 		return;
 	const struct mfunc *callee = model_callee(fl->m, c->usr, fl->mf);
 	if (!callee || callee->id == fl->fn || !callee->f->ret_type || !strchr(callee->f->ret_type, '*'))
 		return;
-	fl->hopped[ci] = 1;
+	fl->hopped[ci] |= 2; /* 1: followed through its arguments (flow_hop), 2: through its result */
 	if (fl->hops >= MAX_HELPER_HOPS) {
 		if (!fl->out->ret_unfollowed) {
 			fl->out->ret_unfollowed = 1;
@@ -867,7 +867,7 @@ static void flow_run(struct flow *fl)
 				changed = true;
 				fl->cur = i;
 				flow_expr(fl, &e->u.assign->rhs, -1, lhs);
-			} else if (e->kind == EV_CALL && !fl->hopped[i] && (fl->depth == 0 || fl->depth == 1) &&
+			} else if (e->kind == EV_CALL && !(fl->hopped[i] & 1) && (fl->depth == 0 || fl->depth == 1) &&
 				   e->u.call->usr && model_func_by_usr(fl->m, e->u.call->usr)) {
 				bool any = false;
 				for (uint32_t k = 0; k < e->u.call->nargs; k++)
@@ -875,7 +875,7 @@ static void flow_run(struct flow *fl)
 						any = true;
 				if (!any)
 					continue;
-				fl->hopped[i] = 1;
+				fl->hopped[i] |= 1;
 				changed = true;
 				if (fl->hops >= MAX_HELPER_HOPS) {
 					if (!fl->out->from_caller) {
