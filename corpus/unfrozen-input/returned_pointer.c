@@ -59,10 +59,28 @@ static VALUE scan_frozen(VALUE self, VALUE str)
 	return LONG2NUM(n);
 }
 
+/* The helper both fills the struct it is given and returns the pointer the
+ * method stores in it: followed through its argument and through its result. */
+static const char *prepare(struct scan_args *a, VALUE str)
+{
+	a->hits = 0;
+	return StringValueCStr(str);
+}
+
+static VALUE scan_both(VALUE self, VALUE str)
+{
+	struct scan_args a;
+	a.text = prepare(&a, str); /* expect: unfrozen-input */ /* expect-msg: 'prepare' gives the callback of rb_nogvl a pointer into string 'str' */
+	rb_nogvl(scan_nogvl, &a, NULL, NULL, RB_NOGVL_INTR_FAIL); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe; inputs fail: 'prepare' hands the callback a pointer into string 'str' */
+	RB_GC_GUARD(str);
+	return LONG2NUM(a.hits);
+}
+
 void Init_returned_pointer(void)
 {
 	VALUE c = rb_define_class("Scanner", rb_cObject);
 	rb_define_method(c, "shared", scan_shared, 1);
 	rb_define_method(c, "direct", scan_direct, 1);
 	rb_define_method(c, "frozen", scan_frozen, 1);
+	rb_define_method(c, "both", scan_both, 1);
 }
