@@ -76,6 +76,36 @@ static VALUE scan_both(VALUE self, VALUE str)
 	return LONG2NUM(a.hits);
 }
 
+/* Trap for the other side: a pointer returned from below the last helper
+ * level followed (three) is not followed, so the site is "cannot verify",
+ * never a candidate, even for a frozen string. */
+static const char *deep4(VALUE s)
+{
+	return StringValueCStr(s);
+}
+static const char *deep3(VALUE s)
+{
+	return deep4(s);
+}
+static const char *deep2(VALUE s)
+{
+	return deep3(s);
+}
+static const char *deep1(VALUE s)
+{
+	return deep2(s);
+}
+
+static VALUE scan_deep(VALUE self, VALUE str)
+{
+	VALUE fz = rb_str_new_frozen(str);
+	struct scan_args a = {NULL, 0};
+	a.text = deep1(fz);
+	rb_nogvl(scan_nogvl, &a, NULL, NULL, RB_NOGVL_INTR_FAIL); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: cannot verify; inputs cannot verify: 'deep4' is a pointer a helper returns from below the last level followed */
+	RB_GC_GUARD(fz);
+	return LONG2NUM(a.hits);
+}
+
 void Init_returned_pointer(void)
 {
 	VALUE c = rb_define_class("Scanner", rb_cObject);
@@ -83,4 +113,5 @@ void Init_returned_pointer(void)
 	rb_define_method(c, "direct", scan_direct, 1);
 	rb_define_method(c, "frozen", scan_frozen, 1);
 	rb_define_method(c, "both", scan_both, 1);
+	rb_define_method(c, "deep", scan_deep, 1);
 }
