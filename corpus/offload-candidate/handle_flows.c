@@ -152,7 +152,7 @@ static VALUE packer_write(VALUE self)
 	args.ctx = packer_ctx(self);
 	args.in = &in;
 	args.out = &out;
-	rb_thread_call_without_gvl(obj_nogvl, &args, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: its handle is 'pk->ctx' (in 'packer_ctx'), state kept in a Ruby object's C struct */
+	rb_thread_call_without_gvl(obj_nogvl, &args, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: cannot verify; inputs cannot verify: 'pk->ctx' is state kept in a Ruby object's C struct */ /* (the inputs gate follows the returned handle into packer_ctx; the handle gate says the same) */
 	return SIZET2NUM(args.result);
 }
 

@@ -474,7 +474,8 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 		      const struct ref *dest)
 {
 	for (size_t i = 0; i < fl->out->in.n; i++)
-		if (fl->out->in.v[i].fn == fl->fn && fl->out->in.v[i].ev == ev)
+		if (fl->out->in.v[i].fn == fl->fn && fl->out->in.v[i].ev == ev &&
+		    (!owner || ref_same(&fl->out->in.v[i].owner_ref, owner)))
 			return;
 	const struct event *e = &fl->mf->f->events[ev];
 	struct io_input in = {0};
@@ -539,6 +540,8 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	vec_push(&fl->out->in, in);
 }
 
+static void flow_ret_hop(struct flow *fl, uint32_t ci, const struct ref *dest);
+
 static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 {
 	if (ci < 0 || (uint32_t)ci >= fl->mf->f->nevents)
@@ -548,6 +551,11 @@ static void flow_call(struct flow *fl, int32_t ci, const struct ref *dest)
 		return;
 	const struct call *c = e->u.call;
 	const struct src_entry *src = source_of(c->name);
+	if (!src) {
+		/* p = prepare(str, ...): what the gem's helper returns is carried */
+		flow_ret_hop(fl, (uint32_t)ci, dest);
+		return;
+	}
 	if (!src || !c->nargs)
 		return;
 	/* RARRAY_AREF(ary, i) is RARRAY_CONST_PTR(ary)[i]: the element, a VALUE
@@ -730,6 +738,119 @@ static void flow_hop(struct flow *fl, uint32_t ci)
 	}
 }
 
+/* A pointer the helper returns into a carrier (samples = prepare(list, &n)):
+ * the helper is followed with the variables it returns as its carriers, so
+ * pointers into Ruby objects it stores in the returned memory (its elements
+ * included: s[i].data = RSTRING_PTR(e)) become inputs. A helper below the last
+ * level is not followed: the data then counts as not followed. */
+static void flow_ret_hop(struct flow *fl, uint32_t ci, const struct ref *dest)
+{
+	if (fl->mf->f->events[ci].kind != EV_CALL)
+		return;
+	const struct call *c = fl->mf->f->events[ci].u.call;
+	if (!fl->hopped)
+		fl->hopped = xcalloc(fl->mf->f->nevents + 1, 1);
+	if (!c->usr || !model_func_by_usr(fl->m, c->usr) || (fl->hopped[ci] & 2))
+		return;
+	const struct mfunc *callee = model_callee(fl->m, c->usr, fl->mf);
+	if (!callee || callee->id == fl->fn || !callee->f->ret_type || !strchr(callee->f->ret_type, '*'))
+		return;
+	fl->hopped[ci] |= 2; /* 1: followed through its arguments (flow_hop), 2: through its result */
+	if (fl->hops >= MAX_HELPER_HOPS) {
+		if (!fl->out->ret_unfollowed) {
+			fl->out->ret_unfollowed = 1;
+			fl->out->ret_loc = fl->mf->f->events[ci].loc;
+			fl->out->ret_name = dest && dest->var >= 0 ? ref_name(fl->mf, dest) : c->name;
+		}
+		return;
+	}
+	struct flow h = {0};
+	h.m = fl->m;
+	h.mf = callee;
+	h.fn = callee->id;
+	h.limit = callee->f->nevents;
+	h.rel_region = -1;
+	h.out = fl->out;
+	h.depth = 1;
+	h.hops = fl->hops + 1;
+	h.parent = fl;
+	h.hop_ev = ci;
+	h.hop_param = -1;
+	h.stack_root = fl->stack_root;
+	h.done = xcalloc(callee->f->nevents + 1, 1);
+	h.hopped = xcalloc(callee->f->nevents + 1, 1);
+	size_t first = fl->out->in.n;
+	for (uint32_t j = 0; j < callee->f->nevents; j++) {
+		const struct event *e = &callee->f->events[j];
+		if (e->kind != EV_RETURN || !e->u.ret)
+			continue;
+		h.cur = j;
+		flow_expr(&h, e->u.ret, -1, NULL);
+	}
+	if (h.carriers.n)
+		flow_run(&h);
+	/* what the helper returns out of a pointer parameter (return s->buf;
+	 * return p + 1) is the caller's argument: carried in the caller */
+	for (size_t i = 0; i < h.carriers.n; i++) {
+		const struct var *v = mf_var(callee, h.carriers.v[i].var);
+		if (v && v->kind == VK_PARAM && !(v->flags & VF_VALUE) && v->param_index >= 0 &&
+		    (uint32_t)v->param_index < c->nargs)
+			flow_expr(fl, &c->args[v->param_index], (int32_t)ci, dest);
+	}
+	/* a pointer into a parameter of the helper (return StringValueCStr(str);
+	 * *out = ...; StringValueCStr(*out)) is a pointer into the caller's
+	 * argument: judged in the caller, at the call */
+	for (size_t i = first; i < fl->out->in.n;) {
+		struct io_input *in = &fl->out->in.v[i];
+		const struct var *ov = in->fn == callee->id && in->owner_ref.var >= 0 && !in->mapped
+					       ? mf_var(callee, in->owner_ref.var)
+					       : NULL;
+		struct ref a;
+		if (!ov || ov->kind != VK_PARAM || ov->param_index < 0 || (uint32_t)ov->param_index >= c->nargs ||
+		    (in->owner_ref.path && *in->owner_ref.path)) {
+			i++;
+			continue;
+		}
+		const struct expr *ax = &c->args[ov->param_index];
+		int kind = in->kind;
+		/* a VALUE * parameter owns nothing itself: the owner is *out */
+		bool by_ref, deref = in->owner_ref.deref || !(ov->flags & VF_VALUE);
+		if (deref) /* *out, given &v */
+			by_ref = ax->kind == EX_REF && ax->ref.var >= 0 && ax->ref.addr;
+		else
+			by_ref = !(ax->kind == EX_REF && ax->ref.addr) && arg_ref(ax, &a);
+		if (by_ref && deref) {
+			a = ax->ref;
+			a.addr = 0;
+		}
+		int32_t tmp = !deref && ax->kind == EX_CALL ? ax->call : -1;
+		if (!by_ref && tmp < 0) {
+			i++;
+			continue;
+		}
+		/* drop the helper's input, add it at the call */
+		fl->out->in.v[i] = fl->out->in.v[fl->out->in.n - 1];
+		fl->out->in.n--;
+		add_input(fl, ci, kind, by_ref ? &a : NULL, by_ref ? -1 : tmp, dest);
+	}
+	vec_free(&h.carriers);
+	vec_free(&h.values);
+	free(h.done);
+	free(h.hopped);
+}
+
+/* p = &carried[i] or p = &carried->f: p points into carried memory, so what
+ * is stored through p is carried too (sample = &samples[i]; sample->data = ...). */
+static bool alias_of_carrier(const struct flow *fl, const struct event *e)
+{
+	const struct ref *lhs = &e->u.assign->lhs;
+	const struct expr *x = &e->u.assign->rhs;
+	if (!ref_is_var(lhs) || lhs->addr || x->kind != EX_REF || !x->ref.addr || !carried(fl, &x->ref))
+		return false;
+	const struct var *v = mf_var(fl->mf, lhs->var);
+	return v && v->kind == VK_LOCAL && (v->flags & VF_POINTER);
+}
+
 static void flow_run(struct flow *fl)
 {
 	const struct func *f = fl->mf->f;
@@ -743,7 +864,11 @@ static void flow_run(struct flow *fl)
 		changed = false;
 		for (uint32_t i = 0; i < fl->limit; i++) {
 			const struct event *e = &f->events[i];
-			if (e->kind == EV_ASSIGN && !fl->done[i]) {
+			if (e->kind == EV_ASSIGN && !fl->done[i] && alias_of_carrier(fl, e)) {
+				fl->done[i] = 1;
+				changed = true;
+				add_carrier(fl, &e->u.assign->lhs);
+			} else if (e->kind == EV_ASSIGN && !fl->done[i]) {
 				const struct ref *lhs = &e->u.assign->lhs;
 				if (lhs->var < 0 || !assigns_carrier(fl, lhs) || killed(fl, i, lhs))
 					continue;
@@ -751,7 +876,7 @@ static void flow_run(struct flow *fl)
 				changed = true;
 				fl->cur = i;
 				flow_expr(fl, &e->u.assign->rhs, -1, lhs);
-			} else if (e->kind == EV_CALL && !fl->hopped[i] && (fl->depth == 0 || fl->depth == 1) &&
+			} else if (e->kind == EV_CALL && !(fl->hopped[i] & 1) && (fl->depth == 0 || fl->depth == 1) &&
 				   e->u.call->usr && model_func_by_usr(fl->m, e->u.call->usr)) {
 				bool any = false;
 				for (uint32_t k = 0; k < e->u.call->nargs; k++)
@@ -759,7 +884,7 @@ static void flow_run(struct flow *fl)
 						any = true;
 				if (!any)
 					continue;
-				fl->hopped[i] = 1;
+				fl->hopped[i] |= 1;
 				changed = true;
 				if (fl->hops >= MAX_HELPER_HOPS) {
 					if (!fl->out->from_caller) {
@@ -1444,6 +1569,24 @@ static bool hop_call(const struct model *m, const struct mfunc *mf, struct io_an
 		in->rel_fn = (int32_t)cf->id;
 		in->rel_ev = ed->ev;
 		struct cls c = {0};
+		const struct mfunc *sf = &m->fns.v[in->fn];
+		if (sf != cf) {
+			/* found in a helper of cf (a returned pointer) and not mapped
+			 * to cf: a local of that helper, judged there */
+			if (in->owner_ref.var >= 0)
+				c = classify_var(m, sf, &in->owner_ref, in->ev, sf->f->nevents, 0);
+			const struct var *hv = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
+			in->helper_local = hv ? hv->name : NULL;
+			in->state = c.state ? c.state : IOS_UNKNOWN;
+			in->why = c.why;
+			in->why_fn = c.why_fn;
+			in->why_arg = c.arg;
+			in->why_loc = c.loc;
+			if (in->kind == IOK_TYPED)
+				in->state = IOS_RECEIVER;
+			in->alive = c.held && !in->temporary ? IOA_HELD : IOA_NO;
+			continue;
+		}
 		if (in->owner_ref.var >= 0) {
 			c = classify_var(m, cf, &in->owner_ref, in->ev, ed->ev, 0);
 		} else if (in->owner_call >= 0) {
@@ -1844,6 +1987,12 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				   "fiber can reach, replace or free it meanwhile: cannot verify its inputs",
 				   a.global_ptr_name),
 			  FACT_DATA, a.global_ptr_name);
+	if (a.ret_unfollowed)
+		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.ret_loc, -1,
+				   "'%s' is a pointer a helper returns from below the last level followed: cannot verify "
+				   "what it points to",
+				   a.ret_name ? a.ret_name : "?"),
+			  FACT_DATA, a.ret_name ? a.ret_name : io_callback_name(m, s));
 	for (size_t i = 0; i < a.objstate.n; i++) {
 		struct gate_evidence *ev = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
 						    "'%s' is state kept in a Ruby object's C struct; other fibers can use "

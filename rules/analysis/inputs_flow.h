@@ -104,6 +104,11 @@ struct io_analysis {
 	const char *from_caller_member; /* C++: the member path below 'this' ("events") */
 	const char *global_ptr_name;    /* a global/static pointer whose target is handed over */
 	struct loc global_ptr_loc;
+	/* a pointer returned by a helper below the last followed level carries
+	 * the data: what it points to is not followed (inputs gate: cannot verify) */
+	uint8_t ret_unfollowed;
+	struct loc ret_loc;
+	const char *ret_name;   /* where it goes (the carrier), or the helper */
 	/* static buffers handed to the callback (outputs gate) */
 	VEC(struct io_static) statics;
 	/* fields of an object's C struct handed to the callback (a library handle
