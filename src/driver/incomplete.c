@@ -213,6 +213,76 @@ static bool incomplete_allowed(const struct options *o, struct run *r)
 	return v == 1;
 }
 
+/* Does a function taking a function pointer reach a release site within a
+ * few calls (direct, or through a library call that runs its argument, such
+ * as rb_protect)? ruby-oci8's oci8_call_without_gvl(svcctx, func, data)
+ * stores func in a struct and releases the GVL in the rb_protect body: not a
+ * wrapper the linker recognises, but its callers hand it their callbacks. */
+static bool fnptr_reaches_release(const struct model *m, uint32_t id, const uint8_t *releases, uint8_t *seen,
+				  unsigned depth)
+{
+	if (releases[id])
+		return true;
+	if (depth == 0 || seen[id])
+		return false;
+	seen[id] = 1;
+	const struct mfunc *mf = &m->fns.v[id];
+	for (uint32_t e = mf->edge_begin; e < mf->edge_end; e++) {
+		const struct edge *ed = &m->edges.v[e];
+		if (ed->to >= 0 && (ed->kind == EDGE_DIRECT || ed->kind == EDGE_FNARG) &&
+		    fnptr_reaches_release(m, (uint32_t)ed->to, releases, seen, depth - 1))
+			return true;
+	}
+	/* a function of the gem handed to a call (rb_protect(body, ...)) */
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *ev = &mf->f->events[ei];
+		if (ev->kind != EV_CALL)
+			continue;
+		for (uint32_t k = 0; k < ev->u.call->nargs; k++) {
+			const struct expr *a = &ev->u.call->args[k];
+			const struct mfunc *t = a->kind == EX_FUNC && a->func_usr ? model_func_by_usr(m, a->func_usr) : NULL;
+			if (t && fnptr_reaches_release(m, t->id, releases, seen, depth - 1))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The names of the project's release wrappers another file could call: the
+ * linker's wrappers, and functions with a function-pointer parameter that
+ * reach a release site within three calls (external, or in a header). */
+static void collect_release_wrappers(const struct model *m, struct hmap *names)
+{
+	for (size_t i = 0; i < m->wrappers.n; i++) {
+		const struct func *f = m->fns.v[m->wrappers.v[i].fn].f;
+		if (f->name && (!(f->flags & FN_STATIC) || (f->flags & FN_IN_HEADER)))
+			hmap_put(names, f->name, (void *)f->name);
+	}
+	if (!m->fns.n)
+		return;
+	uint8_t *releases = xcalloc(m->fns.n, 1), *seen = xcalloc(m->fns.n, 1);
+	for (size_t i = 0; i < m->sites.n; i++)
+		releases[m->sites.v[i].fn] = 1;
+	for (uint32_t id = 0; id < m->fns.n; id++) {
+		const struct mfunc *mf = &m->fns.v[id];
+		const struct func *f = mf->f;
+		if (!f->name || ((f->flags & FN_STATIC) && !(f->flags & FN_IN_HEADER)))
+			continue;
+		bool fnptr = false;
+		for (uint32_t k = 0; k < f->nparams && !fnptr; k++) {
+			const struct var *v = mf_var(mf, f->params[k]);
+			fnptr = v && (v->flags & VF_FNPTR);
+		}
+		if (!fnptr)
+			continue;
+		memset(seen, 0, m->fns.n);
+		if (fnptr_reaches_release(m, id, releases, seen, 3))
+			hmap_put(names, f->name, (void *)f->name);
+	}
+	free(releases);
+	free(seen);
+}
+
 /* Missing headers, files that release the GVL without an analysed site,
  * sources libclang cannot read, and the spellings in project headers and
  * macro bodies (for the -v counter). */
@@ -225,11 +295,7 @@ void assess_incomplete(const struct options *o, struct run *r)
 	size_t usable = 0, clean = 0;
 	VEC(size_t) missing_count = {0}; /* files missing each of sum->missing_headers */
 	struct hmap wrapper_names = {0}; /* the project's release wrappers a file could call */
-	for (size_t i = 0; i < r->model->wrappers.n; i++) {
-		const struct func *f = r->model->fns.v[r->model->wrappers.v[i].fn].f;
-		if (f->name && (!(f->flags & FN_STATIC) || (f->flags & FN_IN_HEADER)))
-			hmap_put(&wrapper_names, f->name, (void *)f->name);
-	}
+	collect_release_wrappers(r->model, &wrapper_names);
 	for (size_t t = 0; t < r->ntus; t++) {
 		struct tu_facts *tu = r->tus[t];
 		if (tu->status == TU_FAILED)

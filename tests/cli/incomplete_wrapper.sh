@@ -46,6 +46,63 @@ VENDOR_API VALUE wrapx_$n(VALUE self)
 }
 CEOF
 done
+# a trampoline the linker does not take for a wrapper (ruby-oci8's shape):
+# the function pointer is stored in a struct and the GVL released in an
+# rb_protect body; a caller of it with its header missing is incomplete too
+cat >gem/ext/wrapx/tramp.c <<'CEOF'
+#include <ruby.h>
+#include <ruby/thread.h>
+
+struct tramp_arg { void *(*fn)(void *); void *data; };
+
+static VALUE tramp_body(VALUE p)
+{
+	struct tramp_arg *a = (struct tramp_arg *)p;
+	return (VALUE)rb_thread_call_without_gvl(a->fn, a->data, RUBY_UBF_IO, NULL);
+}
+
+static void *flush_pending(void *p)
+{
+	return p;
+}
+
+long wrapx_tramp_call(long handle, void *(*fn)(void *), void *data)
+{
+	struct tramp_arg a;
+	int state = 0;
+	if (handle) {
+		/* first its own pending work, through the same trampoline */
+		a.fn = flush_pending;
+		a.data = NULL;
+		rb_protect(tramp_body, (VALUE)&a, &state);
+	}
+	a.fn = fn;
+	a.data = data;
+	VALUE r = rb_protect(tramp_body, (VALUE)&a, &state);
+	if (state)
+		rb_jump_tag(state);
+	return handle + (long)r;
+}
+CEOF
+cat >gem/ext/wrapx/three.c <<'CEOF'
+#include <ruby.h>
+#include <wrapx_vendor_lib.h>
+
+long wrapx_tramp_call(long handle, void *(*fn)(void *), void *data);
+
+static void *blocking_three(void *p)
+{
+	vendor_wait(p);
+	return NULL;
+}
+
+VENDOR_API VALUE wrapx_three(VALUE self)
+{
+	vendor_handle *h = vendor_get(self);
+	wrapx_tramp_call(0, blocking_three, h);
+	return Qnil;
+}
+CEOF
 # a third file misses another header and calls no wrapper: not enough alone
 cat >gem/ext/wrapx/other.c <<'CEOF'
 #include <ruby.h>
@@ -55,13 +112,14 @@ CEOF
 
 run -v --format json -o out.json gem/ext
 check "a file calling the wrapper with its header missing: exit 3" is "$rc" 3
-check "... the two caller files counted as incomplete" is "$(jq '.summary.files_incomplete' out.json)" 2
+check "... the three caller files counted as incomplete" is "$(jq '.summary.files_incomplete' out.json)" 3
+check "... the trampoline's caller too" has err.txt "three.c: calls the release wrapper 'wrapx_tramp_call', but no release site was analysed"
 check "... -v names the wrapper" has err.txt "one.c: calls the release wrapper 'wrapx_call_without_gvl', but no release site was analysed"
-check "... the header two files miss comes first" is "$(jq -r '.summary.missing_headers | join(",")' out.json)" "wrapx_vendor_lib.h,wrapx_other_lib.h"
+check "... the header three files miss comes first" is "$(jq -r '.summary.missing_headers | join(",")' out.json)" "wrapx_vendor_lib.h,wrapx_other_lib.h"
 check "... and first in the summary line" has err.txt "missing headers 'wrapx_vendor_lib.h', 'wrapx_other_lib.h'"
 
 # control: a caller whose header is there is complete
-sed -i 's/#include <wrapx_vendor_lib.h>/typedef struct vendor_handle vendor_handle; void vendor_wait(vendor_handle *); vendor_handle *vendor_get(VALUE);\n#define VENDOR_API/' gem/ext/wrapx/one.c gem/ext/wrapx/two.c
+sed -i 's/#include <wrapx_vendor_lib.h>/typedef struct vendor_handle vendor_handle; void vendor_wait(vendor_handle *); vendor_handle *vendor_get(VALUE);\n#define VENDOR_API/' gem/ext/wrapx/one.c gem/ext/wrapx/two.c gem/ext/wrapx/three.c
 rm gem/ext/wrapx/other.c
 run --format json -o ok.json gem/ext
 check "headers present: exit 0" is "$rc" 0
