@@ -612,7 +612,10 @@ static void read_versions(struct reader *r)
 		while (*d == ' ' || *d == '\t')
 			d++;
 		if (kw_at(d, "def")) {
-			char *name = ident_at(d + 4);
+			const char *at = d + 3; /* `def` may end the line */
+			while (*at == ' ' || *at == '\t')
+				at++;
+			char *name = ident_at(at);
 			/* the body's first lines (the remaining text, up to 4 lines) */
 			const char *q = t + (line - copy) + strlen(line);
 			for (unsigned k = 0; name && k < 4 && *q; k++) {
@@ -1101,8 +1104,12 @@ static void read_names(struct reader *r)
 		const char *l = lines.v[i];
 		const char *t = l + indent_of(l);
 		if (kw_at(t, "def")) {
-			char *name = ident_at(t + 4);
-			const char *after = name ? t + 4 + strlen(name) : NULL;
+			/* `def` may end the line (kw_at accepts its NUL) */
+			const char *at = t + 3;
+			while (*at == ' ' || *at == '\t')
+				at++;
+			char *name = ident_at(at);
+			const char *after = name ? at + strlen(name) : NULL;
 			/* no arguments; the body up to the `end` at the def's indentation */
 			if (name && (!*after || isspace((unsigned char)*after))) {
 				struct strbuf body = {0};
