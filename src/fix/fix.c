@@ -266,8 +266,9 @@ static bool unchanged(const char *path, uint64_t hash)
  * The file is made anonymous (O_TMPFILE) and given its name only once it is
  * complete, so that a process killed while writing leaves nothing behind;
  * where O_TMPFILE or /proc is missing, a named mkstemp file is used. */
+
 static char *write_temp(const char *path, const struct stat *st, const char *data, size_t len, bool allow_anon,
-			char **err)
+			const uint64_t *expect_hash, char **err)
 {
 	char *dir = path_dirname(path);
 	int fd = allow_anon ? open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600) : -1;
@@ -296,6 +297,17 @@ static char *write_temp(const char *path, const struct stat *st, const char *dat
 		free(name);
 		return NULL;
 	}
+	/* the last look before the switch, made before the temporary has a
+	 * name, so that a kill between the two leaves nothing: a file changed
+	 * while we wrote stays */
+	if (expect_hash && !unchanged(path, *expect_hash)) {
+		*err = xasprintf("%s: changed while it was being fixed; not fixing it (run again)", path);
+		close(fd);
+		if (name)
+			unlink(name);
+		free(name);
+		return NULL;
+	}
 	if (anon) {
 		char proc[64];
 		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -312,7 +324,7 @@ static char *write_temp(const char *path, const struct stat *st, const char *dat
 		if (!name) {
 			close(fd);
 			/* no /proc: the named way */
-			return write_temp(path, st, data, len, false, err);
+			return write_temp(path, st, data, len, false, expect_hash, err);
 		}
 	}
 	close(fd);
@@ -335,18 +347,10 @@ int atomic_replace(const char *path, const char *data, size_t len, const uint64_
 		*err = xasprintf("%s: read-only; not fixing it", path);
 		return -1;
 	}
-	char *tmp = write_temp(path, &st, data, len, true, err);
+	char *tmp = write_temp(path, &st, data, len, true, expect_hash, err);
 	if (!tmp)
 		return -1;
 	sigclean_file(tmp); /* SIGTERM between here and the rename leaves nothing */
-	/* the last look before the switch: a file changed while we wrote stays */
-	if (expect_hash && !unchanged(path, *expect_hash)) {
-		*err = xasprintf("%s: changed while it was being fixed; not fixing it (run again)", path);
-		unlink(tmp);
-		sigclean_file(NULL);
-		free(tmp);
-		return -1;
-	}
 	test_delay_window(path);
 	if (rename(tmp, path) != 0) {
 		*err = xasprintf("cannot replace %s: %s", path, strerror(errno));
