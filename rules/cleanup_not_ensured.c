@@ -34,11 +34,7 @@ static const char *const cleanups[] = {
  * and a gem's own *wipe* / *zeroize* / *cleanse* helper. Skipping one leaves
  * the secret in memory: worse than a leak. */
 static const char *const wipes[] = {
-	"OPENSSL_cleanse",
-	"explicit_bzero",
-	"explicit_memset",
-	"memset_s",
-	"sodium_memzero",
+	"OPENSSL_cleanse", "explicit_bzero", "explicit_memset", "memset_s", "sodium_memzero",
 };
 
 static bool contains_ci(const char *s, const char *w)
@@ -132,7 +128,8 @@ bool cleanup_after_release(const struct model *m, const struct msite *s, struct 
 		bool fresh = false;
 		for (uint32_t j = s->ev + 1; j < i && !fresh; j++) {
 			const struct event *a = &f->events[j];
-			if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var && ref_path_prefix(a->u.assign->lhs.path, r.path) &&
+			if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var &&
+			    ref_path_prefix(a->u.assign->lhs.path, r.path) &&
 			    !(a->u.assign->rhs.kind == EX_CALL && a->u.assign->rhs.call == (int32_t)s->ev))
 				fresh = true;
 		}
@@ -146,8 +143,8 @@ bool cleanup_after_release(const struct model *m, const struct msite *s, struct 
 }
 
 struct hit {
-	uint32_t fn, ev;  /* the cleanup call */
-	int32_t site;     /* the latest raising site before it */
+	uint32_t fn, ev; /* the cleanup call */
+	int32_t site;    /* the latest raising site before it */
 };
 
 struct hit;
@@ -242,8 +239,8 @@ static void run(struct rule_ctx *rc)
 			freed_ref(o->u.call, &r);
 			const char *name = o->macro && !o->in_macro_arg ? o->macro : o->u.call->name;
 			if (is_wipe(o->u.call->name))
-				finding_note(f, &o->loc, "'%s' of '%s' is skipped too: the secret stays in memory", name,
-					     ref_text(mf->tu, &r));
+				finding_note(f, &o->loc, "'%s' of '%s' is skipped too: the secret stays in memory",
+					     name, ref_text(mf->tu, &r));
 			else
 				finding_note(f, &o->loc, "'%s' of '%s' is skipped too", name, ref_text(mf->tu, &r));
 		}
@@ -274,8 +271,8 @@ static struct finding *report_hit(struct rule_ctx *rc, const struct model *m, co
 		by_cb = true;
 		for (uint32_t j = 0; j < s->ev; j++) {
 			const struct event *a = &mf->f->events[j];
-			if (a->kind == EV_ASSIGN && ref_same(&a->u.assign->lhs, &r) && a->u.assign->rhs.kind != EX_NULL &&
-			    a->u.assign->rhs.kind != EX_INT)
+			if (a->kind == EV_ASSIGN && ref_same(&a->u.assign->lhs, &r) &&
+			    a->u.assign->rhs.kind != EX_NULL && a->u.assign->rhs.kind != EX_INT)
 				by_cb = false;
 		}
 	}
@@ -290,17 +287,20 @@ static struct finding *report_hit(struct rule_ctx *rc, const struct model *m, co
 				   "rb_ensure handler",
 				   name, what, s->called);
 	if (result)
-		return rule_report(rc, &e->loc, mf->f->name,
-				   "'%s' frees '%s', which %s returns, but the return value is then lost when it raises: "
-				   "the memory leaks",
-				   name, what, s->called);
+		return rule_report(
+			rc, &e->loc, mf->f->name,
+			"'%s' frees '%s', which %s returns, but the return value is then lost when it raises: "
+			"the memory leaks",
+			name, what, s->called);
 	if (by_cb)
-		return rule_report(rc, &e->loc, mf->f->name,
-				   "'%s' of '%s', memory the callback stored in its data, is skipped when %s raises: it "
-				   "leaks; free it in an rb_ensure handler",
-				   name, what, s->called);
-	return rule_report(rc, &e->loc, mf->f->name, "'%s' of '%s' is skipped when %s raises: it leaks; %s", name,
-			   what, s->called, plain ? "free it in an rb_ensure handler (or use ALLOCV)" : "free it in an rb_ensure handler");
+		return rule_report(
+			rc, &e->loc, mf->f->name,
+			"'%s' of '%s', memory the callback stored in its data, is skipped when %s raises: it "
+			"leaks; free it in an rb_ensure handler",
+			name, what, s->called);
+	return rule_report(
+		rc, &e->loc, mf->f->name, "'%s' of '%s' is skipped when %s raises: it leaks; %s", name, what, s->called,
+		plain ? "free it in an rb_ensure handler (or use ALLOCV)" : "free it in an rb_ensure handler");
 }
 
 const struct rule_desc rule_cleanup_not_ensured = {

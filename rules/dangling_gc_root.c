@@ -82,15 +82,17 @@ static void run(struct rule_ctx *rc)
 			const char *reg_name = reg->u.call->name;
 			struct finding *fd;
 			if (unreg)
-				fd = rule_report(rc, &reg->loc, f->name,
-						 "'%s' registers stack variable '%s' as a GC root and unregisters it only if "
-						 "%s returns: when it raises, the GC keeps reading a dead stack slot",
-						 reg_name, v->name, site->called);
+				fd = rule_report(
+					rc, &reg->loc, f->name,
+					"'%s' registers stack variable '%s' as a GC root and unregisters it only if "
+					"%s returns: when it raises, the GC keeps reading a dead stack slot",
+					reg_name, v->name, site->called);
 			else
-				fd = rule_report(rc, &reg->loc, f->name,
-						 "'%s' registers stack variable '%s' as a GC root and never unregisters it: "
-						 "after '%s' returns (or %s raises), the GC reads a dead stack slot",
-						 reg_name, v->name, f->name, site->called);
+				fd = rule_report(
+					rc, &reg->loc, f->name,
+					"'%s' registers stack variable '%s' as a GC root and never unregisters it: "
+					"after '%s' returns (or %s raises), the GC reads a dead stack slot",
+					reg_name, v->name, f->name, site->called);
 			finding_note(fd, &site->loc, "%s can raise here%s", site->called,
 				     (site->flags & NOGVL_OFFLOAD_SAFE) ? " (RB_NOGVL_OFFLOAD_SAFE)"
 									: " (no RB_NOGVL_INTR_FAIL)");

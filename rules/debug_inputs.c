@@ -7,8 +7,8 @@
 
 static const char *state_name(int s)
 {
-	static const char *const n[] = {"?",	   "frozen", "fresh",  "locked",
-					"receiver", "unknown", "exposed", "dup", "shared"};
+	static const char *const n[] = {"?",       "frozen",  "fresh", "locked", "receiver",
+					"unknown", "exposed", "dup",   "shared"};
 	return s >= 0 && s <= IOS_SHARED ? n[s] : "?";
 }
 
@@ -28,10 +28,10 @@ static void run(struct rule_ctx *rc)
 		struct gate_result g = {0};
 		gate_check_inputs(m, s, NULL, &g);
 		gate_check_outputs(m, s, NULL, &g);
-		struct finding *f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-						"inputs gate: %s; outputs gate: %s; %zu input(s)%s%s",
-						gate_state_name(g.state[GATE_INPUTS]), gate_state_name(g.state[GATE_OUTPUTS]),
-						a.in.n, a.no_data ? ", no data" : "", a.from_caller ? ", data from the caller" : "");
+		struct finding *f = rule_report(
+			rc, &s->loc, m->fns.v[s->fn].f->name, "inputs gate: %s; outputs gate: %s; %zu input(s)%s%s",
+			gate_state_name(g.state[GATE_INPUTS]), gate_state_name(g.state[GATE_OUTPUTS]), a.in.n,
+			a.no_data ? ", no data" : "", a.from_caller ? ", data from the caller" : "");
 		for (size_t k = 0; k < a.in.n; k++) {
 			const struct io_input *in = &a.in.v[k];
 			const struct event *e = &m->fns.v[in->fn].f->events[in->ev];

@@ -5,7 +5,9 @@
 static void append_targets(struct strbuf *sb, const struct model *m, const struct cbres *r)
 {
 	if (!r->ntargets && !r->nexternal) {
-		sb_puts(sb, r->how == CB_NULL ? "NULL" : r->how == CB_SENTINEL ? (r->macro ? r->macro : "sentinel") : "?");
+		sb_puts(sb, r->how == CB_NULL       ? "NULL"
+			    : r->how == CB_SENTINEL ? (r->macro ? r->macro : "sentinel")
+						    : "?");
 		return;
 	}
 	for (uint32_t i = 0; i < r->ntargets; i++)

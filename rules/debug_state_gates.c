@@ -23,7 +23,8 @@ static void run(struct rule_ctx *rc)
 		struct strbuf sb = {0};
 		sb_puts(&sb, "state gates:");
 		for (size_t k = 0; k < ARRAY_SIZE(gates); k++)
-			sb_printf(&sb, "%s %s %s", k ? "," : "", gate_name(gates[k]), gate_state_name(g.state[gates[k]]));
+			sb_printf(&sb, "%s %s %s", k ? "," : "", gate_name(gates[k]),
+				  gate_state_name(g.state[gates[k]]));
 		struct finding *f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name, "%s", sb_str(&sb));
 		for (size_t k = 0; k < g.ev.n; k++)
 			finding_note(f, &g.ev.v[k].loc, "%s: %s: %s", gate_name(g.ev.v[k].gate),

@@ -19,8 +19,8 @@ static bool same_release(const struct io_input *x, const struct io_input *y)
 
 /* others: the other plain inputs of the same release call, named in the
  * headline and noted where their pointers are taken */
-static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
-		   const struct io_input *in, const struct io_input *const *others, size_t nothers)
+static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a, const struct io_input *in,
+		   const struct io_input *const *others, size_t nothers)
 {
 	const struct model *m = rc->m;
 	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
@@ -43,28 +43,31 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 				"make the copy in '%s' and add RB_GC_GUARD after the call",
 				in->helper_local, in->helper, in->helper, s->called, in->what, df->f->name);
 	else if (in->guard_before.line)
-		f = rule_report(rc, &rel->loc, df->f->name,
-				"RB_GC_GUARD(%s) is before the call, where it protects nothing: the callback of %s uses "
-				"the memory of '%s' (taken by '%s') until the call returns; move it after the call",
-				o, s->called, o, in->what);
+		f = rule_report(
+			rc, &rel->loc, df->f->name,
+			"RB_GC_GUARD(%s) is before the call, where it protects nothing: the callback of %s uses "
+			"the memory of '%s' (taken by '%s') until the call returns; move it after the call",
+			o, s->called, o, in->what);
 	else {
 		char names[512] = "", guards[512] = "";
 		size_t nl = 0, gl = 0;
 		for (size_t k = 0; k < nothers && nl < sizeof(names) && gl < sizeof(guards); k++) {
 			const char *on = others[k]->owner ? others[k]->owner : "?";
-			nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s'%s'", k + 1 < nothers ? ", " : " and ",
-					       on);
+			nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s'%s'",
+					       k + 1 < nothers ? ", " : " and ", on);
 			gl += (size_t)snprintf(guards + gl, sizeof(guards) - gl, ", RB_GC_GUARD(%s)", on);
 		}
-		f = rule_report(rc, &rel->loc, df->f->name,
-				"nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; add "
-				"RB_GC_GUARD(%s)%s after the call",
-				o, names, in->via ? " (to '" : "", in->via ? in->via : "",
-				in->via ? "', which releases the GVL)" : "", nothers ? "their" : "its", o, guards);
-		finding_note(f, &rel->loc,
-			     "the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
-			     "free or move the %s while the callback of %s runs",
-			     in->what, noun, s->called);
+		f = rule_report(
+			rc, &rel->loc, df->f->name,
+			"nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; add "
+			"RB_GC_GUARD(%s)%s after the call",
+			o, names, in->via ? " (to '" : "", in->via ? in->via : "",
+			in->via ? "', which releases the GVL)" : "", nothers ? "their" : "its", o, guards);
+		finding_note(
+			f, &rel->loc,
+			"the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
+			"free or move the %s while the callback of %s runs",
+			in->what, noun, s->called);
 		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
 		/* its address went to a Ruby function (StringValue(x), rb_scan_args(..., &x)): say why that
 		 * does not keep it alive (bcrypt-ruby #270 and mysql2 #1504 were this shape, fixed with
@@ -82,11 +85,13 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 			}
 		}
 		if (esc)
-			finding_note(f, &esc->loc,
-				     "the address of '%s' goes to '%s' here, but only for that call: nothing promises its "
-				     "stack slot is kept after it (a compiler that sees the callee may reuse it; TruffleRuby "
-				     "does not scan the C stack); only RB_GC_GUARD after the release call does",
-				     o, esc->macro && !esc->in_macro_arg ? esc->macro : esc->u.call->name);
+			finding_note(
+				f, &esc->loc,
+				"the address of '%s' goes to '%s' here, but only for that call: nothing promises its "
+				"stack slot is kept after it (a compiler that sees the callee may reuse it; "
+				"TruffleRuby "
+				"does not scan the C stack); only RB_GC_GUARD after the release call does",
+				o, esc->macro && !esc->in_macro_arg ? esc->macro : esc->u.call->name);
 		/* a method argument: say why the method's frame is not enough */
 		if (ov && ov->kind == VK_PARAM) {
 			bool c_callers = false;
@@ -116,15 +121,19 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 							conv = e;
 				}
 				if (conv)
-					finding_note(f, &conv->loc,
-						     "'%s' is an argument, but '%s' may replace it with the result of #to_str, "
-						     "which only this C local holds (the method's frame holds the original)",
-						     o, conv->macro && !conv->in_macro_arg ? conv->macro : conv->u.call->name);
+					finding_note(
+						f, &conv->loc,
+						"'%s' is an argument, but '%s' may replace it with the result of "
+						"#to_str, "
+						"which only this C local holds (the method's frame holds the original)",
+						o,
+						conv->macro && !conv->in_macro_arg ? conv->macro : conv->u.call->name);
 			}
 		}
 	}
-	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s", in->temporary ? "the result of '" : "'",
-		     o, "'", in->helper ? " (in '" : "", in->helper ? in->helper : "", in->helper ? "')" : "");
+	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s",
+		     in->temporary ? "the result of '" : "'", o, "'", in->helper ? " (in '" : "",
+		     in->helper ? in->helper : "", in->helper ? "')" : "");
 	for (size_t k = 0; k < nothers; k++) {
 		const struct mfunc *of = &m->fns.v[others[k]->fn];
 		finding_note(f, &of->f->events[others[k]->ev].loc, "the pointer into '%s' is taken here",

@@ -156,14 +156,14 @@ static bool gemspec_requires_26(const char *file)
 	return found;
 }
 
-#define OLD_RUBY_MACROS                                                                                 \
-	"\n#ifdef HAVE_RB_NOGVL\n"                                                                        \
-	"#define NOGVL_OFFLOAD_WITHOUT_GVL(f, d, u, ud) rb_nogvl((f), (d), (u), (ud), " FLAG ")\n"        \
-	"#define NOGVL_OFFLOAD_WITHOUT_GVL2(f, d, u, ud) rb_nogvl((f), (d), (u), (ud), RB_NOGVL_INTR_FAIL | " FLAG \
-	")\n"                                                                                               \
-	"#else /* Ruby < 2.6 has no rb_nogvl: the original calls */\n"                                     \
-	"#define NOGVL_OFFLOAD_WITHOUT_GVL(f, d, u, ud) rb_thread_call_without_gvl((f), (d), (u), (ud))\n" \
-	"#define NOGVL_OFFLOAD_WITHOUT_GVL2(f, d, u, ud) rb_thread_call_without_gvl2((f), (d), (u), (ud))\n" \
+#define OLD_RUBY_MACROS                                                                                                \
+	"\n#ifdef HAVE_RB_NOGVL\n"                                                                                     \
+	"#define NOGVL_OFFLOAD_WITHOUT_GVL(f, d, u, ud) rb_nogvl((f), (d), (u), (ud), " FLAG ")\n"                     \
+	"#define NOGVL_OFFLOAD_WITHOUT_GVL2(f, d, u, ud) rb_nogvl((f), (d), (u), (ud), RB_NOGVL_INTR_FAIL | " FLAG     \
+	")\n"                                                                                                          \
+	"#else /* Ruby < 2.6 has no rb_nogvl: the original calls */\n"                                                 \
+	"#define NOGVL_OFFLOAD_WITHOUT_GVL(f, d, u, ud) rb_thread_call_without_gvl((f), (d), (u), (ud))\n"             \
+	"#define NOGVL_OFFLOAD_WITHOUT_GVL2(f, d, u, ud) rb_thread_call_without_gvl2((f), (d), (u), (ud))\n"           \
 	"#endif"
 
 /* Builds the rewrite; returns a reason when no automatic fix is possible. */
@@ -196,14 +196,17 @@ static const char *build_fix(const struct model *m, const struct msite *s, struc
 			return "rb_nogvl may be absent (Ruby < 2.6) and there is no #include to put the HAVE_RB_NOGVL "
 			       "fallback after";
 		finding_fix(f, file, c->callee.begin, c->callee.end - c->callee.begin, s->loc.line, s->loc.col,
-			    s->api->kind == API_WITHOUT_GVL2 ? "NOGVL_OFFLOAD_WITHOUT_GVL2" : "NOGVL_OFFLOAD_WITHOUT_GVL");
+			    s->api->kind == API_WITHOUT_GVL2 ? "NOGVL_OFFLOAD_WITHOUT_GVL2"
+							     : "NOGVL_OFFLOAD_WITHOUT_GVL");
 		finding_fix(f, file, off, 0, line, 1,
 			    file_has_fallback(s->tu) ? OLD_RUBY_MACROS
-						     : "\n#ifndef " FLAG "\n#define " FLAG " 0\n#endif" OLD_RUBY_MACROS);
-		finding_note(f, &s->loc,
-			     "rb_nogvl is Ruby 2.6+ and nothing here requires it: the patch keeps the original call under "
-			     "#else of #ifdef HAVE_RB_NOGVL; extconf.rb needs have_func(\"rb_nogvl\", \"ruby/thread.h\") to "
-			     "define HAVE_RB_NOGVL (without it the original call stays on every Ruby)");
+						     : "\n#ifndef " FLAG "\n#define " FLAG
+						       " 0\n#endif" OLD_RUBY_MACROS);
+		finding_note(
+			f, &s->loc,
+			"rb_nogvl is Ruby 2.6+ and nothing here requires it: the patch keeps the original call under "
+			"#else of #ifdef HAVE_RB_NOGVL; extconf.rb needs have_func(\"rb_nogvl\", \"ruby/thread.h\") to "
+			"define HAVE_RB_NOGVL (without it the original call stays on every Ruby)");
 		f->fix_desc = xasprintf("rewrite the call to %s(...): rb_nogvl(..., %s%s) where HAVE_RB_NOGVL, the "
 					"original call otherwise",
 					s->api->kind == API_WITHOUT_GVL2 ? "NOGVL_OFFLOAD_WITHOUT_GVL2"
@@ -222,11 +225,13 @@ static const char *build_fix(const struct model *m, const struct msite *s, struc
 		break;
 	}
 	case API_WITHOUT_GVL:
-		finding_fix(f, file, c->callee.begin, c->callee.end - c->callee.begin, s->loc.line, s->loc.col, "rb_nogvl");
+		finding_fix(f, file, c->callee.begin, c->callee.end - c->callee.begin, s->loc.line, s->loc.col,
+			    "rb_nogvl");
 		finding_fix(f, file, c->rparen, 0, s->loc.line, s->loc.col, ", " FLAG);
 		break;
 	case API_WITHOUT_GVL2:
-		finding_fix(f, file, c->callee.begin, c->callee.end - c->callee.begin, s->loc.line, s->loc.col, "rb_nogvl");
+		finding_fix(f, file, c->callee.begin, c->callee.end - c->callee.begin, s->loc.line, s->loc.col,
+			    "rb_nogvl");
 		finding_fix(f, file, c->rparen, 0, s->loc.line, s->loc.col, ", RB_NOGVL_INTR_FAIL | " FLAG);
 		break;
 	default:
@@ -237,8 +242,9 @@ static const char *build_fix(const struct model *m, const struct msite *s, struc
 		if (fallback_anchor(s->tu, &off, &line))
 			finding_fix(f, file, off, 0, line, 1, "\n#ifndef " FLAG "\n#define " FLAG " 0\n#endif");
 		else
-			finding_note(f, &s->loc, "also add `#ifndef " FLAG " / #define " FLAG " 0 / #endif` after the "
-						 "includes so the gem still builds on Ruby < 3.4");
+			finding_note(f, &s->loc,
+				     "also add `#ifndef " FLAG " / #define " FLAG " 0 / #endif` after the "
+				     "includes so the gem still builds on Ruby < 3.4");
 	}
 	return NULL;
 }

@@ -65,10 +65,11 @@ static void run(struct rule_ctx *rc)
 			if (k < 0 || has_fallback(tu, me->name) || guarded(tu, me->loc.line, me->name) ||
 			    on_directive_line(tu, me->loc.line) || built_only_with_flag(tu, k))
 				continue;
-			rule_report(rc, &me->loc, NULL,
-				    "'%s' is used without #ifdef or a fallback define: Ruby before %s does not define it, "
-				    "so the gem no longer builds there",
-				    me->name, k == 0 ? "3.4" : "4.1");
+			rule_report(
+				rc, &me->loc, NULL,
+				"'%s' is used without #ifdef or a fallback define: Ruby before %s does not define it, "
+				"so the gem no longer builds there",
+				me->name, k == 0 ? "3.4" : "4.1");
 		}
 	}
 }

@@ -16,10 +16,11 @@ static void run(struct rule_ctx *rc)
 				continue;
 			sb_printf(&gates, "%s%s", gates.len ? ", " : "", gate_name(g));
 		}
-		struct finding *f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-						"the call passes RB_NOGVL_OFFLOAD_SAFE but its callback is not safe to run "
-						"on another thread (failed: %s)",
-						sb_str(&gates));
+		struct finding *f =
+			rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
+				    "the call passes RB_NOGVL_OFFLOAD_SAFE but its callback is not safe to run "
+				    "on another thread (failed: %s)",
+				    sb_str(&gates));
 		sb_free(&gates);
 		for (size_t k = 0; k < oi->g.ev.n; k++) {
 			const struct gate_evidence *e = &oi->g.ev.v[k];

@@ -36,8 +36,9 @@ static void line_groups_finish(struct hmap *lines)
 	{
 		struct line_group *lg = it->val;
 		if (lg->n && lg->cls == RC_CALL) {
-			char *msg = xasprintf("Ruby C API '%s'%s called without the GVL ('%s' runs with the GVL released)",
-					      lg->first, sb_str(&lg->names), lg->fn);
+			char *msg =
+				xasprintf("Ruby C API '%s'%s called without the GVL ('%s' runs with the GVL released)",
+					  lg->first, sb_str(&lg->names), lg->fn);
 			if (strlen(msg) <= 140) {
 				free(lg->f->msg);
 				lg->f->msg = msg;
@@ -81,7 +82,9 @@ static void run(struct rule_ctx *rc)
 				lg->n++;
 			} else {
 				finding_note(lg->f, &e->loc, "'%s' on this line %s too", u.name,
-					     u.cls == RC_RAISES ? "raises" : u.cls == RC_MAY_RAISE ? "may raise" : "is Ruby API");
+					     u.cls == RC_RAISES      ? "raises"
+					     : u.cls == RC_MAY_RAISE ? "may raise"
+								     : "is Ruby API");
 			}
 			use_group_add(&groups, mf, e, u.name, lg->f);
 			continue;

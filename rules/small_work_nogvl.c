@@ -11,11 +11,12 @@ static void run(struct rule_ctx *rc)
 			continue;
 		const struct msite *s = &m->sites.v[i];
 		const char *cb = m->fns.v[s->cb.targets[0]].f->name;
-		struct finding *f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-						"'%s' does bounded, small work: releasing and re-acquiring the GVL costs "
-						"more than it saves; call it directly, or release only above a size "
-						"threshold",
-						cb);
+		struct finding *f =
+			rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
+				    "'%s' does bounded, small work: releasing and re-acquiring the GVL costs "
+				    "more than it saves; call it directly, or release only above a size "
+				    "threshold",
+				    cb);
 		for (size_t k = 0; k < oi->g.ev.n; k++)
 			if (oi->g.ev.v[k].gate == GATE_WORK_SIZE)
 				finding_note(f, &oi->g.ev.v[k].loc, "%s", oi->g.ev.v[k].msg);

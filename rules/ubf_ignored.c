@@ -62,7 +62,8 @@ static bool flag_handed_out(const struct model *m, const struct cb_scan *cs, con
 			for (uint32_t r = 0; r < x->nreads; r++) {
 				const struct ref *rf = &x->reads[r];
 				if (rf->field ? (str_eq(rf->field, flag->field) && str_eq(rf->record, flag->record))
-					      : (mf_var(mf, rf->var) && str_eq(mf_var(mf, rf->var)->record, flag->record)))
+					      : (mf_var(mf, rf->var) &&
+						 str_eq(mf_var(mf, rf->var)->record, flag->record)))
 					return true;
 			}
 			if (x->kind == EX_REF && !x->ref.field && mf_var(mf, x->ref.var) &&
@@ -137,9 +138,9 @@ static bool pipe_identity(const struct model *m, const struct ubf_item *it, cons
  * wake_w, rfd and wfd, read_fd and write_fd, pipe_in and pipe_out). */
 static bool pipe_pair_name(const char *a, const char *b)
 {
-	static const char *const pairs[][2] = {{"w", "r"},         {"write", "read"}, {"wr", "rd"},
-					       {"out", "in"},      {"1", "0"},        {"writer", "reader"},
-					       {"send", "recv"},   {"tx", "rx"},      {"wfd", "rfd"}};
+	static const char *const pairs[][2] = {{"w", "r"},       {"write", "read"}, {"wr", "rd"},
+					       {"out", "in"},    {"1", "0"},        {"writer", "reader"},
+					       {"send", "recv"}, {"tx", "rx"},      {"wfd", "rfd"}};
 	if (!a || !b)
 		return false;
 	if (str_eq(a, b))
@@ -153,7 +154,8 @@ static bool pipe_pair_name(const char *a, const char *b)
 	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++)
 		for (int d = 0; d < 2; d++) {
 			const char *x = pairs[i][d], *y = pairs[i][1 - d];
-			if (strlen(x) == ma && strlen(y) == mb && strncmp(a + p, x, ma) == 0 && strncmp(b + p, y, mb) == 0)
+			if (strlen(x) == ma && strlen(y) == mb && strncmp(a + p, x, ma) == 0 &&
+			    strncmp(b + p, y, mb) == 0)
 				return true;
 		}
 	return false;
@@ -266,25 +268,29 @@ static void run(struct rule_ctx *rc)
 		const char *flag = first_flag ? first_flag->name : NULL;
 		struct finding *f;
 		if (first_flag && first_pipe)
-			f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-					"the unblocking function '%s' sets '%s' and writes to a pipe, but nothing reads the "
-					"flag and the callback '%s' never waits on the pipe: cancelling has no effect and "
-					"Thread#kill or Ctrl-C wait for the callback to finish; check '%s' in the "
-					"callback's loop",
-					ubf, flag, cb, flag);
+			f = rule_report(
+				rc, &s->loc, m->fns.v[s->fn].f->name,
+				"the unblocking function '%s' sets '%s' and writes to a pipe, but nothing reads the "
+				"flag and the callback '%s' never waits on the pipe: cancelling has no effect and "
+				"Thread#kill or Ctrl-C wait for the callback to finish; check '%s' in the "
+				"callback's loop",
+				ubf, flag, cb, flag);
 		else if (first_flag)
-			f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-					"the unblocking function '%s' sets '%s', but nothing reads it: the callback '%s' "
-					"never checks it, so cancelling has no effect and Thread#kill or Ctrl-C wait for the callback to "
-					"finish; check '%s' in the callback's loop and return early",
-					ubf, flag, cb, flag);
+			f = rule_report(
+				rc, &s->loc, m->fns.v[s->fn].f->name,
+				"the unblocking function '%s' sets '%s', but nothing reads it: the callback '%s' "
+				"never checks it, so cancelling has no effect and Thread#kill or Ctrl-C wait for the "
+				"callback to "
+				"finish; check '%s' in the callback's loop and return early",
+				ubf, flag, cb, flag);
 		else
-			f = rule_report(rc, &s->loc, m->fns.v[s->fn].f->name,
-					"the unblocking function '%s' writes to a pipe or eventfd, but the callback '%s' "
-					"never waits on it: cancelling has no effect and Thread#kill or Ctrl-C wait for "
-					"the callback to finish; poll the pipe's read end together with the callback's "
-					"own descriptors",
-					ubf, cb);
+			f = rule_report(
+				rc, &s->loc, m->fns.v[s->fn].f->name,
+				"the unblocking function '%s' writes to a pipe or eventfd, but the callback '%s' "
+				"never waits on it: cancelling has no effect and Thread#kill or Ctrl-C wait for "
+				"the callback to finish; poll the pipe's read end together with the callback's "
+				"own descriptors",
+				ubf, cb);
 		for (size_t k = 0; k < us.items.n; k++) {
 			const struct ubf_item *it = &us.items.v[k];
 			if (it->kind != UI_FLAG && it->kind != UI_PIPE)

@@ -105,13 +105,14 @@ static void run(struct rule_ctx *rc)
 					f = rule_report(rc, &e->loc, mf->f->name, "%s", msg);
 					free(msg);
 				} else {
-					f = rule_report(rc, &e->loc, mf->f->name,
-							"'%s' is not async-signal-safe (POSIX.1-2017 2.4.3, "
-							"signal-safety(7)), but the call passes RB_NOGVL_UBF_ASYNC_SAFE, so "
-							"Ruby may call the unblocking function '%s' from its signal handler; "
-							"drop the flag, or only set a volatile sig_atomic_t or atomic flag "
-							"and write(2) to a pipe",
-							it->name, mf->f->name);
+					f = rule_report(
+						rc, &e->loc, mf->f->name,
+						"'%s' is not async-signal-safe (POSIX.1-2017 2.4.3, "
+						"signal-safety(7)), but the call passes RB_NOGVL_UBF_ASYNC_SAFE, so "
+						"Ruby may call the unblocking function '%s' from its signal handler; "
+						"drop the flag, or only set a volatile sig_atomic_t or atomic flag "
+						"and write(2) to a pipe",
+						it->name, mf->f->name);
 				}
 				finding_macro_note(f, e);
 				finding_chain_set(f, m, us.rs.by_fn, it->fn, CTX_UBF);
@@ -121,7 +122,8 @@ static void run(struct rule_ctx *rc)
 						     "unblocking function from its signal handler",
 						     ss->called);
 				else if (strict && ss != s)
-					finding_note(f, &ss->loc, "'%s' passes RB_NOGVL_UBF_ASYNC_SAFE here", ss->called);
+					finding_note(f, &ss->loc, "'%s' passes RB_NOGVL_UBF_ASYNC_SAFE here",
+						     ss->called);
 			}
 			ubf_scan_free(&us);
 		}

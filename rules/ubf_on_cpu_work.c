@@ -35,13 +35,15 @@ static void run(struct rule_ctx *rc)
 				    "discards its result");
 		const struct mfunc *root = &m->fns.v[s->cb.targets[0]];
 		if (cs.rs.n > 1)
-			finding_note(f, &root->f->loc,
-				     "'%s' and the %u function%s it calls make no blocking system call (read, write, poll, "
-				     "waitpid, ...)",
-				     root->f->name, cs.rs.n - 1, cs.rs.n == 2 ? "" : "s");
+			finding_note(
+				f, &root->f->loc,
+				"'%s' and the %u function%s it calls make no blocking system call (read, write, poll, "
+				"waitpid, ...)",
+				root->f->name, cs.rs.n - 1, cs.rs.n == 2 ? "" : "s");
 		else
 			finding_note(f, &root->f->loc,
-				     "'%s' makes no blocking system call (read, write, poll, waitpid, ...)", root->f->name);
+				     "'%s' makes no blocking system call (read, write, poll, waitpid, ...)",
+				     root->f->name);
 		if (s->macro)
 			finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);
 		cb_scan_free(&cs);

@@ -26,23 +26,27 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 
 	switch (in->state) {
 	case IOS_DUP:
-		sb_printf(&why, "%s is a copy made by '%s': an ordinary unfrozen %s that code walking ObjectSpace can still "
-				"modify during the call",
+		sb_printf(&why,
+			  "%s is a copy made by '%s': an ordinary unfrozen %s that code walking ObjectSpace can still "
+			  "modify during the call",
 			  o, in->why ? in->why : "rb_str_dup", noun);
 		break;
 	case IOS_EXPOSED:
-		sb_printf(&why, "%s was passed to '%s' before the call, so other code can keep it and modify it during "
-				"the call",
+		sb_printf(&why,
+			  "%s was passed to '%s' before the call, so other code can keep it and modify it during "
+			  "the call",
 			  o, in->why ? in->why : "?");
 		break;
 	default:
 		if (in->owner_param && in->why_fn && in->why_arg && !in->temporary && !str_eq(in->why_arg, in->owner))
-			sb_printf(&why, "%s comes from '%s', an argument of '%s' that other threads or fibers can modify "
-					"or free during the call",
+			sb_printf(&why,
+				  "%s comes from '%s', an argument of '%s' that other threads or fibers can modify "
+				  "or free during the call",
 				  o, in->why_arg, in->why_fn);
 		else if (in->owner_param && in->why_fn)
-			sb_printf(&why, "%s is an argument of '%s' that other threads or fibers can modify or free during "
-					"the call",
+			sb_printf(&why,
+				  "%s is an argument of '%s' that other threads or fibers can modify or free during "
+				  "the call",
 				  o, in->why_fn);
 		else if (in->why)
 			sb_printf(&why, "%s comes from '%s', and other code can modify or free it during the call", o,
@@ -52,7 +56,8 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 		break;
 	}
 	if (in->kind == IOK_STRING && in->state == IOS_DUP)
-		sb_printf(&fix, "use rb_str_new_frozen instead of %s, and keep it alive with RB_GC_GUARD after the call",
+		sb_printf(&fix,
+			  "use rb_str_new_frozen instead of %s, and keep it alive with RB_GC_GUARD after the call",
 			  in->why ? in->why : "rb_str_dup");
 	else if (in->kind == IOK_STRING)
 		sb_puts(&fix, "pass a frozen copy (rb_str_new_frozen, kept alive with RB_GC_GUARD after the call), "
@@ -69,11 +74,12 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_i
 
 	bool through = in->via && !str_eq(in->via, s->called);
 	/* headline: what and where; the reason and the fix in a note */
-	struct finding *f = rule_report(rc, &e->loc, sf->f->name,
-					"'%s' gives the callback of %s%s%s%s a pointer into %s %s, which is not frozen, "
-					"copied or locked",
-					in->what, s->called, through ? " (through '" : "", through ? in->via : "",
-					through ? "')" : "", noun, o);
+	struct finding *f =
+		rule_report(rc, &e->loc, sf->f->name,
+			    "'%s' gives the callback of %s%s%s%s a pointer into %s %s, which is not frozen, "
+			    "copied or locked",
+			    in->what, s->called, through ? " (through '" : "", through ? in->via : "",
+			    through ? "')" : "", noun, o);
 	finding_note(f, &e->loc, "%s; %s", sb_str(&why), sb_str(&fix));
 	if (in->why_loc.line && in->why)
 		finding_note(f, &in->why_loc,

@@ -12,9 +12,10 @@ static const char *fix_for(const struct blocking_call *bc)
 {
 	switch (bc->wake) {
 	case WAKE_SIGNAL_IO:
-		return bc->fd_wait ? "pass RUBY_UBF_IO (its signal makes the call fail with EINTR) or a UBF that writes "
-				     "to a pipe or eventfd the callback also waits on"
-				   : "pass RUBY_UBF_IO (its signal makes the call fail with EINTR) and return on EINTR";
+		return bc->fd_wait
+			       ? "pass RUBY_UBF_IO (its signal makes the call fail with EINTR) or a UBF that writes "
+				 "to a pipe or eventfd the callback also waits on"
+			       : "pass RUBY_UBF_IO (its signal makes the call fail with EINTR) and return on EINTR";
 	case WAKE_SIGNAL_PROCESS:
 		return "pass RUBY_UBF_PROCESS (its signal makes the wait fail with EINTR) and return on EINTR";
 	case WAKE_CONDVAR:
@@ -76,7 +77,8 @@ static bool gem_uses_nonblock(const struct model *m)
 				const struct call *c = e->u.call;
 				if (!c->indirect && c->name && !model_func_by_usr(m, c->usr) &&
 				    !str_eq(c->name, "PQsetnonblocking") && !str_eq(c->name, "PQisnonblocking") &&
-				    strspn(c->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+				    strspn(c->name,
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
 					    strlen(c->name) &&
 				    has_nonblock(c->name, strlen(c->name)))
 					return true;
@@ -128,12 +130,14 @@ static void signal_ubf_vs_retry(struct rule_ctx *rc, const struct msite *s, stru
 				     model_where(lm, where, sizeof(where)));
 			continue;
 		}
-		struct finding *f = rule_report(
-			rc, &e->loc, w.mf->f->name,
-			"'%s' restarts its wait on EINTR (model %s), so the signal %s sends cannot interrupt '%s'; pass a "
-			"UBF that cancels the library's operation (or closes its connection), or use its non-blocking API "
-			"and wait on its fd",
-			e->u.call->name, model_where(lm, where, sizeof(where)), site_ubf_spelling(s), w.mf->f->name);
+		struct finding *f = rule_report(rc, &e->loc, w.mf->f->name,
+						"'%s' restarts its wait on EINTR (model %s), so the signal %s sends "
+						"cannot interrupt '%s'; pass a "
+						"UBF that cancels the library's operation (or closes its connection), "
+						"or use its non-blocking API "
+						"and wait on its fd",
+						e->u.call->name, model_where(lm, where, sizeof(where)),
+						site_ubf_spelling(s), w.mf->f->name);
 		finding_macro_note(f, e);
 		finding_chain_set(f, m, rs.by_fn, w.fi, CTX_NOGVL);
 		hmap_put(seen, ik, f);
@@ -170,7 +174,8 @@ static void run(struct rule_ctx *rc)
 			const struct event *e = &mf->f->events[it->ev];
 			struct finding *f = rule_report(
 				rc, &e->loc, mf->f->name,
-				"'%s'%s%s can block without bound, but '%s' runs without the GVL with a NULL unblocking "
+				"'%s'%s%s can block without bound, but '%s' runs without the GVL with a NULL "
+				"unblocking "
 				"function: Ctrl-C, Thread#kill and timeouts cannot interrupt it; %s",
 				it->name, it->why ? " " : "", it->why ? it->why : "", mf->f->name, fix_for(it->bc));
 			finding_macro_note(f, e);

@@ -271,12 +271,13 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 				seen |= ref_same(&done.v[k], &whole);
 			if (!seen && v && (v->flags & VF_POINTER) && !checked_at(&c, i)) {
 				push_unique(&done, &whole);
-				struct finding *fd = rule_report(
-					rc, &e->loc, f->name,
-					"'%s' is dereferenced after %s without a check, but it is NULL when the callback did "
-					"not run (%s); check it before using it",
-					v->name, s->called, reason(s));
-				finding_note(fd, &rel->loc, "'%s' is the value returned by %s here", v->name, s->called);
+				struct finding *fd = rule_report(rc, &e->loc, f->name,
+								 "'%s' is dereferenced after %s without a check, but "
+								 "it is NULL when the callback did "
+								 "not run (%s); check it before using it",
+								 v->name, s->called, reason(s));
+				finding_note(fd, &rel->loc, "'%s' is the value returned by %s here", v->name,
+					     s->called);
 				finding_site_note(fd, rc->m, s, CTX_NOGVL, io_callback_name(rc->m, s));
 			}
 			continue;
@@ -300,17 +301,19 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 		const char *name = ref_text(c.mf->tu, &key);
 		struct finding *fd;
 		if (is_data)
-			fd = rule_report(rc, &e->loc, f->name,
-					 "'%s' is read after %s, but the callback may not have run (%s) and '%s' is not set "
-					 "before the call, so it holds stack garbage; initialise it before the call (e.g. "
-					 "`= {0}`) or check the callback's return value first",
-					 name, s->called, reason(s), name);
+			fd = rule_report(
+				rc, &e->loc, f->name,
+				"'%s' is read after %s, but the callback may not have run (%s) and '%s' is not set "
+				"before the call, so it holds stack garbage; initialise it before the call (e.g. "
+				"`= {0}`) or check the callback's return value first",
+				name, s->called, reason(s), name);
 		else
-			fd = rule_report(rc, &e->loc, f->name,
-					 "'%s', the callback's output buffer, is read after %s, but the callback may not "
-					 "have run (%s) and '%s' is not set before the call; initialise it before the call "
-					 "or check the callback's return value first",
-					 name, s->called, reason(s), name);
+			fd = rule_report(
+				rc, &e->loc, f->name,
+				"'%s', the callback's output buffer, is read after %s, but the callback may not "
+				"have run (%s) and '%s' is not set before the call; initialise it before the call "
+				"or check the callback's return value first",
+				name, s->called, reason(s), name);
 		finding_site_note(fd, rc->m, s, CTX_NOGVL, io_callback_name(rc->m, s));
 	}
 	vec_free(&done);

@@ -42,8 +42,8 @@ static bool can_raise(const struct ruby_use *u)
 
 /* First raising use reachable from fn with the GVL (not through rb_protect,
  * whose body is not an edge). */
-static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, uint32_t *out_ev,
-		       struct ruby_use *out_u, int32_t *pred)
+static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, uint32_t *out_ev, struct ruby_use *out_u,
+		       int32_t *pred)
 {
 	size_t n = m->fns.n;
 	uint32_t *q = xmalloc((n + 1) * sizeof(uint32_t));

@@ -27,7 +27,10 @@
 #include "sigclean.h"
 
 /* the exit codes main.c itself chooses (run_exit_status chooses 1 and 3) */
-enum { EXIT_CLEAN = 0, EXIT_USAGE = 2 };
+enum {
+	EXIT_CLEAN = 0,
+	EXIT_USAGE = 2
+};
 
 static void list_rules(FILE *out)
 {
@@ -78,10 +81,11 @@ static void report_fixed(FILE *out, const struct run *r, const char *baseline)
 {
 	if (!r->baseline || !r->baseline->fixed)
 		return;
-	fprintf(out, "nogvl-lint: %zu finding%s recorded in %s %s fixed; write the baseline again (--write-baseline) "
-		     "to drop %s:\n",
-		r->baseline->fixed, r->baseline->fixed == 1 ? "" : "s", baseline, r->baseline->fixed == 1 ? "is" : "are",
-		r->baseline->fixed == 1 ? "it" : "them");
+	fprintf(out,
+		"nogvl-lint: %zu finding%s recorded in %s %s fixed; write the baseline again (--write-baseline) "
+		"to drop %s:\n",
+		r->baseline->fixed, r->baseline->fixed == 1 ? "" : "s", baseline,
+		r->baseline->fixed == 1 ? "is" : "are", r->baseline->fixed == 1 ? "it" : "them");
 	for (size_t i = 0; i < r->baseline->v.n; i++) {
 		const struct baseline_entry *e = &r->baseline->v.v[i];
 		if (e->state != BL_FIXED)

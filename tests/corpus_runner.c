@@ -61,7 +61,11 @@ static bool utf8_valid(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
-		int n = *p < 0x80 ? 0 : (*p & 0xE0) == 0xC0 ? 1 : (*p & 0xF0) == 0xE0 ? 2 : (*p & 0xF8) == 0xF0 ? 3 : -1;
+		int n = *p < 0x80             ? 0
+			: (*p & 0xE0) == 0xC0 ? 1
+			: (*p & 0xF0) == 0xE0 ? 2
+			: (*p & 0xF8) == 0xF0 ? 3
+					      : -1;
 		if (n < 0)
 			return false;
 		p++;
@@ -75,12 +79,12 @@ static bool utf8_valid(const char *s)
 struct expect {
 	char *file; /* absolute */
 	uint32_t line;
-	char *slug;  /* NULL for a message or note expectation */
-	char *token; /* the slug as written, with @column and :severity */
+	char *slug;   /* NULL for a message or note expectation */
+	char *token;  /* the slug as written, with @column and :severity */
 	uint32_t col; /* 0: any */
 	int severity; /* -1: any */
-	char *msg;   /* expect-msg: a finding on the line has a message containing this */
-	char *note;  /* expect-note: a note on the line has a message containing this */
+	char *msg;    /* expect-msg: a finding on the line has a message containing this */
+	char *note;   /* expect-note: a note on the line has a message containing this */
 	bool matched;
 };
 
@@ -300,7 +304,8 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 					if (!failed)
 						printf("FAIL %s\n", casepath);
 					failed = 1;
-					printf("  headline too long or not UTF-8 (%zu bytes): %s\n", strlen(f->msg), f->msg);
+					printf("  headline too long or not UTF-8 (%zu bytes): %s\n", strlen(f->msg),
+					       f->msg);
 				}
 				/* expect-msg matches the headline or the note at the finding's
 				 * own place that carries the rest of a long message */
@@ -314,8 +319,14 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 					free(text);
 					text = t;
 				}
-				struct got g = {xstrdup(f->loc.file ? f->loc.file : ""), f->loc.line, f->loc.col, f->severity,
-						f->rule->slug, text, NULL, false};
+				struct got g = {xstrdup(f->loc.file ? f->loc.file : ""),
+						f->loc.line,
+						f->loc.col,
+						f->severity,
+						f->rule->slug,
+						text,
+						NULL,
+						false};
 				vec_push(&got, g);
 				for (size_t k = 0; k < f->notes.n; k++) {
 					const struct note *n = &f->notes.v[k];
@@ -334,14 +345,16 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 					struct expect *x = &exp.v[i];
 					if (x->msg) {
 						for (size_t k = 0; k < got.n && !pass; k++)
-							if (got.v[k].line == x->line && strcmp(got.v[k].file, x->file) == 0 &&
+							if (got.v[k].line == x->line &&
+							    strcmp(got.v[k].file, x->file) == 0 &&
 							    strstr(got.v[k].msg, x->msg))
 								x->matched = true;
 						continue;
 					}
 					if (x->note) {
 						for (size_t k = 0; k < notes.n && !pass; k++)
-							if (notes.v[k].line == x->line && strcmp(notes.v[k].file, x->file) == 0 &&
+							if (notes.v[k].line == x->line &&
+							    strcmp(notes.v[k].file, x->file) == 0 &&
 							    strstr(notes.v[k].msg, x->note))
 								x->matched = true;
 						continue;
@@ -383,8 +396,9 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 				if (!failed)
 					printf("FAIL %s\n", casepath);
 				failed = 1;
-				printf("  unexpected: %s:%u:%u: %s (%s): %s\n", path_basename(got.v[k].file), got.v[k].line,
-				       got.v[k].col, got.v[k].slug, severity_name(got.v[k].severity), got.v[k].msg);
+				printf("  unexpected: %s:%u:%u: %s (%s): %s\n", path_basename(got.v[k].file),
+				       got.v[k].line, got.v[k].col, got.v[k].slug, severity_name(got.v[k].severity),
+				       got.v[k].msg);
 			}
 			if (failed && bless) {
 				/* rewrite expectation comments per file/line */
@@ -401,7 +415,8 @@ static int run_case(const char *casepath, bool bless, unsigned *nfail_out)
 						char *l = xstrndup(p, len);
 						struct strbuf want = {0};
 						for (size_t k = 0; k < got.n; k++) {
-							if (got.v[k].line != line || strcmp(got.v[k].file, files.v[fi]) != 0)
+							if (got.v[k].line != line ||
+							    strcmp(got.v[k].file, files.v[fi]) != 0)
 								continue;
 							sb_puts(&want, want.len ? ", " : "/* expect: ");
 							sb_puts(&want, got.v[k].token ? got.v[k].token : got.v[k].slug);

@@ -31,8 +31,7 @@ void gate_check_ruby_api(const struct model *m, const struct msite *s, const str
  * Ruby or uses thread identity (pthread_self, TLS, pthread_kill of a thread
  * saved on the caller's side); cannot verify otherwise (locks, condition
  * variables, library calls, an unresolved UBF). */
-void gate_check_ubf(const struct model *m, const struct msite *s, const struct reach_set *rs,
-		    struct gate_result *g);
+void gate_check_ubf(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
 
 /* Shared and thread state (rules/state_gates.c). Each records evidence
  * whatever the site's flags; the offload-only rules (thread-local-state,
@@ -52,8 +51,7 @@ void gate_check_error_channel(const struct model *m, const struct msite *s, cons
 /* GATE_LOCK: the callback unlocks a mutex the caller locked before the call
  * (or one it never locks), or locks one the caller or another callback
  * unlocks (rule lock-across-boundary). */
-void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs,
-		      struct gate_result *g);
+void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
 /* GATE_SHARED_STATE: unlocked writes of globals and statics (directly, through
  * a library call such as snprintf, or through a pointer that only ever points
  * at statics) (rule shared-mutable-state), and non-reentrant library calls
@@ -69,8 +67,7 @@ bool shared_state_site_locked(const struct model *m, const struct msite *s);
 /* GATE_INPUTS (inputs_flow.c): pointers into Ruby objects in the callback's data are
  * frozen, fresh, copied or locked, and their owners kept alive. Receiver memory
  * and data filled by the caller make it "cannot verify". */
-void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
-		       struct gate_result *g);
+void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
 /* GATE_OUTPUTS (inputs_flow.c): no static or global buffer is handed to the callback. */
 void gate_check_outputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			struct gate_result *g);

@@ -56,20 +56,10 @@ static const struct src_entry sources[] = {
  * internal string.h (rb_fstring, rb_str_tmp_frozen_acquire: io.c uses it);
  * rb_sym2str returns the symbol's frozen name (symbol.c, Ruby 2.2+). */
 static const char *const frozen_makers[] = {
-	"rb_ary_freeze",
-	"rb_enc_interned_str",
-	"rb_enc_interned_str_cstr",
-	"rb_fstring",
-	"rb_fstring_cstr",
-	"rb_interned_str",
-	"rb_interned_str_cstr",
-	"rb_obj_freeze",
-	"rb_obj_freeze_inline",
-	"rb_str_freeze",
-	"rb_str_new_frozen",
-	"rb_str_tmp_frozen_acquire",
-	"rb_str_to_interned_str",
-	"rb_sym2str",
+	"rb_ary_freeze",          "rb_enc_interned_str", "rb_enc_interned_str_cstr", "rb_fstring",
+	"rb_fstring_cstr",        "rb_interned_str",     "rb_interned_str_cstr",     "rb_obj_freeze",
+	"rb_obj_freeze_inline",   "rb_str_freeze",       "rb_str_new_frozen",        "rb_str_tmp_frozen_acquire",
+	"rb_str_to_interned_str", "rb_sym2str",
 };
 
 /* Freeze their first argument in place (as a statement). Same sources. */
@@ -132,11 +122,7 @@ static const char *const fresh_makers[] = {
  * review: rb_str_dup is not enough, use rb_str_new_frozen. Source: Ruby 3.1
  * intern/string.h, intern/array.h, intern/object.h. */
 static const char *const dup_makers[] = {
-	"rb_ary_dup",
-	"rb_obj_clone",
-	"rb_obj_dup",
-	"rb_str_dup",
-	"rb_str_new_shared",
+	"rb_ary_dup", "rb_obj_clone", "rb_obj_dup", "rb_str_dup", "rb_str_new_shared",
 };
 
 /* Return their (first) argument, converted at most: StringValue is
@@ -152,56 +138,25 @@ static const char *const passthrough[] = {
  * alive (it is still shared: other code can change it). Source: Ruby 3.1
  * ruby/internal/intern/hash.h, array.h, variable.h, struct.h, core/rarray.h. */
 static const char *const container_reads[] = {
-	"RARRAY_AREF",
-	"rb_ary_entry",
-	"rb_ary_last",
-	"rb_attr_get",
-	"rb_const_get",
-	"rb_const_get_at",
-	"rb_cvar_get",
-	"rb_gv_get",
-	"rb_hash_aref",
-	"rb_hash_fetch",
-	"rb_hash_lookup",
-	"rb_hash_lookup2",
-	"rb_iv_get",
-	"rb_ivar_get",
-	"rb_struct_aref",
-	"rb_struct_getmember",
+	"RARRAY_AREF", "rb_ary_entry", "rb_ary_last",    "rb_attr_get",         "rb_const_get",   "rb_const_get_at",
+	"rb_cvar_get", "rb_gv_get",    "rb_hash_aref",   "rb_hash_fetch",       "rb_hash_lookup", "rb_hash_lookup2",
+	"rb_iv_get",   "rb_ivar_get",  "rb_struct_aref", "rb_struct_getmember",
 };
 
 /* Return numbers (immediates or Integer/Float objects): never a string or an
  * array whose buffer a callback could use. Source: Ruby 3.1
  * ruby/internal/arithmetic/ headers, intern/object.h (rb_Integer, rb_Float). */
 static const char *const non_strings[] = {
-	"rb_Float",
-	"rb_Integer",
-	"rb_float_new",
-	"rb_float_new_in_heap",
-	"rb_int2big",
-	"rb_int2inum",
-	"rb_int2num_inline",
-	"rb_ll2inum",
-	"rb_long2num_inline",
-	"rb_to_int",
-	"rb_uint2big",
-	"rb_uint2inum",
-	"rb_uint2num_inline",
-	"rb_ull2inum",
-	"rb_ulong2num_inline",
+	"rb_Float",    "rb_Integer",        "rb_float_new",       "rb_float_new_in_heap", "rb_int2big",
+	"rb_int2inum", "rb_int2num_inline", "rb_ll2inum",         "rb_long2num_inline",   "rb_to_int",
+	"rb_uint2big", "rb_uint2inum",      "rb_uint2num_inline", "rb_ull2inum",          "rb_ulong2num_inline",
 };
 
 /* Store their last argument into a container (the first): the container then
  * keeps it alive. Source: Ruby 3.1 ruby/internal/intern/array.h, hash.h,
  * variable.h, struct.h. */
 static const char *const container_stores[] = {
-	"rb_ary_push",
-	"rb_ary_store",
-	"rb_ary_unshift",
-	"rb_hash_aset",
-	"rb_iv_set",
-	"rb_ivar_set",
-	"rb_struct_aset",
+	"rb_ary_push", "rb_ary_store", "rb_ary_unshift", "rb_hash_aset", "rb_iv_set", "rb_ivar_set", "rb_struct_aset",
 };
 
 /* Hand out the method's arguments through pointers. Source: Ruby 3.1
@@ -217,11 +172,7 @@ static const char *const arg_scanners[] = {
  * intern/string.h (rb_str_export, rb_str_export_locale,
  * rb_str_export_to_enc). */
 static const char *const maybe_passthrough[] = {
-	"rb_str_conv_enc",
-	"rb_str_conv_enc_opts",
-	"rb_str_export",
-	"rb_str_export_locale",
-	"rb_str_export_to_enc",
+	"rb_str_conv_enc", "rb_str_conv_enc_opts", "rb_str_export", "rb_str_export_locale", "rb_str_export_to_enc",
 };
 
 static const struct src_entry *source_of(const char *name)
@@ -250,8 +201,8 @@ static bool call_exposes(const struct call *c, uint32_t argi)
 	if (source_of(n))
 		return false;
 	static const char *const safe_prefix[] = {
-		"RB_", "RSTRING", "rb_check_", "rb_enc_", "rb_gc_guarded_ptr", "rb_obj_encoding", "rb_obj_freeze",
-		"rb_obj_hide", "rb_str_", "rb_string_value", "rbimpl_",
+		"RB_",           "RSTRING",     "rb_check_", "rb_enc_",         "rb_gc_guarded_ptr", "rb_obj_encoding",
+		"rb_obj_freeze", "rb_obj_hide", "rb_str_",   "rb_string_value", "rbimpl_",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(safe_prefix); i++)
 		if (str_starts(n, safe_prefix[i]))
@@ -376,19 +327,19 @@ struct flow {
 	const struct model *m;
 	const struct mfunc *mf;
 	uint32_t fn;
-	uint32_t limit;         /* events [0, limit) */
-	int32_t rel_region;     /* region of the release call (kills) */
+	uint32_t limit;     /* events [0, limit) */
+	int32_t rel_region; /* region of the release call (kills) */
 	refvec carriers;
-	refvec values;          /* VALUEs stored in the data */
+	refvec values; /* VALUEs stored in the data */
 	uint8_t *done;
 	uint8_t *hopped;
-	uint32_t cur;           /* the assignment being followed */
+	uint32_t cur; /* the assignment being followed */
 	struct io_analysis *out;
-	int depth;              /* 0: the data function; 1: a helper */
-	uint32_t hop_ev;        /* depth 1: the call into the helper, in the data function */
-	int hop_param;          /* depth 1: the helper parameter that receives the struct */
-	bool stack_root;        /* the data is (in) a local record on the stack */
-	int hops;               /* helper levels entered (a helper of a helper ...) */
+	int depth;                 /* 0: the data function; 1: a helper */
+	uint32_t hop_ev;           /* depth 1: the call into the helper, in the data function */
+	int hop_param;             /* depth 1: the helper parameter that receives the struct */
+	bool stack_root;           /* the data is (in) a local record on the stack */
+	int hops;                  /* helper levels entered (a helper of a helper ...) */
 	const struct flow *parent; /* depth 1: the flow that called into this helper */
 };
 
@@ -482,9 +433,7 @@ static void add_input(struct flow *fl, uint32_t ev, int kind, const struct ref *
 	in.fn = fl->fn;
 	in.ev = ev;
 	in.kind = kind;
-	in.what = e->macro && !e->in_macro_arg ? e->macro
-		  : e->kind == EV_CALL	       ? e->u.call->name
-					       : "?";
+	in.what = e->macro && !e->in_macro_arg ? e->macro : e->kind == EV_CALL ? e->u.call->name : "?";
 	in.owner_ref.var = -1;
 	in.owner_ref.path = "";
 	in.owner_call = tmp_call;
@@ -634,8 +583,8 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 	}
 	/* a pointer kept in a global or static (a C++ static pointer member too):
 	 * what it points to is reachable, replaceable and freeable by every fiber */
-	if ((v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC || v->kind == VK_LOCAL_STATIC) && !member &&
-	    !r->addr && (v->flags & VF_POINTER) &&
+	if ((v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC || v->kind == VK_LOCAL_STATIC) && !member && !r->addr &&
+	    (v->flags & VF_POINTER) &&
 	    !(v->flags & (VF_CONST_POINTEE | VF_FNPTR | VF_TLS | VF_ATOMIC | VF_SYSTEM_HEADER | VF_RUBY_HEADER)) &&
 	    !fl->out->global_ptr_name)
 		fl->out->global_ptr_name = v->name, fl->out->global_ptr_loc = v->loc;
@@ -903,13 +852,13 @@ static void flow_run(struct flow *fl)
 /* ---- classification ---- */
 
 struct cls {
-	int state;            /* 0: neutral (a constant, Qnil) */
-	bool held;            /* read out of a container that keeps it alive */
-	const char *why;      /* deciding call */
-	const char *why_fn;   /* function whose argument it is */
-	const char *arg;      /* that argument's name */
+	int state;          /* 0: neutral (a constant, Qnil) */
+	bool held;          /* read out of a container that keeps it alive */
+	const char *why;    /* deciding call */
+	const char *why_fn; /* function whose argument it is */
+	const char *arg;    /* that argument's name */
 	struct loc loc;
-	bool param;           /* an unassigned parameter */
+	bool param; /* an unassigned parameter */
 };
 
 static void cls_worse(struct cls *acc, const struct cls *c)
@@ -940,8 +889,8 @@ static const struct mfunc *protected_body(const struct model *m, const struct ca
  * unfrozen copies, like rb_str_dup. Source: Ruby 3.1 string.c (rb_str_strip
  * and the others build their result with rb_str_new/str_new_shared). */
 static const char *const ruby_copy_methods[] = {
-	"capitalize", "chomp", "chop", "downcase", "encode", "lstrip", "reverse", "rstrip",
-	"scrub", "squeeze", "strip", "swapcase", "unicode_normalize", "upcase",
+	"capitalize", "chomp", "chop",     "downcase",          "encode", "lstrip", "reverse", "rstrip", "scrub",
+	"squeeze",    "strip", "swapcase", "unicode_normalize", "upcase",
 };
 static const char *const ruby_dup_methods[] = {"clone", "dup"};
 
@@ -1072,9 +1021,10 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 		} else if (IN(c->name, maybe_passthrough) && c->nargs) {
 			/* the argument itself, or a fresh converted copy */
 			struct ref a;
-			struct cls arg = arg_ref(&c->args[0], &a)
-						 ? classify_var(m, mf, &a, (uint32_t)x->call, (uint32_t)x->call, depth + 1)
-						 : classify_expr(m, mf, &c->args[0], x->call, (uint32_t)x->call, depth + 1);
+			struct cls arg =
+				arg_ref(&c->args[0], &a)
+					? classify_var(m, mf, &a, (uint32_t)x->call, (uint32_t)x->call, depth + 1)
+					: classify_expr(m, mf, &c->args[0], x->call, (uint32_t)x->call, depth + 1);
 			r.state = IOS_FRESH;
 			cls_worse(&r, &arg);
 			return r;
@@ -1269,8 +1219,8 @@ static bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at)
 static bool kwargs_out(const struct mfunc *mf, const struct ref *o, uint32_t at, struct cls *r)
 {
 	const struct var *v = mf_var(mf, o->var);
-	if (!v || v->kind != VK_LOCAL || !(v->flags & VF_ARRAY) || !v->type || !strstr(v->type, "VALUE") ||
-	    !o->path || !str_starts(o->path, "[]"))
+	if (!v || v->kind != VK_LOCAL || !(v->flags & VF_ARRAY) || !v->type || !strstr(v->type, "VALUE") || !o->path ||
+	    !str_starts(o->path, "[]"))
 		return false;
 	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];
@@ -1279,7 +1229,10 @@ static bool kwargs_out(const struct mfunc *mf, const struct ref *o, uint32_t at,
 		for (uint32_t k = 0; k < e->u.call->nargs; k++) {
 			const struct expr *a = &e->u.call->args[k];
 			if (a->kind == EX_REF && a->ref.var == o->var && (!a->ref.path || !*a->ref.path)) {
-				*r = (struct cls){.state = IOS_SHARED, .why_fn = mf->f->name, .arg = v->name, .loc = e->loc,
+				*r = (struct cls){.state = IOS_SHARED,
+						  .why_fn = mf->f->name,
+						  .arg = v->name,
+						  .loc = e->loc,
 						  .param = true};
 				return true;
 			}
@@ -1322,10 +1275,13 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 		cls_worse(&r, &c);
 	}
 	if (!any) {
-		if (member && v->kind == VK_PARAM && (v->flags & (VF_POINTER | VF_ARRAY)) && v->type && strstr(v->type, "VALUE") &&
-		    str_starts(o->path, "[]")) {
+		if (member && v->kind == VK_PARAM && (v->flags & (VF_POINTER | VF_ARRAY)) && v->type &&
+		    strstr(v->type, "VALUE") && str_starts(o->path, "[]")) {
 			/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
-			r = (struct cls){.state = IOS_SHARED, .why_fn = f->name, .arg = v->name, .loc = v->loc,
+			r = (struct cls){.state = IOS_SHARED,
+					 .why_fn = f->name,
+					 .arg = v->name,
+					 .loc = v->loc,
 					 .param = true};
 		} else if (member && kwargs_out(mf, o, at, &r)) {
 			/* an element of the values array rb_get_kwargs filled: a method argument */
@@ -1354,10 +1310,14 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 					    ref_same(&e->u.call->args[k].ref, o)) {
 						if (IN(e->u.call->name, arg_scanners))
 							/* a method argument, held by the method frame */
-							r = (struct cls){.state = IOS_SHARED, .why_fn = f->name,
-									 .arg = v->name, .loc = e->loc, .param = true};
+							r = (struct cls){.state = IOS_SHARED,
+									 .why_fn = f->name,
+									 .arg = v->name,
+									 .loc = e->loc,
+									 .param = true};
 						else
-							r = (struct cls){.state = IOS_SHARED, .why = e->u.call->name,
+							r = (struct cls){.state = IOS_SHARED,
+									 .why = e->u.call->name,
 									 .loc = e->loc};
 					}
 			}
@@ -1374,7 +1334,8 @@ static struct cls classify_var(const struct model *m, const struct mfunc *mf, co
 			struct ref a;
 			if (!arg_ref(&e->u.call->args[0], &a) || !ref_same(&a, o))
 				continue;
-			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) && !e->u.call->result_used) {
+			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) &&
+			    !e->u.call->result_used) {
 				r = (struct cls){.state = IOS_FROZEN, .why = e->u.call->name, .loc = e->loc};
 				break;
 			}
@@ -1425,8 +1386,8 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 		return best;
 	/* read again on a retry path: the release call is in a loop whose body
 	 * (or condition) reads the owner before the call */
-	for (int32_t lr = rel < f->nevents ? f->events[rel].region : -1, n = 0; lr >= 0 && (uint32_t)lr < f->nregions && n < 64;
-	     lr = f->regions[lr].parent, n++) {
+	for (int32_t lr = rel < f->nevents ? f->events[rel].region : -1, n = 0;
+	     lr >= 0 && (uint32_t)lr < f->nregions && n < 64; lr = f->regions[lr].parent, n++) {
 		if (f->regions[lr].kind != RG_LOOP)
 			continue;
 		for (uint32_t i = 0; i < rel; i++) {
@@ -1474,8 +1435,8 @@ static bool frame_holds(const struct model *m, const struct mfunc *mf, const str
 			return false; /* C callers may pass temporaries */
 	bool converts = false, checked = false;
 	const struct event *se = &mf->f->events[src];
-	if (se->kind == EV_CALL && (str_eq(se->u.call->name, "rb_string_value_ptr") ||
-				    str_eq(se->u.call->name, "rb_string_value_cstr")))
+	if (se->kind == EV_CALL &&
+	    (str_eq(se->u.call->name, "rb_string_value_ptr") || str_eq(se->u.call->name, "rb_string_value_cstr")))
 		converts = true;
 	for (uint32_t i = 0; i < rel && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];
@@ -1903,8 +1864,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 				if (sc.held)
 					in->alive = IOA_HELD;
 			}
-		}
-		else if (in->helper_local)
+		} else if (in->helper_local)
 			in->alive = IOA_NO;
 		else if (!ovar)
 			in->alive = IOA_HELD;
@@ -1957,8 +1917,7 @@ void io_free(struct io_analysis *a)
 
 /* ---- the offload gates ---- */
 
-void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
-		       struct gate_result *g)
+void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	(void)rs;
 	struct io_analysis a;
@@ -1970,14 +1929,17 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 		char nm[256];
 		snprintf(nm, sizeof nm, "%s->%s", a.from_caller_name ? a.from_caller_name : "this",
 			 a.from_caller_member);
-		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, a.from_caller_loc.line ? &a.from_caller_loc : &s->loc, -1,
+		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, a.from_caller_loc.line ? &a.from_caller_loc : &s->loc,
+				   -1,
 				   "the callback's data holds '%s', a member of the object the method runs on, "
 				   "which its callers own and other fibers may reach: cannot verify its inputs",
 				   nm),
 			  FACT_DATA, nm);
 	} else if (a.from_caller)
-		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, a.from_caller_loc.line ? &a.from_caller_loc : &s->loc, -1,
-				   "the callback's data comes from the caller ('%s'), which is not followed: cannot verify "
+		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, a.from_caller_loc.line ? &a.from_caller_loc : &s->loc,
+				   -1,
+				   "the callback's data comes from the caller ('%s'), which is not followed: cannot "
+				   "verify "
 				   "its inputs",
 				   a.from_caller_name ? a.from_caller_name : "?"),
 			  FACT_DATA, a.from_caller_name ? a.from_caller_name : io_callback_name(m, s));
@@ -1988,17 +1950,19 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				   a.global_ptr_name),
 			  FACT_DATA, a.global_ptr_name);
 	if (a.ret_unfollowed)
-		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.ret_loc, -1,
-				   "'%s' is a pointer a helper returns from below the last level followed: cannot verify "
-				   "what it points to",
-				   a.ret_name ? a.ret_name : "?"),
-			  FACT_DATA, a.ret_name ? a.ret_name : io_callback_name(m, s));
+		gate_fact(
+			gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.ret_loc, -1,
+				 "'%s' is a pointer a helper returns from below the last level followed: cannot verify "
+				 "what it points to",
+				 a.ret_name ? a.ret_name : "?"),
+			FACT_DATA, a.ret_name ? a.ret_name : io_callback_name(m, s));
 	for (size_t i = 0; i < a.objstate.n; i++) {
-		struct gate_evidence *ev = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
-						    "'%s' is state kept in a Ruby object's C struct; other fibers can use "
-						    "that object during the call unless an in-progress guard stops them: "
-						    "cannot verify",
-						    a.objstate.v[i].name);
+		struct gate_evidence *ev =
+			gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,
+				 "'%s' is state kept in a Ruby object's C struct; other fibers can use "
+				 "that object during the call unless an in-progress guard stops them: "
+				 "cannot verify",
+				 a.objstate.v[i].name);
 		ev->object_owned = true;
 		gate_fact(ev, FACT_DATA, a.objstate.v[i].name);
 	}
@@ -2011,16 +1975,17 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				 "the call",
 				 in->what, io_kind_noun(in->kind), in->owner ? in->owner : "?");
 		else if (in->state == IOS_RECEIVER) {
-			struct gate_evidence *ev =
-				gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
-					 "'%s' hands the callback memory owned by '%s'; other fibers can use that object "
-					 "during the call unless an in-progress guard stops them: cannot verify",
-					 in->what, in->owner ? in->owner : "?");
+			struct gate_evidence *ev = gate_add(
+				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
+				"'%s' hands the callback memory owned by '%s'; other fibers can use that object "
+				"during the call unless an in-progress guard stops them: cannot verify",
+				in->what, in->owner ? in->owner : "?");
 			ev->object_owned = true;
 			gate_fact(ev, FACT_DATA, in->owner ? in->owner : in->what);
 		} else if (in->state == IOS_UNKNOWN)
 			gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, -1,
-					   "'%s' hands the callback a pointer into '%s', whose origin is not followed: cannot "
+					   "'%s' hands the callback a pointer into '%s', whose origin is not followed: "
+					   "cannot "
 					   "verify it is frozen, copied or locked",
 					   in->what, in->owner ? in->owner : "?"),
 				  FACT_DATA, in->owner ? in->owner : in->what);
@@ -2032,8 +1997,7 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 	io_free(&a);
 }
 
-void gate_check_outputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
-			struct gate_result *g)
+void gate_check_outputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	(void)rs;
 	struct io_analysis a;
@@ -2055,7 +2019,6 @@ const char *io_callback_name(const struct model *m, const struct msite *s)
 		return s->cb.external[0];
 	return s->cb.text ? s->cb.text : "?";
 }
-
 
 /* ---- where a library handle comes from (io_handle_origin) ---- */
 
@@ -2115,8 +2078,8 @@ static bool var_typed_data(struct hflow *h, const struct mfunc *mf, int32_t var,
 			if (r->kind != EV_RETURN || !r->u.ret)
 				continue;
 			const struct expr *rx = r->u.ret;
-			if (io_typed_data_expr(g, rx) ||
-			    (rx->kind == EX_REF && ref_is_var(&rx->ref) && var_typed_data(h, g, rx->ref.var, k, depth + 1)))
+			if (io_typed_data_expr(g, rx) || (rx->kind == EX_REF && ref_is_var(&rx->ref) &&
+							  var_typed_data(h, g, rx->ref.var, k, depth + 1)))
 				all = true;
 			else
 				return false;
@@ -2129,7 +2092,8 @@ static bool var_typed_data(struct hflow *h, const struct mfunc *mf, int32_t var,
 
 static bool is_ruby_call_name(const char *n)
 {
-	return n && (str_starts(n, "rb_") || str_starts(n, "RB_") || str_starts(n, "ruby_") || str_starts(n, "rbimpl_"));
+	return n &&
+	       (str_starts(n, "rb_") || str_starts(n, "RB_") || str_starts(n, "ruby_") || str_starts(n, "rbimpl_"));
 }
 
 bool io_makes_handle(const struct mfunc *mf, int32_t ev)
@@ -2216,7 +2180,7 @@ static bool handle_escapes(struct hflow *h, const struct mfunc *mf, int32_t var,
 		if (!g) {
 			if (whole && bare)
 				return true; /* a library function given the struct: not followed */
-			continue; /* a library call given the handle: it uses it under this frame */
+			continue;            /* a library call given the handle: it uses it under this frame */
 		}
 		if (g == mf || at < 0 || (uint32_t)at >= g->f->nparams)
 			return true;
@@ -2389,7 +2353,7 @@ void io_handle_origin(const struct model *m, const struct msite *s, const struct
 	struct hflow h = {.m = m, .out = out, .steps = 0};
 	const struct call *c = call->u.call;
 	const struct expr *a = arg >= 0 && (uint32_t)arg < c->nargs ? &c->args[arg] : NULL;
-	const char *text = a && a->text && *a->text ? a->text
+	const char *text = a && a->text && *a->text                    ? a->text
 			   : a && a->kind == EX_REF && a->ref.var >= 0 ? ref_name(cb, &a->ref)
 								       : NULL;
 	char buf[64];
@@ -2471,7 +2435,8 @@ void io_handle_origin(const struct model *m, const struct msite *s, const struct
 		bool any = false;
 		for (uint32_t i = 0; i < rel && i < df->f->nevents; i++) {
 			const struct event *e = &df->f->events[i];
-			if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == dr.var && str_eq(e->u.assign->lhs.path, dr.path)) {
+			if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == dr.var &&
+			    str_eq(e->u.assign->lhs.path, dr.path)) {
 				any = true;
 				handle_value(&h, df, &e->u.assign->rhs, i, 1);
 			}

@@ -27,42 +27,42 @@ enum io_kind {
 
 /* How the owning object was made, best first. */
 enum io_state {
-	IOS_FROZEN = 1,  /* rb_str_new_frozen, rb_obj_freeze ... */
-	IOS_FRESH,       /* created here (rb_str_new(NULL, n) ...) and not shown to other code */
-	IOS_LOCKED,      /* rb_str_locktmp for the duration of the call */
-	IOS_RECEIVER,    /* typed data of the receiver (or another argument's) */
-	IOS_UNKNOWN,     /* filled by code we do not follow (the caller's struct) */
-	IOS_EXPOSED,     /* created here, but shown to other code before the call */
-	IOS_DUP,         /* rb_str_dup/rb_ary_dup copy: unfrozen, reachable through ObjectSpace */
-	IOS_SHARED,      /* a method argument or an object from elsewhere */
+	IOS_FROZEN = 1, /* rb_str_new_frozen, rb_obj_freeze ... */
+	IOS_FRESH,      /* created here (rb_str_new(NULL, n) ...) and not shown to other code */
+	IOS_LOCKED,     /* rb_str_locktmp for the duration of the call */
+	IOS_RECEIVER,   /* typed data of the receiver (or another argument's) */
+	IOS_UNKNOWN,    /* filled by code we do not follow (the caller's struct) */
+	IOS_EXPOSED,    /* created here, but shown to other code before the call */
+	IOS_DUP,        /* rb_str_dup/rb_ary_dup copy: unfrozen, reachable through ObjectSpace */
+	IOS_SHARED,     /* a method argument or an object from elsewhere */
 };
 
 enum io_alive {
-	IOA_NO = 0,      /* nothing keeps the owner alive past the call */
-	IOA_GUARD,       /* RB_GC_GUARD(owner) after the call */
-	IOA_USE,         /* a later real use of the owner */
-	IOA_STRUCT,      /* the owner VALUE sits in the data struct on the stack */
-	IOA_HELD,        /* held elsewhere: the receiver, a member of an object, the caller's struct */
+	IOA_NO = 0, /* nothing keeps the owner alive past the call */
+	IOA_GUARD,  /* RB_GC_GUARD(owner) after the call */
+	IOA_USE,    /* a later real use of the owner */
+	IOA_STRUCT, /* the owner VALUE sits in the data struct on the stack */
+	IOA_HELD,   /* held elsewhere: the receiver, a member of an object, the caller's struct */
 };
 
 struct io_input {
-	uint32_t fn;            /* function holding the source event */
-	uint32_t ev;            /* the event that takes the pointer (call or member access) */
-	const char *what;       /* "RSTRING_PTR", "StringValueCStr" ... as written */
-	int kind;               /* enum io_kind */
-	int state;              /* enum io_state */
-	const char *owner;      /* the owning VALUE as written ("str", "s->buf"), or the temporary */
-	uint8_t owner_param;    /* the owner is a parameter never reassigned */
-	uint8_t temporary;      /* the owner is a temporary (a call's result, never stored) */
-	const char *why;        /* the call that decided state ("rb_str_dup", "rb_yield" ...) or NULL */
-	const char *why_fn;     /* for arguments: the function whose argument it is */
-	const char *why_arg;    /* and the argument's name */
-	struct loc why_loc;     /* where (line 0 when not known) */
-	int alive;              /* enum io_alive */
-	struct loc guard_before;/* an RB_GC_GUARD of the owner before the call (line 0: none) */
-	const char *helper;     /* the helper the source is in, when not the data function */
+	uint32_t fn;              /* function holding the source event */
+	uint32_t ev;              /* the event that takes the pointer (call or member access) */
+	const char *what;         /* "RSTRING_PTR", "StringValueCStr" ... as written */
+	int kind;                 /* enum io_kind */
+	int state;                /* enum io_state */
+	const char *owner;        /* the owning VALUE as written ("str", "s->buf"), or the temporary */
+	uint8_t owner_param;      /* the owner is a parameter never reassigned */
+	uint8_t temporary;        /* the owner is a temporary (a call's result, never stored) */
+	const char *why;          /* the call that decided state ("rb_str_dup", "rb_yield" ...) or NULL */
+	const char *why_fn;       /* for arguments: the function whose argument it is */
+	const char *why_arg;      /* and the argument's name */
+	struct loc why_loc;       /* where (line 0 when not known) */
+	int alive;                /* enum io_alive */
+	struct loc guard_before;  /* an RB_GC_GUARD of the owner before the call (line 0: none) */
+	const char *helper;       /* the helper the source is in, when not the data function */
 	const char *helper_local; /* the owner is a local of that helper */
-	const char *dest;       /* where it enters the data ("a.ptr"), or NULL */
+	const char *dest;         /* where it enters the data ("a.ptr"), or NULL */
 	struct loc dest_loc;
 	/* Found in a caller of the function that fills the data: the pointer is an
 	 * argument of the call `via` (a stub such as gvl_PQexec(conn, ptr) whose
@@ -78,26 +78,26 @@ struct io_input {
 	uint8_t mapped;         /* a helper of a helper: top_owner is the owner in the data function */
 	uint8_t unmapped_param; /* the owner is a parameter of such a helper, not mapped to the data function */
 	struct ref top_owner;
-	uint32_t top_at;        /* the event of the data function that passes it down */
-	int32_t stop_fn;        /* unmapped: the helper where the chain stops at a local (-1: none) */
-	struct ref stop_ref;    /* ... that local */
-	uint32_t stop_at;       /* ... and the call there that passes it down */
+	uint32_t top_at;     /* the event of the data function that passes it down */
+	int32_t stop_fn;     /* unmapped: the helper where the chain stops at a local (-1: none) */
+	struct ref stop_ref; /* ... that local */
+	uint32_t stop_at;    /* ... and the call there that passes it down */
 };
 
 struct io_static {
-	int32_t var;            /* a static or global buffer handed to the callback */
+	int32_t var; /* a static or global buffer handed to the callback */
 	const char *name;
 	struct loc loc;
 };
 
 struct io_analysis {
 	const struct msite *s;
-	uint32_t fn;            /* the function whose events fill the data (site->data_fn) */
-	uint32_t rel;           /* the release call's event in fn */
+	uint32_t fn;  /* the function whose events fill the data (site->data_fn) */
+	uint32_t rel; /* the release call's event in fn */
 	VEC(struct io_input) in;
-	uint8_t no_data;        /* data1 and data2 carry nothing (NULL, a constant) */
-	uint8_t from_caller;    /* the data is rooted at a parameter: filled by code not followed */
-	uint8_t from_caller_ptr;/* ... because a pointer parameter is stored in it (callers followed) */
+	uint8_t no_data;          /* data1 and data2 carry nothing (NULL, a constant) */
+	uint8_t from_caller;      /* the data is rooted at a parameter: filled by code not followed */
+	uint8_t from_caller_ptr;  /* ... because a pointer parameter is stored in it (callers followed) */
 	uint8_t from_caller_cast; /* ... because a VALUE parameter is cast to the struct (rb_ensure body) */
 	struct loc from_caller_loc;
 	const char *from_caller_name;
@@ -108,7 +108,7 @@ struct io_analysis {
 	 * the data: what it points to is not followed (inputs gate: cannot verify) */
 	uint8_t ret_unfollowed;
 	struct loc ret_loc;
-	const char *ret_name;   /* where it goes (the carrier), or the helper */
+	const char *ret_name; /* where it goes (the carrier), or the helper */
 	/* static buffers handed to the callback (outputs gate) */
 	VEC(struct io_static) statics;
 	/* fields of an object's C struct handed to the callback (a library handle
@@ -144,7 +144,7 @@ struct io_sites {
 	size_t next;
 	const struct msite *s;
 	struct io_analysis a;
-	bool have;             /* a holds an analysis */
+	bool have; /* a holds an analysis */
 };
 void io_sites_init(struct io_sites *it, const struct model *m, bool analyse);
 bool io_sites_next(struct io_sites *it);
@@ -177,13 +177,17 @@ static inline bool io_not_alive(const struct io_input *in)
  *               can use the object during the call, never "owned";
  *   IOH_UNKNOWN anything else, or too deep: `name` says where the flow ended.
  * The worst over all paths wins (OBJECT over UNKNOWN over OWNED). */
-enum io_handle_origin { IOH_UNKNOWN = 0, IOH_OWNED, IOH_OBJECT };
+enum io_handle_origin {
+	IOH_UNKNOWN = 0,
+	IOH_OWNED,
+	IOH_OBJECT
+};
 struct io_handle {
 	int origin;
 	const char *name; /* concrete: the expression where the flow ended (never empty) */
 	const char *fn;   /* the function it is in */
 	struct loc loc;
-	bool escapes;     /* IOH_UNKNOWN: made there, but stored or handed out */
+	bool escapes; /* IOH_UNKNOWN: made there, but stored or handed out */
 };
 /* A call that makes a new handle: a library function modelled thread_safe:
  * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an

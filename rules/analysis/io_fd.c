@@ -14,14 +14,8 @@
 
 /* Ruby IO accessors (ruby/io.h) whose result belongs to an IO object. */
 static const char *const io_accessors[] = {
-	"rb_io_check_closed",
-	"rb_io_descriptor",
-	"rb_io_get_fptr",
-	"rb_io_get_io",
-	"rb_io_get_write_io",
-	"rb_io_mode",
-	"rb_io_stdio_file",
-	"rb_io_taint_check",
+	"rb_io_check_closed", "rb_io_descriptor", "rb_io_get_fptr",   "rb_io_get_io",
+	"rb_io_get_write_io", "rb_io_mode",       "rb_io_stdio_file", "rb_io_taint_check",
 };
 
 static bool rb_io_record(const char *r)

@@ -130,7 +130,12 @@ static bool is_call(const struct event *e, const char *name)
 
 /* ---- roles: what registers a function ---- */
 
-enum fn_role { ROLE_NONE = 0, ROLE_METHOD = 1, ROLE_INIT = 2, ROLE_ALLOC = 4 };
+enum fn_role {
+	ROLE_NONE = 0,
+	ROLE_METHOD = 1,
+	ROLE_INIT = 2,
+	ROLE_ALLOC = 4
+};
 
 static int role_of(struct ostate *os, uint32_t fi)
 {
@@ -152,8 +157,9 @@ static int role_of(struct ostate *os, uint32_t fi)
 				if (!c->name || !str_starts(c->name, "rb_define_"))
 					continue;
 				bool alloc = str_starts(c->name, "rb_define_alloc_func");
-				bool init = c->nargs >= 2 && ((c->args[1].text && strstr(c->args[1].text, "\"initialize\"")) ||
-							      strstr(c->name, "\"initialize\""));
+				bool init = c->nargs >= 2 &&
+					    ((c->args[1].text && strstr(c->args[1].text, "\"initialize\"")) ||
+					     strstr(c->name, "\"initialize\""));
 				for (uint32_t a = 0; a < c->nargs; a++) {
 					if (c->args[a].kind != EX_FUNC || !c->args[a].func_usr)
 						continue;
@@ -174,8 +180,8 @@ static int role_of(struct ostate *os, uint32_t fi)
 static bool makes_object(const struct func *f)
 {
 	static const char *const makers[] = {"rb_data_typed_object_zalloc", "rb_data_typed_object_wrap",
-					     "rb_data_object_zalloc", "rb_data_object_wrap", "rb_data_typed_object_make",
-					     "rb_data_object_make"};
+					     "rb_data_object_zalloc",       "rb_data_object_wrap",
+					     "rb_data_typed_object_make",   "rb_data_object_make"};
 	for (uint32_t ei = 0; ei < f->nevents; ei++)
 		for (size_t i = 0; i < ARRAY_SIZE(makers); i++)
 			if (is_call(&f->events[ei], makers[i]))
@@ -208,14 +214,18 @@ static bool exempt_fn(struct ostate *os, uint32_t fi)
 
 /* ---- guards ---- */
 
-enum guard_kind { GUARD_NONE = 0, GUARD_MUTEX, GUARD_FLAG };
+enum guard_kind {
+	GUARD_NONE = 0,
+	GUARD_MUTEX,
+	GUARD_FLAG
+};
 
 struct guard {
 	int kind;
-	const char *what;    /* mutex argument text, or flag field */
-	const char *field;   /* the mutex's (or flag's) member name, to find it in other functions */
-	const char *rec;     /* the flag's object struct (NULL for a mutex) */
-	const char *bit;     /* a bit flag (flags |= BIT): the bit's spelling */
+	const char *what;  /* mutex argument text, or flag field */
+	const char *field; /* the mutex's (or flag's) member name, to find it in other functions */
+	const char *rec;   /* the flag's object struct (NULL for a mutex) */
+	const char *bit;   /* a bit flag (flags |= BIT): the bit's spelling */
 	struct loc loc;
 	char buf[128];
 };
@@ -226,7 +236,6 @@ static const char *last_field(const struct expr *x)
 		return x->ref.field;
 	return NULL;
 }
-
 
 static bool expr_reads_var(const struct expr *x, int32_t var)
 {
@@ -297,8 +306,8 @@ static int32_t mutex_owner(const struct ostate *os, const struct mfunc *mf, cons
 
 static bool is_clear_value(const struct expr *x)
 {
-	return x->kind == EX_NULL || (x->has_ival && x->ival == 0) || (x->text && (str_eq(x->text, "Qnil") ||
-										      str_eq(x->text, "Qfalse")));
+	return x->kind == EX_NULL || (x->has_ival && x->ival == 0) ||
+	       (x->text && (str_eq(x->text, "Qnil") || str_eq(x->text, "Qfalse")));
 }
 
 /* A write of the flag: a set (= 1, = the fiber, |= BIT) or a clear (= 0,
@@ -473,14 +482,18 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		bool flaglike = flag_checked(os, fi, frec, fld, bit, e->loc.off);
 		if (!str_eq(frec, rec)) {
 			if (flaglike)
-				reject(os, &e->loc, "the flag '%s' set here is a field of %s, not of %s whose state the callback uses",
-			       fld, frec, rec);
+				reject(os, &e->loc,
+				       "the flag '%s' set here is a field of %s, not of %s whose state the callback "
+				       "uses",
+				       fld, frec, rec);
 			continue;
 		}
 		if (!feeds(os, fi, ev, a->lhs.var)) {
 			if (flaglike)
-				reject(os, &e->loc, "the flag '%s' set here belongs to another object than the one the callback uses",
-			       fld);
+				reject(os, &e->loc,
+				       "the flag '%s' set here belongs to another object than the one the callback "
+				       "uses",
+				       fld);
 			continue;
 		}
 		bool cleared = false;
@@ -488,8 +501,9 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 			const struct event *u = &f->events[k];
 			char f2[128];
 			const char *r2 = NULL;
-			cleared = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-				  str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
+			cleared = u->kind == EV_ASSIGN &&
+				  object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) && str_eq(r2, rec) &&
+				  str_eq(f2, fld) && clear_undoes(u->u.assign, a);
 		}
 		/* or by the ensure function of the rb_ensure that runs fi */
 		if (!cleared)
@@ -497,9 +511,10 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		if (!cleared) {
 			if (flaglike)
 				reject(os, &e->loc,
-			       "the flag '%s' set here is not cleared after the call in '%s', so it does not mark this call "
-			       "as in progress (a method that clears it later only checks that it is set)",
-			       fld, f->name);
+				       "the flag '%s' set here is not cleared after the call in '%s', so it does not "
+				       "mark this call "
+				       "as in progress (a method that clears it later only checks that it is set)",
+				       fld, f->name);
 			continue;
 		}
 		/* not cleared again before the call */
@@ -520,14 +535,15 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 		int64_t wfn = flag_written_by(os, rs, rec, fld, a, &wl);
 		if (wfn >= 0) {
 			if (flaglike)
-				reject(os, &wl, "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
-			       os->m->fns.v[wfn].f->name);
+				reject(os, &wl,
+				       "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
+				       os->m->fns.v[wfn].f->name);
 			continue;
 		}
 		/* checked on the way in: a condition before the set reads the flag */
 		if (!flag_checked(os, fi, rec, fld, bit, e->loc.off)) {
-			reject(os, &e->loc, "the flag '%s' is set here but not checked before: a second caller sets it again",
-			       fld);
+			reject(os, &e->loc,
+			       "the flag '%s' is set here but not checked before: a second caller sets it again", fld);
 			continue;
 		}
 		g->kind = GUARD_FLAG;
@@ -558,8 +574,8 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 				const char *r2 = NULL;
 				char f2[128];
 				cleared_here = u->kind == EV_ASSIGN &&
-					       object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) && str_eq(r2, rec) &&
-					       str_eq(f2, f3) && is_flag_clear(u->u.assign);
+					       object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
+					       str_eq(r2, rec) && str_eq(f2, f3) && is_flag_clear(u->u.assign);
 			}
 			if (!cleared_here)
 				continue;
@@ -571,11 +587,14 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 					const struct event *e = &om->f->events[ei];
 					const char *r2 = NULL;
 					char f2[128];
-					if (e->kind == EV_ASSIGN && object_field(os, om, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
+					if (e->kind == EV_ASSIGN &&
+					    object_field(os, om, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
 					    str_eq(r2, rec) && str_eq(f2, f3) && !is_clear_value(&e->u.assign->rhs)) {
 						reject(os, &rg->cond.loc,
-						       "'%s' only reads the flag '%s', which '%s' sets: the flag says the object is "
-						       "in use, not by whom, so a second fiber calling '%s' passes the same check",
+						       "'%s' only reads the flag '%s', which '%s' sets: the flag says "
+						       "the object is "
+						       "in use, not by whom, so a second fiber calling '%s' passes the "
+						       "same check",
 						       f->name, f3, om->f->name, f->name);
 						return false;
 					}
@@ -599,7 +618,8 @@ static void build_fnargs(struct ostate *os)
 			if (e->kind != EV_CALL || e->u.call->indirect)
 				continue;
 			for (uint32_t a = 0; a < e->u.call->nargs; a++) {
-				const char *usr = e->u.call->args[a].kind == EX_FUNC ? e->u.call->args[a].func_usr : NULL;
+				const char *usr =
+					e->u.call->args[a].kind == EX_FUNC ? e->u.call->args[a].func_usr : NULL;
 				if (!usr)
 					continue;
 				caller_vec *cv = hmap_get(&os->fnargs, usr);
@@ -634,10 +654,10 @@ static void free_ostate(struct ostate *os)
  * own. */
 static bool runs_now(const struct event *e)
 {
-	static const char *const runners[] = {"rb_ensure", "rb_protect", "rb_rescue", "rb_rescue2",
-					      "rb_mutex_synchronize", "rb_str_locktmp_ensure", "rb_block_call",
-					      "rb_iterate", "rb_catch", "rb_catch_obj", "rb_exec_recursive",
-					      "rb_exec_recursive_paired"};
+	static const char *const runners[] = {"rb_ensure",     "rb_protect",           "rb_rescue",
+					      "rb_rescue2",    "rb_mutex_synchronize", "rb_str_locktmp_ensure",
+					      "rb_block_call", "rb_iterate",           "rb_catch",
+					      "rb_catch_obj",  "rb_exec_recursive",    "rb_exec_recursive_paired"};
 	for (size_t i = 0; i < ARRAY_SIZE(runners); i++)
 		if (is_call(e, runners[i]))
 			return true;
@@ -719,11 +739,14 @@ static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char
 	for (size_t i = 0; i < cs.n; i++) {
 		const struct mfunc *cm = &os->m->fns.v[cs.v[i].fn];
 		const struct event *ce = &cm->f->events[cs.v[i].ev];
-		if (is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 3 && ce->u.call->args[1].kind == EX_FUNC) {
+		if (is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 3 &&
+		    ce->u.call->args[1].kind == EX_FUNC) {
 			int32_t owner = mutex_owner(os, cm, &ce->u.call->args[0]);
 			if (owner >= 0 && !expr_feeds(os, cs.v[i].fn, cs.v[i].ev, &ce->u.call->args[2], owner)) {
-				reject(os, &ce->loc, "the mutex '%s' belongs to another object than the one passed to '%s'",
-				       ce->u.call->args[0].text ? ce->u.call->args[0].text : "?", os->m->fns.v[fi].f->name);
+				reject(os, &ce->loc,
+				       "the mutex '%s' belongs to another object than the one passed to '%s'",
+				       ce->u.call->args[0].text ? ce->u.call->args[0].text : "?",
+				       os->m->fns.v[fi].f->name);
 				ok = false;
 				continue;
 			}
@@ -843,8 +866,8 @@ static const char *evidence_record(const struct ostate *os, const struct gate_ev
 				continue;
 			const char *rec = NULL;
 			char fld[128];
-			if (e->kind == EV_ASSIGN && io_typed_data_expr(mf, &e->u.assign->rhs) && e->u.assign->lhs.var >= 0 &&
-			    !(e->u.assign->lhs.path && *e->u.assign->lhs.path)) {
+			if (e->kind == EV_ASSIGN && io_typed_data_expr(mf, &e->u.assign->rhs) &&
+			    e->u.assign->lhs.var >= 0 && !(e->u.assign->lhs.path && *e->u.assign->lhs.path)) {
 				rec = var_record(mf, e->u.assign->lhs.var);
 				if (self_only && !reads_receiver(mf, &e->u.assign->rhs) && !makes_object(mf->f))
 					return NULL;
@@ -985,7 +1008,8 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 		if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
 			struct gate_evidence *ev = gate_add(
 				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways into "
+				"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways "
+				"into "
 				"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
 				"calling thread may use or close the object while the worker runs",
 				cb, of->text ? of->text : of->field, of->field, of->rec,
@@ -1008,12 +1032,12 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 				snprintf(extra, sizeof(extra), " and %u more field%s", more, more == 1 ? "" : "s");
 			if (os.why[0])
 				snprintf(why, sizeof(why), " (%s)", os.why);
-			struct gate_evidence *ev =
-				gate_add(g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-					 "'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
-					 "held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
-					 "thread keep running and may use or close the object while the worker runs",
-					 cb, of->text ? of->text : of->field, extra, of->rec, why);
+			struct gate_evidence *ev = gate_add(
+				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				"'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
+				"held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
+				"thread keep running and may use or close the object while the worker runs",
+				cb, of->text ? of->text : of->field, extra, of->rec, why);
 			if (os.why[0])
 				gate_note_add(ev, &os.why_loc, "%s", os.why);
 			all_settled = false;
@@ -1041,7 +1065,8 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			const struct event *te = NULL;
 			const struct ofield *tf = NULL;
 			for (unsigned j = 0; j < nf && !te; j++)
-				if (str_eq(fields[j].rec, of->rec) && (te = touches(&os, fi, of->rec, fields[j].field, false, NULL)))
+				if (str_eq(fields[j].rec, of->rec) &&
+				    (te = touches(&os, fi, of->rec, fields[j].field, false, NULL)))
 					tf = &fields[j];
 			if (!te && gd.kind == GUARD_FLAG)
 				te = touches(&os, fi, of->rec, gd.field, true, NULL); /* clears the flag */
@@ -1069,16 +1094,20 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			const char *tfld = bad_tf ? bad_tf->field : gd.field;
 			char more[300] = "";
 			if (nothers)
-				snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", nothers, nothers == 1 ? "" : "s",
-					 others, nothers > 8 ? " ..." : "");
-			bev = gate_add(g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				       "'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
-				       "with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
-				       cb, bad_tf && bad_tf->text ? bad_tf->text : of->text ? of->text : of->field, tfld, of->rec,
-				       gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
-				       m->fns.v[bad_fi].f->name, more, bad_tf ? "the same field" : "the flag");
-			gate_note_add(bev, &bad_te->loc, "'%s' touches '%s' here without %s", m->fns.v[bad_fi].f->name, tfld,
-				      gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
+				snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", nothers,
+					 nothers == 1 ? "" : "s", others, nothers > 8 ? " ..." : "");
+			bev = gate_add(
+				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				"'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
+				"with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
+				cb,
+				bad_tf && bad_tf->text ? bad_tf->text
+				: of->text             ? of->text
+						       : of->field,
+				tfld, of->rec, gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
+				m->fns.v[bad_fi].f->name, more, bad_tf ? "the same field" : "the flag");
+			gate_note_add(bev, &bad_te->loc, "'%s' touches '%s' here without %s", m->fns.v[bad_fi].f->name,
+				      tfld, gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
 			gate_note_add(bev, &gd.loc, "the guard is taken here");
 		}
 		if (bad || open)

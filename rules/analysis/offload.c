@@ -32,8 +32,7 @@ void gate_check_inputs_all(const struct model *m, const struct msite *s, const s
 	gate_check_object_state(m, s, rs, g);
 }
 
-void gate_check_ubf_all(const struct model *m, const struct msite *s, const struct reach_set *rs,
-			struct gate_result *g)
+void gate_check_ubf_all(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	gate_check_ubf(m, s, rs, g);
 	gate_check_unbounded_wait(m, s, rs, g);
@@ -103,7 +102,8 @@ static void copy_evidence(struct gate_result *to, const struct gate_result *from
 			gate_note_add(n, &e->notes.v[k].loc, "%s", e->notes.v[k].msg);
 	}
 	for (size_t i = 0; i < from->basis.n; i++)
-		gate_basis_add(to, from->basis.v[i].gate, from->basis.v[i].lm, &from->basis.v[i].loc, from->basis.v[i].fn);
+		gate_basis_add(to, from->basis.v[i].gate, from->basis.v[i].lm, &from->basis.v[i].loc,
+			       from->basis.v[i].fn);
 	for (int g = 0; g < GATE_COUNT; g++)
 		if (from->state[g] > to->state[g])
 			to->state[g] = from->state[g];
@@ -205,9 +205,9 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 				   "the flags of this call are not a constant"),
 			  FACT_FLAGS, NULL);
 	if (s->token_only) {
-		struct gate_evidence *e =
-			gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-				 "the call was found by the token scan only (the parser lost it): nothing else is known");
+		struct gate_evidence *e = gate_add(
+			&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+			"the call was found by the token scan only (the parser lost it): nothing else is known");
 		parse_fact(m->fns.v[s->fn].tu, e);
 	}
 	int worst = GATE_PASS;
@@ -216,8 +216,9 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 			worst = oi->g.state[gi];
 	oi->small_work = oi->g.state[GATE_WORK_SIZE] == GATE_FAIL;
 	if (oi->flagged)
-		oi->verdict = worst == GATE_FAIL ? OV_FLAGGED_UNSAFE : worst == GATE_UNKNOWN ? OV_FLAGGED_CANNOT_VERIFY
-											 : OV_FLAGGED_SAFE;
+		oi->verdict = worst == GATE_FAIL      ? OV_FLAGGED_UNSAFE
+			      : worst == GATE_UNKNOWN ? OV_FLAGGED_CANNOT_VERIFY
+						      : OV_FLAGGED_SAFE;
 	else if (worst == GATE_FAIL || oi->small_work)
 		oi->verdict = OV_NOT_SAFE;
 	else if (worst == GATE_UNKNOWN)
@@ -339,19 +340,19 @@ static bool handle_owned(const struct mfunc *mf, const struct event *e, int arg)
  * passing: it allocates through Ruby's allocator, runs a handler the gem
  * registered, or blocks in a way a cancelled offloaded operation would wait
  * for. Returns true when none applies. */
-static bool model_call_ok(const struct model *m, const struct msite *s, const struct mfunc *mf,
-			  const struct event *e, const struct lib_model *lm, struct gate_result *g)
+static bool model_call_ok(const struct model *m, const struct msite *s, const struct mfunc *mf, const struct event *e,
+			  const struct lib_model *lm, struct gate_result *g)
 {
 	char where[512];
 	model_where(lm, where, sizeof(where));
 	bool ok = true;
 	if (lm->ruby_alloc == 1) {
 		/* gvl-semantics rule 9, as for ruby_xmalloc itself */
-		struct gate_evidence *ge =
-			gate_add(g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				 "'%s' calls '%s', which allocates through Ruby's allocator (model %s): it needs a Ruby "
-				 "thread and may raise NoMemoryError",
-				 mf->f->name, e->u.call->name, where);
+		struct gate_evidence *ge = gate_add(
+			g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			"'%s' calls '%s', which allocates through Ruby's allocator (model %s): it needs a Ruby "
+			"thread and may raise NoMemoryError",
+			mf->f->name, e->u.call->name, where);
 		gate_fact(ge, FACT_OTHER, e->u.call->name);
 		gate_basis_add(g, GATE_RUBY_API, lm, &e->loc, (int32_t)mf->id);
 		ok = false;
@@ -360,11 +361,11 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 		uint32_t rfn = 0;
 		const struct event *reg = find_registration(m, lm->registered_by, &rfn);
 		if (reg) {
-			struct gate_evidence *ge =
-				gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-					 "'%s' calls '%s', which may run the handler registered with '%s' (model %s); the "
-					 "gate does not follow registered handlers",
-					 mf->f->name, e->u.call->name, reg->u.call->name, where);
+			struct gate_evidence *ge = gate_add(
+				g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				"'%s' calls '%s', which may run the handler registered with '%s' (model %s); the "
+				"gate does not follow registered handlers",
+				mf->f->name, e->u.call->name, reg->u.call->name, where);
 			gate_note_add(ge, &reg->loc, "'%s' registers a handler here", reg->u.call->name);
 			gate_fact(ge, FACT_OTHER, reg->u.call->name);
 			ok = false;
@@ -378,25 +379,31 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 		const char *h = ho.name;
 		struct gate_evidence *ge = NULL;
 		if (ho.origin == IOH_OBJECT) {
-			ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is '%s' "
-				      "(in '%s'), state kept in a Ruby object's C struct: other fibers can use that object "
-				      "during the call unless an in-progress guard stops them: cannot verify",
-				      mf->f->name, c->name, where, h, ho.fn ? ho.fn : "?");
+			ge = gate_add(
+				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is '%s' "
+				"(in '%s'), state kept in a Ruby object's C struct: other fibers can use that object "
+				"during the call unless an in-progress guard stops them: cannot verify",
+				mf->f->name, c->name, where, h, ho.fn ? ho.fn : "?");
 			gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
 		} else if (ho.origin == IOH_UNKNOWN && (!ho.fn || ho.fn == mf->f->name)) {
-			ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' comes "
-				      "from outside the callback, and nothing shows that no other fiber or thread uses it "
-				      "during the call",
-				      mf->f->name, c->name, where, h);
+			ge = gate_add(
+				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' "
+				"comes "
+				"from outside the callback, and nothing shows that no other fiber or thread uses it "
+				"during the call",
+				mf->f->name, c->name, where, h);
 		} else if (ho.origin == IOH_UNKNOWN) {
-			ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle comes "
-				      "from '%s' (in '%s'), %s: nothing shows that no other fiber or thread uses it during the "
-				      "call",
-				      mf->f->name, c->name, where, h, ho.fn,
-				      ho.escapes ? "made there but also stored or handed out" : "which is not followed further");
+			ge = gate_add(
+				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle comes "
+				"from '%s' (in '%s'), %s: nothing shows that no other fiber or thread uses it during "
+				"the "
+				"call",
+				mf->f->name, c->name, where, h, ho.fn,
+				ho.escapes ? "made there but also stored or handed out"
+					   : "which is not followed further");
 			gate_note_add(ge, &ho.loc, "'%s' is here", h);
 		}
 		if (ge) {
@@ -419,9 +426,9 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 			"'%s' calls '%s', which may block (%s, model %s)%s: a cancelled offloaded operation would wait "
 			"for it",
 			mf->f->name, e->u.call->name,
-			lm->blocks == LM_BLOCKS_RETRIES_EINTR ? "and retries on EINTR"
+			lm->blocks == LM_BLOCKS_RETRIES_EINTR     ? "and retries on EINTR"
 			: lm->blocks == LM_BLOCKS_UNINTERRUPTIBLE ? "no signal interrupts it"
-								    : "interruptible by a signal",
+								  : "interruptible by a signal",
 			where, lm->blocks == LM_BLOCKS_INTERRUPTIBLE ? " and the UBF is NULL" : "");
 		gate_fact(ge, FACT_OTHER, e->u.call->name);
 		gate_basis_add(g, GATE_UBF, lm, &e->loc, (int32_t)mf->id);
@@ -430,8 +437,7 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 	return ok;
 }
 
-void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,
-		       struct gate_result *g)
+void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	if (!s->cb.ntargets) {
 		const struct lib_model *lm = s->cb.nexternal ? model_find(s->cb.external[0]) : NULL;
@@ -449,7 +455,8 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			 * as the callback itself: what is open is its handle, the data
 			 * argument */
 			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-					   "the callback '%s' is a library function (model %s: thread-safe %s): the gates do "
+					   "the callback '%s' is a library function (model %s: thread-safe %s): the "
+					   "gates do "
 					   "not follow the data argument '%s' into it",
 					   s->cb.external[0], model_where(lm, where, sizeof(where)),
 					   lm_thread_safe_name(ts), s->data1 && s->data1->text ? s->data1->text : "?"),
@@ -494,11 +501,12 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 				 mf->f->name);
 	}
 	if (s->cb.partial)
-		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-				   "the callback variable '%s' is also assigned values the engine cannot follow (or more "
-				   "functions than the 64 it analyses)",
-				   s->cb.text ? s->cb.text : "?"),
-			  FACT_FNPTR, s->cb.text);
+		gate_fact(
+			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				 "the callback variable '%s' is also assigned values the engine cannot follow (or more "
+				 "functions than the 64 it analyses)",
+				 s->cb.text ? s->cb.text : "?"),
+			FACT_FNPTR, s->cb.text);
 	for (uint32_t i = 0; i < rs->n; i++) {
 		uint32_t fi = rs->fns[i];
 		const struct mfunc *mf = &m->fns.v[fi];
@@ -517,7 +525,8 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			if (e->kind != EV_CALL || e->gvl_guard || e->u.call->indirect)
 				continue;
 			const struct call *c = e->u.call;
-			if (model_func_by_usr(m, c->usr) || ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
+			if (model_func_by_usr(m, c->usr) || ruby_class_of_call(c) != RC_NONE ||
+			    ruby_thread_api(c->name))
 				continue;
 			const struct lib_model *lm = model_find(c->name);
 			int ts = lm_thread_safety(lm);
@@ -530,11 +539,12 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 			struct gate_evidence *ge;
 			if (lm && ts == LM_TS_UNKNOWN)
 				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					      "'%s' calls '%s', whose model (%s) does not say it is thread-safe", mf->f->name,
-					      c->name, model_where(lm, where, sizeof(where)));
+					      "'%s' calls '%s', whose model (%s) does not say it is thread-safe",
+					      mf->f->name, c->name, model_where(lm, where, sizeof(where)));
 			else
 				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					      "'%s' calls '%s', which has no body here and is not a known thread-safe library "
+					      "'%s' calls '%s', which has no body here and is not a known thread-safe "
+					      "library "
 					      "call",
 					      mf->f->name, c->name);
 			if (lm && lm->thread_safe == LM_TS_NEVER)

@@ -21,8 +21,7 @@ bool cleanup_after_release(const struct model *m, const struct msite *s, struct 
 
 /* Checkers defined with the offload rules. */
 void gate_check_none(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
-void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs,
-		       struct gate_result *g);
+void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
 void gate_check_fd(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
 /* GATE_UBF: gate_check_ubf, then gate_check_unbounded_wait. */
 void gate_check_ubf_all(const struct model *m, const struct msite *s, const struct reach_set *rs,

@@ -48,10 +48,14 @@ static uint32_t var_flags(const struct model *m, const struct var *v)
 static const char *storage_text(const struct var *v)
 {
 	switch (v->kind) {
-	case VK_GLOBAL: return "global";
-	case VK_FILE_STATIC: return "static";
-	case VK_LOCAL_STATIC: return "static local";
-	default: return "variable";
+	case VK_GLOBAL:
+		return "global";
+	case VK_FILE_STATIC:
+		return "static";
+	case VK_LOCAL_STATIC:
+		return "static local";
+	default:
+		return "variable";
 	}
 }
 
@@ -122,11 +126,11 @@ static const char *cb_name(const struct model *m, const struct msite *s)
 
 struct lockop {
 	uint32_t ev;
-	int op;            /* enum lock_op */
-	const char *key;   /* interned identity, NULL when unknown */
-	const char *text;  /* as written, without a leading '&' */
-	int32_t scope;     /* returning region the op is confined to, -1 */
-	uint8_t own;       /* a call of the project's own lock function (its body's
+	int op;           /* enum lock_op */
+	const char *key;  /* interned identity, NULL when unknown */
+	const char *text; /* as written, without a leading '&' */
+	int32_t scope;    /* returning region the op is confined to, -1 */
+	uint8_t own;      /* a call of the project's own lock function (its body's
 			      operations are seen where it is reached) */
 };
 typedef VEC(struct lockop) lockop_vec;
@@ -134,7 +138,7 @@ typedef VEC(struct lockop) lockop_vec;
 struct state_ctx {
 	const struct model *m;
 	struct strpool pool;
-	lockop_vec *locks;      /* by mfunc id, filled on demand */
+	lockop_vec *locks; /* by mfunc id, filled on demand */
 	uint8_t *locks_done;
 	/* static-only pointer analysis: per TU, per var: 0 unknown, 1 busy, 2 yes, 3 no */
 	uint8_t **so_memo;
@@ -260,7 +264,10 @@ static const char *strip_amp(struct state_ctx *c, const char *t)
  * store, clear) or calls a release on p. A single atomic set outside a loop
  * (a flag set once, a trylock) is not an acquire by itself. */
 
-enum { OWN_NONE = 0, OWN_TRY = 3 }; /* with LOCK_ACQUIRE / LOCK_RELEASE */
+enum {
+	OWN_NONE = 0,
+	OWN_TRY = 3
+}; /* with LOCK_ACQUIRE / LOCK_RELEASE */
 
 /* The value an atomic builtin stores (and the pointer argument): 1 known
  * non-zero, 0 zero, -1 not a store of a known value / not such a builtin. */
@@ -271,15 +278,24 @@ static int atomic_store_value(const struct call *c)
 		int value_arg; /* -1: fixed value below */
 		int fixed;
 	} fns[] = {
-		{"__atomic_exchange_n", 1, 0},        {"__atomic_store_n", 1, 0},
-		{"__sync_lock_test_and_set", 1, 0},   {"__sync_val_compare_and_swap", 2, 0},
-		{"__sync_bool_compare_and_swap", 2, 0}, {"__atomic_compare_exchange_n", 2, 0},
-		{"__atomic_test_and_set", -1, 1},     {"__atomic_clear", -1, 0},
-		{"__sync_lock_release", -1, 0},       {"atomic_exchange", 1, 0},
-		{"atomic_exchange_explicit", 1, 0},   {"atomic_store", 1, 0},
-		{"atomic_store_explicit", 1, 0},      {"atomic_flag_test_and_set", -1, 1},
-		{"atomic_flag_test_and_set_explicit", -1, 1}, {"atomic_flag_clear", -1, 0},
-		{"atomic_flag_clear_explicit", -1, 0}, {"__c11_atomic_exchange", 1, 0},
+		{"__atomic_exchange_n", 1, 0},
+		{"__atomic_store_n", 1, 0},
+		{"__sync_lock_test_and_set", 1, 0},
+		{"__sync_val_compare_and_swap", 2, 0},
+		{"__sync_bool_compare_and_swap", 2, 0},
+		{"__atomic_compare_exchange_n", 2, 0},
+		{"__atomic_test_and_set", -1, 1},
+		{"__atomic_clear", -1, 0},
+		{"__sync_lock_release", -1, 0},
+		{"atomic_exchange", 1, 0},
+		{"atomic_exchange_explicit", 1, 0},
+		{"atomic_store", 1, 0},
+		{"atomic_store_explicit", 1, 0},
+		{"atomic_flag_test_and_set", -1, 1},
+		{"atomic_flag_test_and_set_explicit", -1, 1},
+		{"atomic_flag_clear", -1, 0},
+		{"atomic_flag_clear_explicit", -1, 0},
+		{"__c11_atomic_exchange", 1, 0},
 		{"__c11_atomic_store", 1, 0},
 	};
 	if (!c->name || c->indirect)
@@ -412,9 +428,9 @@ static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
 			texts[a] = e->u.call->args[a].text;
 		struct lock_fn buf;
 		const struct mfunc *callee = project_callee(c->m, e->u.call);
-		const struct lock_fn *lf =
-			callee ? NULL
-			       : lock_fn_classify(e->u.call->name, texts, e->u.call->nargs < 3 ? e->u.call->nargs : 3, &buf);
+		const struct lock_fn *lf = callee ? NULL
+						  : lock_fn_classify(e->u.call->name, texts,
+								     e->u.call->nargs < 3 ? e->u.call->nargs : 3, &buf);
 		if (callee) {
 			/* the project's own lock and unlock functions */
 			int p = -1;
@@ -430,8 +446,12 @@ static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
 		if (!lf || (uint32_t)lf->arg >= e->u.call->nargs)
 			continue;
 		const struct expr *a = &e->u.call->args[lf->arg];
-		struct lockop op = {ei, lf->op, mutex_key(c, mf, a), strip_amp(c, a->text),
-				    returning_region(mf->f, e->region), callee != NULL};
+		struct lockop op = {ei,
+				    lf->op,
+				    mutex_key(c, mf, a),
+				    strip_amp(c, a->text),
+				    returning_region(mf->f, e->region),
+				    callee != NULL};
 		vec_push(&c->locks[fn], op);
 	}
 	return &c->locks[fn];
@@ -809,11 +829,11 @@ static bool is_once_call(const char *name)
 
 static bool lifecycle_token(const char *t, size_t n, bool *veto)
 {
-	static const char *const once[] = {"INIT", "INITIALIZE", "INITIALIZED", "START", "STARTUP", "SHUTDOWN",
-					   "FINISH", "EXIT", "STOP", "TEARDOWN", "CLEANUP", "CHILD"};
-	static const char *const again[] = {"IDLE", "TICK", "TIMER", "CRASH", "CRUSH", "EACH", "EVERY", "FORK",
-					    "MASTER", "PARENT", "REQUEST", "MESSAGE", "DATA", "READ", "WRITE",
-					    "CONNECT", "CLOSE", "NEVER", "ALWAYS", "LOOP", "CYCLE"};
+	static const char *const once[] = {"INIT",   "INITIALIZE", "INITIALIZED", "START",    "STARTUP", "SHUTDOWN",
+					   "FINISH", "EXIT",       "STOP",        "TEARDOWN", "CLEANUP", "CHILD"};
+	static const char *const again[] = {"IDLE",  "TICK",    "TIMER",  "CRASH",   "CRUSH",   "EACH", "EVERY",
+					    "FORK",  "MASTER",  "PARENT", "REQUEST", "MESSAGE", "DATA", "READ",
+					    "WRITE", "CONNECT", "CLOSE",  "NEVER",   "ALWAYS",  "LOOP", "CYCLE"};
 	for (size_t i = 0; i < ARRAY_SIZE(again); i++)
 		if (strlen(again[i]) == n && strncmp(again[i], t, n) == 0)
 			*veto = true;
@@ -875,7 +895,8 @@ static void lifecycle_scan(const struct model *m, struct hmap *out)
 					uintptr_t was = (uintptr_t)hmap_get(out, a->func_usr);
 					hmap_put(out, a->func_usr, (void *)(uintptr_t)(life && was != 2 ? 1 : 2));
 				}
-			} else if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC && e->u.assign->rhs.func_usr) {
+			} else if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
+				   e->u.assign->rhs.func_usr) {
 				hmap_put(out, e->u.assign->rhs.func_usr, (void *)(uintptr_t)2);
 			}
 		}
@@ -1020,11 +1041,12 @@ static void shared_fail(struct state_ctx *c, struct gate_result *g, uint32_t fi,
 	const struct event *e = &mf->f->events[ei];
 	char what[512];
 	if (pointee)
-		snprintf(what, sizeof(what), "writes through %s pointer '%s' (one pointer, so one object for every thread)",
+		snprintf(what, sizeof(what),
+			 "writes through %s pointer '%s' (one pointer, so one object for every thread)",
 			 storage_text(w), w->name);
 	else if (via && via != w && with)
-		snprintf(what, sizeof(what), "writes %s '%s' through '%s' with '%s'", storage_text(w), w->name, via->name,
-			 with);
+		snprintf(what, sizeof(what), "writes %s '%s' through '%s' with '%s'", storage_text(w), w->name,
+			 via->name, with);
 	else if (via && via != w)
 		snprintf(what, sizeof(what), "writes %s '%s' through '%s'", storage_text(w), w->name, via->name);
 	else if (with)
@@ -1075,11 +1097,11 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 		if (static_local_decl(mf, ei, v) || prot)
 			return;
 		if (life) {
-			struct gate_evidence *ev = gate_add(
-				g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-				"'%s' writes %s '%s' without a lock, only from a callback registered for a once-per-process "
-				"event (not concurrent with itself)",
-				mf->f->name, storage_text(v), v->name);
+			struct gate_evidence *ev = gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+							    "'%s' writes %s '%s' without a lock, only from a callback "
+							    "registered for a once-per-process "
+							    "event (not concurrent with itself)",
+							    mf->f->name, storage_text(v), v->name);
 			ev->ev = (int32_t)ei;
 			return;
 		}
@@ -1103,11 +1125,11 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 			 * connection, under the slot's own lock). */
 			shared_fail(c, g, fi, ei, v, NULL, NULL, true);
 		} else {
-			struct gate_evidence *ev =
-				gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					 "'%s' writes through %s pointer '%s': cannot tell whether the memory it points "
-					 "at is shared",
-					 mf->f->name, storage_text(v), v->name);
+			struct gate_evidence *ev = gate_add(
+				g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				"'%s' writes through %s pointer '%s': cannot tell whether the memory it points "
+				"at is shared",
+				mf->f->name, storage_text(v), v->name);
 			ev->ev = (int32_t)ei;
 		}
 		return;
@@ -1117,11 +1139,11 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 		if (!so_var(c, mf, r->var, &w) || !w)
 			return;
 		if (life) {
-			struct gate_evidence *ev = gate_add(
-				g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-				"'%s' writes %s '%s' through '%s' without a lock, only from a callback registered for a "
-				"once-per-process event (not concurrent with itself)",
-				mf->f->name, storage_text(w), w->name, v->name);
+			struct gate_evidence *ev = gate_add(g, GATE_SHARED_STATE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+							    "'%s' writes %s '%s' through '%s' without a lock, only "
+							    "from a callback registered for a "
+							    "once-per-process event (not concurrent with itself)",
+							    mf->f->name, storage_text(w), w->name, v->name);
 			ev->ev = (int32_t)ei;
 			return;
 		}
@@ -1357,7 +1379,8 @@ static bool tls_confined(struct state_ctx *c, const struct reach_set *rs, const 
 			const struct mfunc *mj = &m->fns.v[fj];
 			for (uint32_t ei = 0; ei < mj->f->nevents && ok; ei++) {
 				bool set;
-				if (!mj->f->events[ei].gvl_guard && tls_event_key(c, mj, &mj->f->events[ei], &set) == key)
+				if (!mj->f->events[ei].gvl_guard &&
+				    tls_event_key(c, mj, &mj->f->events[ei], &set) == key)
 					ok = false;
 			}
 		}
@@ -1396,7 +1419,7 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 	(void)s;
 	struct state_ctx c;
 	ctx_init(&c, m);
-	struct hmap seen = {0}; /* "fn:key" of TLS variables already recorded */
+	struct hmap seen = {0};     /* "fn:key" of TLS variables already recorded */
 	struct hmap confined = {0}; /* key -> 1 confined, 2 not */
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
@@ -1431,8 +1454,7 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 				thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
 					  call_display(e));
 			} else {
-				thread_ev(g, e, fi, ei, mf->f->name, "uses thread-specific data with",
-					  call_display(e));
+				thread_ev(g, e, fi, ei, mf->f->name, "uses thread-specific data with", call_display(e));
 			}
 			continue;
 		}
@@ -1447,12 +1469,10 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 				  call_display(e));
 		else if (ts && ts->kind == TS_LOCALE) {
 			struct gate_evidence *ev = thread_ev(g, e, fi, ei, mf->f->name,
-							     "depends on the thread's locale through",
-							     call_display(e));
+							     "depends on the thread's locale through", call_display(e));
 			if (mt_unsafe_find(e->u.call->name))
 				ev->rule = NULL; /* setlocale: reported once, by mt-unsafe-call */
-		}
-		else if (ts && ts->kind == TS_SIGMASK)
+		} else if (ts && ts->kind == TS_SIGMASK)
 			thread_ev(g, e, fi, ei, mf->f->name, "depends on the thread's signal mask through",
 				  call_display(e));
 	}
@@ -1464,12 +1484,16 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 /* ---- GATE_ERROR_CHANNEL ---- */
 
 struct chan_read {
-	int32_t fn;  /* where the read is (deepest) */
+	int32_t fn; /* where the read is (deepest) */
 	int32_t ev;
 	const char *name;
 };
 
-enum { CH_NONE = 2, CH_READ = 3, CH_CLEAR = 4 };
+enum {
+	CH_NONE = 2,
+	CH_READ = 3,
+	CH_CLEAR = 4
+};
 
 /* Regions after whose events a channel counts as cleared (or refilled by the
  * function's own checked call): a clear inside an if-branch covers only that
@@ -1603,7 +1627,9 @@ void gate_check_error_channel(const struct model *m, const struct msite *s, cons
 {
 	const struct mfunc *caller = &m->fns.v[s->fn];
 	uint32_t end = next_site_event(m, s);
-	enum { NCH = ERRCH_LIBXML2 + 1 };
+	enum {
+		NCH = ERRCH_LIBXML2 + 1
+	};
 	bool done[NCH] = {0};
 	struct cleared cl[NCH];
 	memset(cl, 0, sizeof(cl));
@@ -1635,10 +1661,11 @@ void gate_check_error_channel(const struct model *m, const struct msite *s, cons
 			bool produced = chan_producer(m, s, rs, ch, &pfn, &pev);
 			if (!produced) {
 				if (rs->nopaque || (!s->cb.ntargets && !s->cb.nexternal))
-					gate_add(g, GATE_ERROR_CHANNEL, GATE_UNKNOWN, &e->loc, -1,
-						 "'%s' reads %s after the call; cannot tell whether the callback leaves "
-						 "errors there",
-						 caller->f->name, err_channel_text(ch));
+					gate_add(
+						g, GATE_ERROR_CHANNEL, GATE_UNKNOWN, &e->loc, -1,
+						"'%s' reads %s after the call; cannot tell whether the callback leaves "
+						"errors there",
+						caller->f->name, err_channel_text(ch));
 				continue;
 			}
 			struct gate_evidence *ev;
@@ -1664,7 +1691,8 @@ void gate_check_error_channel(const struct model *m, const struct msite *s, cons
 			if (pfn != UINT32_MAX) {
 				const struct mfunc *pf = &m->fns.v[pfn];
 				const struct event *pe = &pf->f->events[pev];
-				gate_note_add(ev, &pe->loc, "'%s' in '%s', run without the GVL, can leave its errors there",
+				gate_note_add(ev, &pe->loc,
+					      "'%s' in '%s', run without the GVL, can leave its errors there",
 					      call_display(pe), pf->f->name);
 			}
 		}
@@ -1716,8 +1744,7 @@ static bool lock_elsewhere(struct state_ctx *c, const struct reach_set *rs, cons
 	return false;
 }
 
-void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs,
-		      struct gate_result *g)
+void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	struct state_ctx c;
 	ctx_init(&c, m);
@@ -1766,7 +1793,8 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 			struct gate_evidence *ev = gate_add(
 				g, GATE_LOCK, GATE_FAIL, &rf->f->events[ko->first_release->ev].loc, (int32_t)ko->rel_fn,
 				"'%s' unlocks mutex '%s', which the callback does not lock itself: with "
-				"RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that locked it; lock "
+				"RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that locked it; "
+				"lock "
 				"and unlock on the same side of the call",
 				rf->f->name, ko->first_release->text, cb);
 			ev->rule = "lock-across-boundary";
@@ -1839,11 +1867,12 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 			}
 			struct gate_evidence *ev;
 			if (held)
-				ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
-					      "'%s' %s mutex '%s' that the caller locked before the GVL was released: "
-					      "with RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not "
-					      "own it; lock and unlock on the same side of the call",
-					      rf->f->name, verb, rel->text, cb);
+				ev = gate_add(
+					g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+					"'%s' %s mutex '%s' that the caller locked before the GVL was released: "
+					"with RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not "
+					"own it; lock and unlock on the same side of the call",
+					rf->f->name, verb, rel->text, cb);
 			else
 				ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
 					      "'%s' %s mutex '%s', which the callback does not lock itself: with "
@@ -1870,12 +1899,14 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 				continue; /* never unlocked anywhere: not a boundary problem */
 			const struct mfunc *af = &m->fns.v[ko->acq_fn];
 			const struct event *ae = &af->f->events[ko->first_acquire->ev];
-			struct gate_evidence *ev = gate_add(
-				g, GATE_LOCK, GATE_FAIL, &ae->loc, (int32_t)ko->acq_fn,
-				"'%s' locks mutex '%s' and leaves it locked for %s to unlock: with RB_NOGVL_OFFLOAD_SAFE "
-				"'%s' may run on another thread, so the unlock would come from a thread that does not own "
-				"it; lock and unlock on the same side of the call",
-				af->f->name, ko->first_acquire->text, after ? "the caller" : "other code", cb);
+			struct gate_evidence *ev =
+				gate_add(g, GATE_LOCK, GATE_FAIL, &ae->loc, (int32_t)ko->acq_fn,
+					 "'%s' locks mutex '%s' and leaves it locked for %s to unlock: with "
+					 "RB_NOGVL_OFFLOAD_SAFE "
+					 "'%s' may run on another thread, so the unlock would come from a thread that "
+					 "does not own "
+					 "it; lock and unlock on the same side of the call",
+					 af->f->name, ko->first_acquire->text, after ? "the caller" : "other code", cb);
 			ev->rule = "lock-across-boundary";
 			ev->ev = (int32_t)ko->first_acquire->ev;
 			const struct mfunc *of = &m->fns.v[ofn];

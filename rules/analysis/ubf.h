@@ -28,16 +28,15 @@ bool ubf_cpu_call(const char *name);          /* known non-blocking library call
 bool ubf_builtin(const char *name);           /* compiler builtins and atomics */
 bool ubf_async_signal_safe(const char *name); /* POSIX.1-2017 list plus documented extras */
 bool ubf_alloc_call(const char *name);
-bool ubf_lock_call(const char *name);         /* acquires a lock or waits on one */
-bool ubf_cond_signal_call(const char *name);  /* pthread_cond_signal/broadcast ... */
+bool ubf_lock_call(const char *name);        /* acquires a lock or waits on one */
+bool ubf_cond_signal_call(const char *name); /* pthread_cond_signal/broadcast ... */
 bool ubf_stdio_call(const char *name);
-bool ubf_pipe_write_call(const char *name);   /* write, eventfd_write, send: wakes a waiter */
-bool ubf_thread_id_call(const char *name);    /* pthread_self, gettid ... */
+bool ubf_pipe_write_call(const char *name);    /* write, eventfd_write, send: wakes a waiter */
+bool ubf_thread_id_call(const char *name);     /* pthread_self, gettid ... */
 bool ubf_thread_signal_call(const char *name); /* pthread_kill, tgkill ...: aims at one thread */
-bool ubf_polls_interrupts(const char *name);  /* rb_thread_interrupted, rb_thread_check_ints */
+bool ubf_polls_interrupts(const char *name);   /* rb_thread_interrupted, rb_thread_check_ints */
 /* The libc function a Ruby header substitutes (ruby_snprintf -> snprintf), or NULL. */
 const char *ubf_libc_name(const char *name);
-
 
 /* ---- callback scan ---- */
 
@@ -49,14 +48,14 @@ enum cb_item_kind {
 
 enum cb_bound {
 	CB_BOUNDED = 0,
-	CB_UNKNOWN,      /* depends on a value we cannot see */
+	CB_UNKNOWN, /* depends on a value we cannot see */
 	CB_UNBOUNDED,
 };
 
 struct cb_item {
 	uint32_t fn, ev;
-	uint8_t kind;    /* enum cb_item_kind */
-	uint8_t bound;   /* enum cb_bound, CI_BLOCKING only */
+	uint8_t kind;  /* enum cb_item_kind */
+	uint8_t bound; /* enum cb_bound, CI_BLOCKING only */
 	const struct blocking_call *bc;
 	const char *name;
 	const char *why; /* for CB_UNBOUNDED: what makes it unbounded ("timeout -1") */
@@ -64,14 +63,14 @@ struct cb_item {
 
 struct cb_scan {
 	struct reach_set rs;
-	bool resolved;   /* every callback target has a body and no function pointer stays unresolved */
-	bool clean;      /* every reached function comes from a translation unit that parsed without
+	bool resolved;    /* every callback target has a body and no function pointer stays unresolved */
+	bool clean;       /* every reached function comes from a translation unit that parsed without
 			    errors (a call lost to a parse error cannot hide) */
-	bool nonblock;   /* O_NONBLOCK / SOCK_NONBLOCK / SO_RCVTIMEO set by the callback or the caller */
+	bool nonblock;    /* O_NONBLOCK / SOCK_NONBLOCK / SO_RCVTIMEO set by the callback or the caller */
 	bool gem_threads; /* the gem starts threads of its own (pthread_create ...) */
 	VEC(struct cb_item) items;
 	uint32_t nblocking, nopaque, npolls;
-	uint32_t nwork;  /* loops and known CPU library calls: evidence of real work */
+	uint32_t nwork; /* loops and known CPU library calls: evidence of real work */
 };
 
 void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_scan *out);
@@ -80,32 +79,32 @@ void cb_scan_free(struct cb_scan *cs);
 /* ---- UBF scan ---- */
 
 enum ubf_item_kind {
-	UI_FLAG = 1,     /* writes a field or a global (the cancel flag) */
-	UI_PIPE,         /* write/eventfd_write/send: wakes a waiter */
-	UI_INERT,        /* builtins, errno, memory and string functions */
-	UI_RUBY,         /* Ruby C API */
+	UI_FLAG = 1, /* writes a field or a global (the cancel flag) */
+	UI_PIPE,     /* write/eventfd_write/send: wakes a waiter */
+	UI_INERT,    /* builtins, errno, memory and string functions */
+	UI_RUBY,     /* Ruby C API */
 	UI_ALLOC,
 	UI_LOCK,
 	UI_COND_SIGNAL,
 	UI_STDIO,
-	UI_THREAD_ID,    /* pthread_self, gettid, thread-local storage */
+	UI_THREAD_ID,     /* pthread_self, gettid, thread-local storage */
 	UI_THREAD_SIGNAL, /* pthread_kill & co on a saved thread handle */
-	UI_OTHER,        /* another library call: something else may cancel the work */
-	UI_OPAQUE,       /* declared nowhere we can see (stubbed, project header without body) */
+	UI_OTHER,         /* another library call: something else may cancel the work */
+	UI_OPAQUE,        /* declared nowhere we can see (stubbed, project header without body) */
 };
 
 struct ubf_item {
 	uint32_t fn, ev;
-	uint8_t kind;       /* enum ubf_item_kind */
-	uint8_t async_safe; /* the call is async-signal-safe (or not a call) */
-	const char *name;   /* callee, or the flag as written */
-	struct ref ref;     /* UI_FLAG: the flag; UI_THREAD_SIGNAL: the thread handle */
+	uint8_t kind;               /* enum ubf_item_kind */
+	uint8_t async_safe;         /* the call is async-signal-safe (or not a call) */
+	const char *name;           /* callee, or the flag as written */
+	struct ref ref;             /* UI_FLAG: the flag; UI_THREAD_SIGNAL: the thread handle */
 	const char *record, *field; /* flag identity: record+field, or NULL record and a global's USR in field */
 };
 
 struct ubf_scan {
 	struct reach_set rs;
-	bool resolved;      /* a custom UBF whose every target has a body */
+	bool resolved; /* a custom UBF whose every target has a body */
 	VEC(struct ubf_item) items;
 };
 

@@ -52,8 +52,8 @@ static bool text_has(const char *t, const char *word)
 /* Any argument text names a non-blocking or timeout setting. */
 static bool call_sets_nonblock(const struct call *c)
 {
-	static const char *const words[] = {"O_NONBLOCK", "SOCK_NONBLOCK", "FIONBIO", "SO_RCVTIMEO", "EFD_NONBLOCK",
-					    "O_NDELAY"};
+	static const char *const words[] = {"O_NONBLOCK",  "SOCK_NONBLOCK", "FIONBIO",
+					    "SO_RCVTIMEO", "EFD_NONBLOCK",  "O_NDELAY"};
 	for (uint32_t a = 0; a < c->nargs; a++)
 		for (size_t w = 0; w < ARRAY_SIZE(words); w++)
 			if (text_has(c->args[a].text, words[w]))
@@ -109,8 +109,8 @@ static bool waited_before(const struct mfunc *mf, uint32_t ev)
 	return false;
 }
 
-static uint8_t fd_bound(const struct model *m, const struct msite *s, const struct cb_scan *cs,
-			const struct mfunc *mf, uint32_t ev, const char **why)
+static uint8_t fd_bound(const struct model *m, const struct msite *s, const struct cb_scan *cs, const struct mfunc *mf,
+			uint32_t ev, const char **why)
 {
 	const struct call *c = mf->f->events[ev].u.call;
 	*why = "on a descriptor that may be a pipe, socket or terminal";
@@ -177,7 +177,7 @@ static uint8_t call_bound(const struct model *m, const struct msite *s, const st
 			return CB_UNKNOWN;
 		if ((a->ival & bc->flag) || (bc->flag2 && (a->ival & bc->flag2)))
 			return CB_BOUNDED;
-		*why = str_eq(bc->name, "flock") ? "without LOCK_NB"
+		*why = str_eq(bc->name, "flock")    ? "without LOCK_NB"
 		       : str_eq(bc->name, "msgrcv") ? "without IPC_NOWAIT"
 						    : "without WNOHANG";
 		return CB_UNBOUNDED;
@@ -186,7 +186,8 @@ static uint8_t call_bound(const struct model *m, const struct msite *s, const st
 			return CB_UNKNOWN;
 		if (a->ival != bc->flag && a->ival != bc->flag2)
 			return CB_BOUNDED;
-		*why = str_eq(bc->name, "lockf") ? "with F_LOCK (waits for the lock)" : "with F_SETLKW (waits for the lock)";
+		*why = str_eq(bc->name, "lockf") ? "with F_LOCK (waits for the lock)"
+						 : "with F_SETLKW (waits for the lock)";
 		return CB_UNBOUNDED;
 	default:
 		return CB_UNKNOWN;
@@ -551,10 +552,11 @@ void gate_check_ubf(const struct model *m, const struct msite *s, const struct r
 				 "the unblocking function '%s' calls Ruby API '%s'", mf->f->name, it->name);
 			break;
 		case UI_THREAD_ID:
-			gate_add(g, GATE_UBF, GATE_FAIL, &e->loc, (int32_t)it->fn,
-				 "the unblocking function '%s' uses thread identity ('%s'): it runs on whichever thread "
-				 "interrupts, not on the one running the callback",
-				 mf->f->name, it->name);
+			gate_add(
+				g, GATE_UBF, GATE_FAIL, &e->loc, (int32_t)it->fn,
+				"the unblocking function '%s' uses thread identity ('%s'): it runs on whichever thread "
+				"interrupts, not on the one running the callback",
+				mf->f->name, it->name);
 			break;
 		case UI_THREAD_SIGNAL: {
 			const struct mfunc *where = NULL;
@@ -575,10 +577,11 @@ void gate_check_ubf(const struct model *m, const struct msite *s, const struct r
 			break;
 		}
 		default:
-			gate_add(g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)it->fn,
-				 "the unblocking function '%s' calls '%s': only flag writes and pipe/eventfd writes are "
-				 "known not to depend on the thread that runs it",
-				 mf->f->name, it->name);
+			gate_add(
+				g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)it->fn,
+				"the unblocking function '%s' calls '%s': only flag writes and pipe/eventfd writes are "
+				"known not to depend on the thread that runs it",
+				mf->f->name, it->name);
 			break;
 		}
 	}

@@ -7,21 +7,21 @@
 
 /* How a call relates to Ruby's C API. */
 enum ruby_class {
-	RC_NONE = 0,   /* not Ruby API (libc, a library, the gem's own function) */
-	RC_PURE,       /* Ruby header helper on immediates only (INT2FIX, NIL_P, RTEST) */
-	RC_ALLOWED,    /* documented as safe without the GVL */
-	RC_ALLOC,      /* ruby_xmalloc family: works without the GVL on a Ruby thread */
-	RC_ACCESSOR,   /* reads or writes an object's internals (RSTRING_PTR ...) */
-	RC_CALL,       /* other Ruby API: needs the GVL */
-	RC_MAY_RAISE,  /* may raise (NUM2INT, StringValue, Check_Type, ALLOCV ...) */
-	RC_RAISES,     /* raises (rb_raise, rb_sys_fail ...) */
+	RC_NONE = 0,  /* not Ruby API (libc, a library, the gem's own function) */
+	RC_PURE,      /* Ruby header helper on immediates only (INT2FIX, NIL_P, RTEST) */
+	RC_ALLOWED,   /* documented as safe without the GVL */
+	RC_ALLOC,     /* ruby_xmalloc family: works without the GVL on a Ruby thread */
+	RC_ACCESSOR,  /* reads or writes an object's internals (RSTRING_PTR ...) */
+	RC_CALL,      /* other Ruby API: needs the GVL */
+	RC_MAY_RAISE, /* may raise (NUM2INT, StringValue, Check_Type, ALLOCV ...) */
+	RC_RAISES,    /* raises (rb_raise, rb_sys_fail ...) */
 };
 
 struct ruby_use {
-	int cls;              /* enum ruby_class */
-	const char *name;     /* what to call it in messages: the macro as written, or the callee */
-	const char *callee;   /* the underlying function, or the record for member accesses */
-	uint8_t member;       /* a member access on a Ruby object struct */
+	int cls;                /* enum ruby_class */
+	const char *name;       /* what to call it in messages: the macro as written, or the callee */
+	const char *callee;     /* the underlying function, or the record for member accesses */
+	uint8_t member;         /* a member access on a Ruby object struct */
 	uint8_t representative; /* first event of its macro expansion with this class (report once) */
 };
 
@@ -42,8 +42,7 @@ struct use_groups {
 struct finding;
 /* Returns the finding already made for this event's group, or NULL (then the
  * caller reports and calls use_group_add). */
-struct finding *use_group_find(struct use_groups *g, const struct mfunc *mf, const struct event *e,
-			       const char *name);
+struct finding *use_group_find(struct use_groups *g, const struct mfunc *mf, const struct event *e, const char *name);
 void use_group_add(struct use_groups *g, const struct mfunc *mf, const struct event *e, const char *name,
 		   struct finding *f);
 /* Adds "N more ..." notes and frees. */

@@ -48,17 +48,9 @@ static const char *const allowed[] = {
  * and Ruby's libc replacements that allocate with it (ruby/util.h:
  * `#define strdup(s) ruby_strdup(s)`, ruby_getcwd). */
 static const char *const alloc[] = {
-	"ruby_getcwd",
-	"ruby_sized_xfree",
-	"ruby_sized_xrealloc",
-	"ruby_sized_xrealloc2",
-	"ruby_strdup",
-	"ruby_xcalloc",
-	"ruby_xfree",
-	"ruby_xmalloc",
-	"ruby_xmalloc2",
-	"ruby_xrealloc",
-	"ruby_xrealloc2",
+	"ruby_getcwd",   "ruby_sized_xfree", "ruby_sized_xrealloc", "ruby_sized_xrealloc2",
+	"ruby_strdup",   "ruby_xcalloc",     "ruby_xfree",          "ruby_xmalloc",
+	"ruby_xmalloc2", "ruby_xrealloc",    "ruby_xrealloc2",
 };
 
 /* Inline helpers on immediate values only (no object memory, no raise), and
@@ -191,55 +183,20 @@ static const char *const may_raise[] = {
 
 /* Raise unconditionally. */
 static const char *const raises[] = {
-	"rb_cmperr",
-	"rb_enc_raise",
-	"rb_eof_error",
-	"rb_error_arity",
-	"rb_error_frozen",
-	"rb_error_frozen_object",
-	"rb_exc_fatal",
-	"rb_exc_raise",
-	"rb_fatal",
-	"rb_frozen_error_raise",
-	"rb_interrupt",
-	"rb_invalid_str",
-	"rb_iter_break",
-	"rb_iter_break_value",
-	"rb_jump_tag",
-	"rb_loaderror",
-	"rb_memerror",
-	"rb_mod_sys_fail",
-	"rb_mod_syserr_fail",
-	"rb_name_error",
-	"rb_notimplement",
-	"rb_num_zerodiv",
-	"rb_raise",
-	"rb_readwrite_sys_fail",
-	"rb_sys_fail",
-	"rb_sys_fail_str",
-	"rb_syserr_fail",
-	"rb_syserr_fail_str",
-	"rb_throw",
-	"rb_throw_obj",
+	"rb_cmperr",       "rb_enc_raise",           "rb_eof_error",       "rb_error_arity",
+	"rb_error_frozen", "rb_error_frozen_object", "rb_exc_fatal",       "rb_exc_raise",
+	"rb_fatal",        "rb_frozen_error_raise",  "rb_interrupt",       "rb_invalid_str",
+	"rb_iter_break",   "rb_iter_break_value",    "rb_jump_tag",        "rb_loaderror",
+	"rb_memerror",     "rb_mod_sys_fail",        "rb_mod_syserr_fail", "rb_name_error",
+	"rb_notimplement", "rb_num_zerodiv",         "rb_raise",           "rb_readwrite_sys_fail",
+	"rb_sys_fail",     "rb_sys_fail_str",        "rb_syserr_fail",     "rb_syserr_fail_str",
+	"rb_throw",        "rb_throw_obj",
 };
 
 static const char *const object_records[] = {
-	"struct RArray",
-	"struct RBasic",
-	"struct RClass",
-	"struct RComplex",
-	"struct RData",
-	"struct RFile",
-	"struct RFloat",
-	"struct RHash",
-	"struct RMatch",
-	"struct RObject",
-	"struct RRational",
-	"struct RRegexp",
-	"struct RString",
-	"struct RStruct",
-	"struct RSymbol",
-	"struct RTypedData",
+	"struct RArray",  "struct RBasic",  "struct RClass",  "struct RComplex",   "struct RData",     "struct RFile",
+	"struct RFloat",  "struct RHash",   "struct RMatch",  "struct RObject",    "struct RRational", "struct RRegexp",
+	"struct RString", "struct RStruct", "struct RSymbol", "struct RTypedData",
 };
 
 #define IN(table, name) str_in_sorted((name), (table), ARRAY_SIZE(table))
@@ -256,9 +213,9 @@ bool ruby_thread_api(const char *name)
 
 static bool ruby_named(const char *n)
 {
-	return str_starts(n, "rb_") || str_starts(n, "ruby_") || str_starts(n, "RB_") ||
-	       str_starts(n, "RUBY_") || str_starts(n, "rbimpl_") || str_starts(n, "RSTRING") ||
-	       str_starts(n, "RARRAY") || str_starts(n, "RTYPEDDATA") || str_starts(n, "Check_Type");
+	return str_starts(n, "rb_") || str_starts(n, "ruby_") || str_starts(n, "RB_") || str_starts(n, "RUBY_") ||
+	       str_starts(n, "rbimpl_") || str_starts(n, "RSTRING") || str_starts(n, "RARRAY") ||
+	       str_starts(n, "RTYPEDDATA") || str_starts(n, "Check_Type");
 }
 
 static int class_by_name(const char *n)
@@ -330,14 +287,22 @@ static int event_class(const struct mfunc *mf, const struct event *e, const char
 static int rank(int cls)
 {
 	switch (cls) {
-	case RC_RAISES: return 6;
-	case RC_MAY_RAISE: return 5;
-	case RC_CALL: return 4;
-	case RC_ACCESSOR: return 3;
-	case RC_ALLOC: return 2;
-	case RC_ALLOWED: return 1;
-	case RC_PURE: return 1;
-	default: return 0;
+	case RC_RAISES:
+		return 6;
+	case RC_MAY_RAISE:
+		return 5;
+	case RC_CALL:
+		return 4;
+	case RC_ACCESSOR:
+		return 3;
+	case RC_ALLOC:
+		return 2;
+	case RC_ALLOWED:
+		return 1;
+	case RC_PURE:
+		return 1;
+	default:
+		return 0;
 	}
 }
 
@@ -404,8 +369,7 @@ static const char *group_key(struct use_groups *g, const struct mfunc *mf, const
 	return r;
 }
 
-struct finding *use_group_find(struct use_groups *g, const struct mfunc *mf, const struct event *e,
-			       const char *name)
+struct finding *use_group_find(struct use_groups *g, const struct mfunc *mf, const struct event *e, const char *name)
 {
 	const char *k = group_key(g, mf, e, name);
 	struct use_group *ug = k ? hmap_get(&g->map, k) : NULL;
@@ -436,8 +400,9 @@ void use_groups_finish(struct use_groups *g)
 		struct use_group *ug = e->val;
 		if (ug->more) {
 			if (ug->macro)
-				finding_note(ug->f, &ug->f->loc, "%u more use%s of '%s' from expansions of '%s' in '%s'",
-					     ug->more, ug->more == 1 ? "" : "s", ug->name, ug->macro, ug->fn);
+				finding_note(ug->f, &ug->f->loc,
+					     "%u more use%s of '%s' from expansions of '%s' in '%s'", ug->more,
+					     ug->more == 1 ? "" : "s", ug->name, ug->macro, ug->fn);
 			else
 				finding_note(ug->f, &ug->f->loc, "%u more use%s of '%s' in '%s' from the same file",
 					     ug->more, ug->more == 1 ? "" : "s", ug->name, ug->fn);

@@ -42,18 +42,23 @@ const struct thread_state_fn *thread_state_find(const char *name)
 const char *thread_state_kind_text(int kind)
 {
 	switch (kind) {
-	case TS_TLS_API: return "thread-specific data";
-	case TS_IDENTITY: return "the running thread's identity";
-	case TS_LOCALE: return "the thread's locale";
-	case TS_SIGMASK: return "the thread's signal mask";
-	default: return "thread state";
+	case TS_TLS_API:
+		return "thread-specific data";
+	case TS_IDENTITY:
+		return "the running thread's identity";
+	case TS_LOCALE:
+		return "the thread's locale";
+	case TS_SIGMASK:
+		return "the thread's signal mask";
+	default:
+		return "thread state";
 	}
 }
 
 /* Per-thread error channels by their model name (error_channel: {name: ...}). */
 static const char *const channel_names[] = {
 	[ERRCH_OPENSSL] = "openssl", [ERRCH_LIBGIT2] = "libgit2", [ERRCH_DLFCN] = "dlfcn",
-	[ERRCH_H_ERRNO] = "h_errno", [ERRCH_WIN32] = "win32",    [ERRCH_LIBXML2] = "libxml2",
+	[ERRCH_H_ERRNO] = "h_errno", [ERRCH_WIN32] = "win32",     [ERRCH_LIBXML2] = "libxml2",
 };
 
 static int channel_of(const char *name)
@@ -83,23 +88,30 @@ bool err_channel_find(const char *name, struct err_channel_fn *out)
 const char *err_channel_text(int channel)
 {
 	switch (channel) {
-	case ERRCH_OPENSSL: return "OpenSSL's per-thread error queue";
-	case ERRCH_LIBGIT2: return "libgit2's per-thread last error";
-	case ERRCH_DLFCN: return "dlerror's per-thread message";
-	case ERRCH_H_ERRNO: return "the per-thread h_errno";
-	case ERRCH_WIN32: return "the thread's Win32 last-error code";
-	case ERRCH_LIBXML2: return "libxml2's per-thread last error";
-	default: return "a per-thread error channel";
+	case ERRCH_OPENSSL:
+		return "OpenSSL's per-thread error queue";
+	case ERRCH_LIBGIT2:
+		return "libgit2's per-thread last error";
+	case ERRCH_DLFCN:
+		return "dlerror's per-thread message";
+	case ERRCH_H_ERRNO:
+		return "the per-thread h_errno";
+	case ERRCH_WIN32:
+		return "the thread's Win32 last-error code";
+	case ERRCH_LIBXML2:
+		return "libxml2's per-thread last error";
+	default:
+		return "a per-thread error channel";
 	}
 }
 
 /* Name prefixes of OpenSSL's public API (OpenSSL's include/openssl/ *.h), for
  * calls whose header was not seen (buildless parses without OpenSSL headers). */
 static const char *const openssl_prefixes[] = {
-	"ASN1_", "BIO_", "BN_", "CMS_", "CONF_", "CRYPTO_", "DH_", "DSA_", "ECDH_", "ECDSA_", "EC_",
-	"ENGINE_", "ERR_", "EVP_", "HMAC", "MD5", "OBJ_", "OCSP_", "OPENSSL_", "OSSL_", "PEM_", "PKCS12_",
-	"PKCS5_", "PKCS7_", "RAND_", "RSA_", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512", "SSL_",
-	"TLS_", "X509", "d2i_", "i2d_",
+	"ASN1_",    "BIO_",   "BN_",     "CMS_",    "CONF_",  "CRYPTO_", "DH_",   "DSA_", "ECDH_",
+	"ECDSA_",   "EC_",    "ENGINE_", "ERR_",    "EVP_",   "HMAC",    "MD5",   "OBJ_", "OCSP_",
+	"OPENSSL_", "OSSL_",  "PEM_",    "PKCS12_", "PKCS5_", "PKCS7_",  "RAND_", "RSA_", "SHA1",
+	"SHA224",   "SHA256", "SHA384",  "SHA512",  "SSL_",   "TLS_",    "X509",  "d2i_", "i2d_",
 };
 
 static bool has_prefix(const char *name, const char *const *p, size_t n)
@@ -113,9 +125,9 @@ static bool has_prefix(const char *name, const char *const *p, size_t n)
 bool err_channel_producer(int channel, const char *name, const char *decl_file)
 {
 	static const char *const dl[] = {"dladdr", "dlclose", "dlinfo", "dlmopen", "dlopen", "dlsym", "dlvsym"};
-	static const char *const resolver[] = {"getaddrinfo", "gethostbyaddr", "gethostbyaddr_r", "gethostbyname",
-					       "gethostbyname2", "gethostbyname2_r", "gethostbyname_r", "gethostent",
-					       "getipnodebyaddr", "getipnodebyname"};
+	static const char *const resolver[] = {
+		"getaddrinfo",      "gethostbyaddr",   "gethostbyaddr_r", "gethostbyname",   "gethostbyname2",
+		"gethostbyname2_r", "gethostbyname_r", "gethostent",      "getipnodebyaddr", "getipnodebyname"};
 	if (!name)
 		return false;
 	const struct lib_model *lm = model_find(name);
@@ -201,8 +213,7 @@ static bool names_a_mutex(const char *text)
 	       str_ends(id, "_mu") || str_starts(id, "mu_");
 }
 
-const struct lock_fn *lock_fn_classify(const char *name, const char *const *args, unsigned nargs,
-				       struct lock_fn *buf)
+const struct lock_fn *lock_fn_classify(const char *name, const char *const *args, unsigned nargs, struct lock_fn *buf)
 {
 	const struct lock_fn *lf = lock_fn_find(name);
 	if (lf || !name)

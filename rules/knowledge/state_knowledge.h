@@ -34,8 +34,8 @@ enum err_channel {
 };
 struct err_channel_fn {
 	const char *name;
-	int channel;     /* enum err_channel */
-	bool clears;     /* empties the channel (ERR_clear_error) rather than reading it */
+	int channel; /* enum err_channel */
+	bool clears; /* empties the channel (ERR_clear_error) rather than reading it */
 	const char *source;
 };
 /* Whether name reads or clears a per-thread error channel (its model's
@@ -55,8 +55,7 @@ const struct lock_fn *lock_fn_find(const char *name);
  * ...): a name ending in lock/unlock whose mutex argument is named like one.
  * args: the call's argument texts (may be NULL). Fills *buf for a pattern
  * match. */
-const struct lock_fn *lock_fn_classify(const char *name, const char *const *args, unsigned nargs,
-				       struct lock_fn *buf);
+const struct lock_fn *lock_fn_classify(const char *name, const char *const *args, unsigned nargs, struct lock_fn *buf);
 
 /* A library function that writes through a pointer argument. */
 const struct writer_fn *writer_fn_find(const char *name);

@@ -24,12 +24,15 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 static const char *load_error;
 static char load_error_buf[1024];
-static const char *set_path;   /* --libclang */
-static char *resolved;         /* the library chosen, or NULL */
+static const char *set_path; /* --libclang */
+static char *resolved;       /* the library chosen, or NULL */
 static const char *origin;
 
 /* LLVM versions looked for, newest first. */
-enum { LLVM_MIN = 14, LLVM_MAX = 19 };
+enum {
+	LLVM_MIN = 14,
+	LLVM_MAX = 19
+};
 
 void clang_api_set_path(const char *path)
 {
@@ -95,8 +98,12 @@ char *clang_api_search(const char *const *dirs)
 static char *search_standard(void)
 {
 	static const char *const fixed[] = {
-		"/usr/lib/llvm-19/lib", "/usr/lib/llvm-18/lib", "/usr/lib/llvm-17/lib", "/usr/lib/llvm-16/lib",
-		"/usr/lib/llvm-15/lib", "/usr/lib/llvm-14/lib",
+		"/usr/lib/llvm-19/lib",
+		"/usr/lib/llvm-18/lib",
+		"/usr/lib/llvm-17/lib",
+		"/usr/lib/llvm-16/lib",
+		"/usr/lib/llvm-15/lib",
+		"/usr/lib/llvm-14/lib",
 #if defined(__x86_64__)
 		"/usr/lib/x86_64-linux-gnu",
 #elif defined(__aarch64__)
@@ -112,7 +119,11 @@ static char *search_standard(void)
 #elif defined(__riscv)
 		"/usr/lib/riscv64-linux-gnu",
 #endif
-		"/usr/lib64", "/usr/lib", "/usr/local/lib64", "/usr/local/lib", NULL,
+		"/usr/lib64",
+		"/usr/lib",
+		"/usr/local/lib64",
+		"/usr/local/lib",
+		NULL,
 	};
 	return clang_api_search(fixed);
 }
@@ -168,8 +179,8 @@ const char *clang_api_origin(void)
 	return origin;
 }
 
-#define NOT_FOUND                                                                                                  \
-	"no libclang found (LLVM 14 to 19): install libclang1-14 or newer (Debian, Ubuntu), or name the library " \
+#define NOT_FOUND                                                                                                      \
+	"no libclang found (LLVM 14 to 19): install libclang1-14 or newer (Debian, Ubuntu), or name the library "      \
 	"with --libclang PATH or NOGVL_LINT_LIBCLANG"
 
 static void load(void)
@@ -193,15 +204,15 @@ static void load(void)
 	}
 	bool ok = true;
 	/* dlsym returns void *; POSIX guarantees it converts to a function pointer */
-#define NOGVL_CLANG_LOAD(f)                                                                                    \
-	do {                                                                                                   \
-		void *p = dlsym(h, #f);                                                                        \
-		if (!p && ok) {                                                                                \
-			snprintf(load_error_buf, sizeof(load_error_buf),                                       \
-				 "%s (%s) is not libclang 14 or newer: it has no %s", path, origin, #f);        \
-			ok = false;                                                                            \
-		}                                                                                              \
-		*(void **)&nogvl_clang.f = p;                                                                  \
+#define NOGVL_CLANG_LOAD(f)                                                                                            \
+	do {                                                                                                           \
+		void *p = dlsym(h, #f);                                                                                \
+		if (!p && ok) {                                                                                        \
+			snprintf(load_error_buf, sizeof(load_error_buf),                                               \
+				 "%s (%s) is not libclang 14 or newer: it has no %s", path, origin, #f);               \
+			ok = false;                                                                                    \
+		}                                                                                                      \
+		*(void **)&nogvl_clang.f = p;                                                                          \
 	} while (0);
 	NOGVL_CLANG_FUNCS(NOGVL_CLANG_LOAD)
 #undef NOGVL_CLANG_LOAD

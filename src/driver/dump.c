@@ -42,11 +42,16 @@ int dump_commands(FILE *out, const struct run *r)
 static const char *ev_kind_name(int k)
 {
 	switch (k) {
-	case EV_CALL: return "call";
-	case EV_ASSIGN: return "assign";
-	case EV_ACCESS: return "access";
-	case EV_RETURN: return "return";
-	default: return "?";
+	case EV_CALL:
+		return "call";
+	case EV_ASSIGN:
+		return "assign";
+	case EV_ACCESS:
+		return "access";
+	case EV_RETURN:
+		return "return";
+	default:
+		return "?";
 	}
 }
 
@@ -65,23 +70,26 @@ void dump_facts(FILE *out, struct run *r)
 			tu->degraded, tu->nstubs);
 		for (size_t i = 0; i < tu->funcs.n; i++) {
 			const struct func *f = &tu->funcs.v[i];
-			fprintf(out, " fn %s %s:%u\n", f->name, path_basename(f->loc.file ? f->loc.file : "?"), f->loc.line);
+			fprintf(out, " fn %s %s:%u\n", f->name, path_basename(f->loc.file ? f->loc.file : "?"),
+				f->loc.line);
 			for (uint32_t k = 0; k < f->nevents; k++) {
 				const struct event *e = &f->events[k];
-				fprintf(out, "  [%u] %u:%u %s%s%s%s rg=%d ", k, e->loc.line, e->loc.col, ev_kind_name(e->kind),
-					e->macro ? " macro=" : "", e->macro ? e->macro : "", e->in_macro_arg ? "(arg)" : "",
-					e->region);
+				fprintf(out, "  [%u] %u:%u %s%s%s%s rg=%d ", k, e->loc.line, e->loc.col,
+					ev_kind_name(e->kind), e->macro ? " macro=" : "", e->macro ? e->macro : "",
+					e->in_macro_arg ? "(arg)" : "", e->region);
 				if (e->gvl_guard)
 					fputs("GUARD ", out);
 				switch (e->kind) {
 				case EV_CALL:
-					fprintf(out, "%s%s origin=%d nargs=%u parent=%d", e->u.call->indirect ? "*" : "",
-						e->u.call->name, e->u.call->origin, e->u.call->nargs, e->u.call->parent);
+					fprintf(out, "%s%s origin=%d nargs=%u parent=%d",
+						e->u.call->indirect ? "*" : "", e->u.call->name, e->u.call->origin,
+						e->u.call->nargs, e->u.call->parent);
 					if (e->u.call->callee.exact)
-						fprintf(out, " spelled=[%u,%u)+%u", e->u.call->callee.begin, e->u.call->callee.end,
-							e->u.call->rparen);
+						fprintf(out, " spelled=[%u,%u)+%u", e->u.call->callee.begin,
+							e->u.call->callee.end, e->u.call->rparen);
 					for (uint32_t a = 0; a < e->u.call->nargs; a++)
-						fprintf(out, " |%s| k%d%s", e->u.call->args[a].text, e->u.call->args[a].kind,
+						fprintf(out, " |%s| k%d%s", e->u.call->args[a].text,
+							e->u.call->args[a].kind,
 							e->u.call->args[a].has_ival ? "=" : "");
 					if (e->u.call->result.var >= 0) {
 						fputs(" -> ", out);
@@ -91,7 +99,8 @@ void dump_facts(FILE *out, struct run *r)
 				case EV_ASSIGN:
 					dump_ref(out, tu, &e->u.assign->lhs);
 					fprintf(out, " = |%s| k%d%s%s", e->u.assign->rhs.text, e->u.assign->rhs.kind,
-						e->u.assign->whole_init ? " whole" : "", e->u.assign->is_init ? " init" : "");
+						e->u.assign->whole_init ? " whole" : "",
+						e->u.assign->is_init ? " init" : "");
 					break;
 				case EV_ACCESS:
 					dump_ref(out, tu, &e->u.access.ref);
@@ -111,7 +120,8 @@ void dump_facts(FILE *out, struct run *r)
 				tu->bindings.v[i].field, tu->bindings.v[i].fn_name);
 		for (size_t i = 0; i < tu->token_sites.n; i++)
 			fprintf(out, " token %s line %u inactive=%d in_ast=%d cb=%s\n", tu->token_sites.v[i].api,
-				tu->token_sites.v[i].loc.line, tu->token_sites.v[i].inactive, tu->token_sites.v[i].in_ast,
+				tu->token_sites.v[i].loc.line, tu->token_sites.v[i].inactive,
+				tu->token_sites.v[i].in_ast,
 				tu->token_sites.v[i].callback ? tu->token_sites.v[i].callback : "");
 	}
 }

@@ -109,8 +109,9 @@ static void reparse_with_dirs(struct run *r, struct parse_opts *po, const size_t
 		/* a header of the same name from another library (Ruby's own
 		 * node.h is not /usr/include/node/node.h): no better, so not used */
 		struct tu_job *j = &r->in.jobs.v[t];
-		log_verbose(1, "%s: the directories found for its missing headers do not make it parse better (%u "
-			       "errors, %u before): not used",
+		log_verbose(1,
+			    "%s: the directories found for its missing headers do not make it parse better (%u "
+			    "errors, %u before): not used",
 			    j->display, again[i]->nerrors, old->nerrors);
 		while (j->args.n > nargs_before[t])
 			free(j->args.v[--j->args.n]);
@@ -240,7 +241,8 @@ static bool fnptr_reaches_release(const struct model *m, uint32_t id, const uint
 			continue;
 		for (uint32_t k = 0; k < ev->u.call->nargs; k++) {
 			const struct expr *a = &ev->u.call->args[k];
-			const struct mfunc *t = a->kind == EX_FUNC && a->func_usr ? model_func_by_usr(m, a->func_usr) : NULL;
+			const struct mfunc *t =
+				a->kind == EX_FUNC && a->func_usr ? model_func_by_usr(m, a->func_usr) : NULL;
 			if (t && fnptr_reaches_release(m, t->id, releases, seen, depth - 1))
 				return true;
 		}
@@ -361,12 +363,16 @@ void assess_incomplete(const struct options *o, struct run *r)
 			wrapper = spelled_wrapper(tu, &wrapper_names);
 		if (wrapper) {
 			sum->files_incomplete++;
-			log_verbose(1, "%s: calls the release wrapper '%s', but no release site was analysed: '%s'%s not found",
+			log_verbose(1,
+				    "%s: calls the release wrapper '%s', but no release site was analysed: '%s'%s not "
+				    "found",
 				    tu->display, wrapper, names.v[0], names.n > 1 ? " and more headers" : "");
 		} else if (spells && !site) {
 			sum->files_incomplete++;
-			log_verbose(1, "%s: releases the GVL (spelled here or in a project header it includes), but no release "
-				       "site was analysed: '%s'%s not found",
+			log_verbose(1,
+				    "%s: releases the GVL (spelled here or in a project header it includes), but no "
+				    "release "
+				    "site was analysed: '%s'%s not found",
 				    tu->display, names.v[0], names.n > 1 ? " and more headers" : "");
 		} else {
 			log_verbose(1, "%s: '%s'%s not found", tu->display, names.v[0],
@@ -398,10 +404,11 @@ void assess_incomplete(const struct options *o, struct run *r)
 		free(text);
 		char *d = display_path(f);
 		log_verbose(1, "%s: not analysed (%s; libclang reads only C and C++): %zu GVL-release spelling%s", d,
-			    inputs_foreign_language(f), r->foreign_sp.n - before, r->foreign_sp.n - before == 1 ? "" : "s");
+			    inputs_foreign_language(f), r->foreign_sp.n - before,
+			    r->foreign_sp.n - before == 1 ? "" : "s");
 		for (size_t k = before; k < r->foreign_sp.n; k++)
-			log_verbose(1, "%s:%u: %s spelled in a source that was not analysed", d, r->foreign_sp.v[k].line,
-				    r->foreign_sp.v[k].api);
+			log_verbose(1, "%s:%u: %s spelled in a source that was not analysed", d,
+				    r->foreign_sp.v[k].line, r->foreign_sp.v[k].api);
 		free(d);
 	}
 	sum->foreign_files = r->in.foreign.n;

@@ -105,8 +105,8 @@ static bool in_project(const struct finding *f, void *ctx)
 	const struct file_classifier *fc = ctx;
 	if (f->loc.file && classify_path(fc, f->loc.file) == ORIGIN_PROJECT)
 		return true;
-	log_verbose(1, "%s:%u: finding outside the project's files not shown: %s [%s]",
-		    f->loc.file ? f->loc.file : "?", f->loc.line, f->msg, f->rule->slug);
+	log_verbose(1, "%s:%u: finding outside the project's files not shown: %s [%s]", f->loc.file ? f->loc.file : "?",
+		    f->loc.line, f->msg, f->rule->slug);
 	return false;
 }
 
@@ -165,8 +165,9 @@ static int load_models(const struct options *o, struct run *r)
 				bool ok = path_is_below(real, rdir);
 				free(rdir);
 				if (!ok) {
-					err = xasprintf("%s: models: '%s' leads outside the directory of the configuration",
-							c->path, c->models.v[i]);
+					err = xasprintf(
+						"%s: models: '%s' leads outside the directory of the configuration",
+						c->path, c->models.v[i]);
 					free(real);
 					strlist_free(&files);
 					goto bad;
@@ -275,8 +276,9 @@ static int phase_inputs(const struct options *o, struct run *r)
 	}
 	log_verbose(1, "Ruby headers (%s): %s%s", r->in.rh.source, r->in.rh.dirs.n ? r->in.rh.dirs.v[0] : "",
 		    r->in.rh.has_offload_flag ? ""
-		    : o->ruby34_view      ? " (no RB_NOGVL_OFFLOAD_SAFE: analysing as Ruby 3.4+ with 0x4)"
-					  : " (no RB_NOGVL_OFFLOAD_SAFE; --no-offload-view: analysing as these headers are)");
+		    : o->ruby34_view
+			    ? " (no RB_NOGVL_OFFLOAD_SAFE: analysing as Ruby 3.4+ with 0x4)"
+			    : " (no RB_NOGVL_OFFLOAD_SAFE; --no-offload-view: analysing as these headers are)");
 	if (!r->in.jobs.n && !r->in.foreign.n) {
 		log_error("no C or C++ source files found");
 		return -1;
@@ -422,7 +424,8 @@ static size_t tally_files(struct run *r)
 			log_verbose(1, "%s: %u parse error%s%s", tu->display, tu->nerrors, tu->nerrors == 1 ? "" : "s",
 				    tu->degraded ? " (analysed degraded, with recovery stubs)" : "");
 			for (size_t k = 0; k < tu->diags.n && k < 3; k++)
-				log_verbose(2, "  %s:%u:%u: %s", tu->diags.v[k].loc.file ? tu->diags.v[k].loc.file : "?",
+				log_verbose(2, "  %s:%u:%u: %s",
+					    tu->diags.v[k].loc.file ? tu->diags.v[k].loc.file : "?",
 					    tu->diags.v[k].loc.line, tu->diags.v[k].loc.col, tu->diags.v[k].msg);
 		}
 		if (tu->degraded)
@@ -531,11 +534,11 @@ static void log_sites(const struct run *r)
 			if (ts->in_ast)
 				continue;
 			if (ts->inactive)
-				log_verbose(1, "%s:%u: %s not compiled in this configuration", tu->display, ts->loc.line,
-					    ts->api);
-			else
-				log_verbose(1, "%s:%u: %s found only by the token scan (the parser lost it)", tu->display,
+				log_verbose(1, "%s:%u: %s not compiled in this configuration", tu->display,
 					    ts->loc.line, ts->api);
+			else
+				log_verbose(1, "%s:%u: %s found only by the token scan (the parser lost it)",
+					    tu->display, ts->loc.line, ts->api);
 		}
 	}
 }
@@ -560,9 +563,10 @@ static void log_api_counts(const struct run *r)
 			parsed += ts->in_ast;
 		}
 	}
-	log_verbose(1, "release-API calls spelled in active code: %zu (%zu in project headers and macro bodies), "
-		       "found by the parser: %zu, by the token scan: %zu; %zu more in preprocessor branches not "
-		       "compiled",
+	log_verbose(1,
+		    "release-API calls spelled in active code: %zu (%zu in project headers and macro bodies), "
+		    "found by the parser: %zu, by the token scan: %zu; %zu more in preprocessor branches not "
+		    "compiled",
 		    active + r->header_sp.n, r->header_sp.n, parsed, token_only, inactive);
 }
 
@@ -575,17 +579,19 @@ static void log_verdict(const struct run *r, size_t i)
 	const struct lib_model *ul = oi ? gate_user_basis(&oi->g) : NULL;
 	if (ul && (oi->verdict == OV_CANDIDATE || oi->verdict == OV_FLAGGED_SAFE)) {
 		char *p = display_path(s->loc.file);
-		log_verbose(1, "%s:%u: offload: the verdict '%s' for the callback of %s rests on a user model: "
-			       "'%s' (%s:%u)%s",
+		log_verbose(1,
+			    "%s:%u: offload: the verdict '%s' for the callback of %s rests on a user model: "
+			    "'%s' (%s:%u)%s",
 			    p, s->loc.line, offload_verdict_name(oi->verdict), s->called, ul->name, ul->file, ul->line,
 			    ul->overrides ? ", which overrides the built-in model" : "");
 		free(p);
 	}
 	if (oi && oi->withheld_by) {
 		char *p = display_path(s->loc.file), *wp = display_path(oi->withheld_loc.file);
-		log_verbose(1, "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
-			       "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
-			       "first (offloading adds a cancellation path that raises)",
+		log_verbose(1,
+			    "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
+			    "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
+			    "first (offloading adds a cancellation path that raises)",
 			    p, s->loc.line, s->called, oi->withheld_by, wp, oi->withheld_loc.line);
 		free(p);
 		free(wp);
@@ -614,8 +620,9 @@ static void log_details(const struct run *r)
 	if (r->cache_on)
 		log_verbose(1, "cache %s: %zu reused, %zu parsed, %zu stored", r->cache.dir,
 			    atomic_load(&r->cache.hits), atomic_load(&r->cache.misses), atomic_load(&r->cache.stores));
-	log_verbose(1, "%zu release sites, %zu callbacks resolved, %zu unresolved; parse %.2fs, link %.3fs, "
-		       "rules %.3fs",
+	log_verbose(1,
+		    "%zu release sites, %zu callbacks resolved, %zu unresolved; parse %.2fs, link %.3fs, "
+		    "rules %.3fs",
 		    r->sum.sites, r->sum.callbacks, r->sum.unresolved, r->t_parse, r->t_link, r->t_rules);
 }
 

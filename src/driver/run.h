@@ -28,15 +28,15 @@ struct run {
 	/* how the files were parsed, kept for re-parsing fixed files */
 	struct file_classifier fc;
 	struct parse_opts po;
-	strlist vpaths;            /* the virtual extconf.h and create_header stand-ins */
-	struct facts_cache cache;  /* --cache */
+	strlist vpaths;           /* the virtual extconf.h and create_header stand-ins */
+	struct facts_cache cache; /* --cache */
 	bool cache_on;
-	struct CXUnsavedFile *vf;  /* one per vpaths entry */
-	spelling_vec foreign_sp;   /* GVL-release spellings in sources not analysed (inputs.foreign) */
-	spelling_vec header_sp;    /* ... in the project's headers and macro bodies (the -v counter) */
+	struct CXUnsavedFile *vf;     /* one per vpaths entry */
+	spelling_vec foreign_sp;      /* GVL-release spellings in sources not analysed (inputs.foreign) */
+	spelling_vec header_sp;       /* ... in the project's headers and macro bodies (the -v counter) */
 	struct changed_lines changed; /* --changed-lines */
 	bool changed_on;
-	size_t changed_hidden;     /* findings outside the changed lines */
+	size_t changed_hidden; /* findings outside the changed lines */
 };
 
 /* Runs the analysis, phase by phase (configuration, inputs, selection,

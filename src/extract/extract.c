@@ -20,8 +20,8 @@
 /* ---- file classification ---- */
 
 static const char *const system_prefixes[] = {
-	"/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/local/lib/",
-	"/opt/homebrew/", "/Library/", "/System/",
+	"/usr/include/", "/usr/lib/", "/usr/local/include/", "/usr/local/lib/", "/opt/homebrew/",
+	"/Library/",     "/System/",
 };
 
 bool is_project_path(const struct file_classifier *fc, const char *path)
@@ -56,7 +56,7 @@ struct tok {
 };
 
 struct fileinfo {
-	const char *path;  /* absolute, interned in tu->pool */
+	const char *path; /* absolute, interned in tu->pool */
 	uint8_t origin;
 	bool toks_done;
 	struct tok *toks;
@@ -71,8 +71,8 @@ struct xctx {
 	CXTranslationUnit ctu;
 	struct tu_facts *tu;
 	const struct file_classifier *fc;
-	struct hmap files;   /* clang file name -> struct fileinfo* */
-	struct hmap vars;    /* USR -> var index + 1 */
+	struct hmap files; /* clang file name -> struct fileinfo* */
+	struct hmap vars;  /* USR -> var index + 1 */
 	CXFile main_file;
 	const char *main_path;
 
@@ -81,8 +81,8 @@ struct xctx {
 	VEC(struct event) ev;
 	VEC(struct region) rg;
 	int32_t region;
-	int guard;           /* > 0: the GVL is known held here */
-	bool has_withgvl;    /* the function calls rb_thread_call_with_gvl somewhere */
+	int guard;               /* > 0: the GVL is known held here */
+	bool has_withgvl;        /* the function calls rb_thread_call_with_gvl somewhere */
 	const CXCursor *if_rest; /* walk_compound -> IfStmt: the statements after the if */
 	unsigned if_nrest;
 	bool rest_holds_gvl; /* IfStmt -> walk_compound: they hold the GVL (own flag) */
@@ -90,8 +90,8 @@ struct xctx {
 	int atomic;          /* > 0: inside an atomic builtin's arguments */
 	bool pp_pass;        /* first pass: preprocessing record only */
 	struct strbuf tmp;
-	unsigned depth;      /* nesting of walk_stmt/walk_expr (EXTRACT_MAX_DEPTH) */
-	bool truncated;      /* the current function hit EXTRACT_MAX_DEPTH */
+	unsigned depth;        /* nesting of walk_stmt/walk_expr (EXTRACT_MAX_DEPTH) */
+	bool truncated;        /* the current function hit EXTRACT_MAX_DEPTH */
 	uintptr_t stack_floor; /* the walk stops descending below this address (0: unknown) */
 };
 
@@ -116,8 +116,7 @@ static uintptr_t stack_floor(void)
 /* May the walk go one level deeper? */
 static bool may_descend(struct xctx *x)
 {
-	if (x->depth < EXTRACT_MAX_DEPTH &&
-	    (!x->stack_floor || (uintptr_t)__builtin_frame_address(0) > x->stack_floor))
+	if (x->depth < EXTRACT_MAX_DEPTH && (!x->stack_floor || (uintptr_t)__builtin_frame_address(0) > x->stack_floor))
 		return true;
 	x->truncated = true;
 	return false;
@@ -416,8 +415,7 @@ static const char *type_name_of(struct xctx *x, CXType t)
 static const char *record_of(struct xctx *x, CXType t)
 {
 	CXType c = clang_getCanonicalType(t);
-	while (c.kind == CXType_Pointer || c.kind == CXType_ConstantArray ||
-	       c.kind == CXType_IncompleteArray) {
+	while (c.kind == CXType_Pointer || c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray) {
 		c = c.kind == CXType_Pointer ? clang_getPointeeType(c) : clang_getArrayElementType(c);
 		c = clang_getCanonicalType(c);
 	}
@@ -466,8 +464,7 @@ static uint32_t type_flags(struct xctx *x, CXType t)
 		if (clang_isConstQualifiedType(p))
 			fl |= VF_CONST_POINTEE;
 	}
-	if (c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray ||
-	    c.kind == CXType_VariableArray) {
+	if (c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray || c.kind == CXType_VariableArray) {
 		fl |= VF_ARRAY;
 		CXType el = clang_getCanonicalType(clang_getArrayElementType(c));
 		if (clang_isConstQualifiedType(el))
@@ -495,15 +492,14 @@ static bool type_is_pointerish(CXType t)
 static bool type_is_array(CXType t)
 {
 	CXType c = clang_getCanonicalType(t);
-	return c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray ||
-	       c.kind == CXType_VariableArray || c.kind == CXType_DependentSizedArray;
+	return c.kind == CXType_ConstantArray || c.kind == CXType_IncompleteArray || c.kind == CXType_VariableArray ||
+	       c.kind == CXType_DependentSizedArray;
 }
 
 static bool type_is_integral(CXType t)
 {
 	CXType c = clang_getCanonicalType(t);
-	return (c.kind >= CXType_Bool && c.kind <= CXType_Int128 && c.kind != CXType_Void) ||
-	       c.kind == CXType_Enum;
+	return (c.kind >= CXType_Bool && c.kind <= CXType_Int128 && c.kind != CXType_Void) || c.kind == CXType_Enum;
 }
 
 /* ---- variables ---- */
@@ -547,9 +543,8 @@ static int32_t var_index(struct xctx *x, CXCursor d)
 		v.flags |= VF_TLS;
 	CXCursor sem = clang_getCursorSemanticParent(d);
 	enum CXCursorKind sk = clang_getCursorKind(sem);
-	bool in_fn = sk == CXCursor_FunctionDecl || sk == CXCursor_CXXMethod ||
-		     sk == CXCursor_Constructor || sk == CXCursor_Destructor ||
-		     sk == CXCursor_FunctionTemplate;
+	bool in_fn = sk == CXCursor_FunctionDecl || sk == CXCursor_CXXMethod || sk == CXCursor_Constructor ||
+		     sk == CXCursor_Destructor || sk == CXCursor_FunctionTemplate;
 	enum CX_StorageClass sc = clang_Cursor_getStorageClass(d);
 	if (k == CXCursor_ParmDecl) {
 		v.kind = VK_PARAM;
@@ -801,8 +796,8 @@ static bool is_assign_op(const char *op)
 	if (!op)
 		return false;
 	size_t n = strlen(op);
-	return n >= 1 && op[n - 1] == '=' && strcmp(op, "==") != 0 && strcmp(op, "!=") != 0 &&
-	       strcmp(op, "<=") != 0 && strcmp(op, ">=") != 0;
+	return n >= 1 && op[n - 1] == '=' && strcmp(op, "==") != 0 && strcmp(op, "!=") != 0 && strcmp(op, "<=") != 0 &&
+	       strcmp(op, ">=") != 0;
 }
 
 static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode);
@@ -977,8 +972,7 @@ static void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 /* Designated and positional initialisers: emits EV_ASSIGN for lhs.path.field. */
 static void walk_init_list(struct xctx *x, CXCursor list, const struct ref *lhs, CXType type);
 
-static void emit_assign(struct xctx *x, CXCursor at, const struct ref *lhs, struct esum *rhs, bool init,
-			bool compound)
+static void emit_assign(struct xctx *x, CXCursor at, const struct ref *lhs, struct esum *rhs, bool init, bool compound)
 {
 	struct event *e = new_event(x, EV_ASSIGN, at);
 	e->u.assign->lhs = *lhs;
@@ -1753,8 +1747,7 @@ static int32_t push_region(struct xctx *x, int kind, CXCursor c, struct esum *co
 static bool stmt_jumps_out(CXCursor c)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
-	if (k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt || k == CXCursor_BreakStmt ||
-	    k == CXCursor_ContinueStmt)
+	if (k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt || k == CXCursor_BreakStmt || k == CXCursor_ContinueStmt)
 		return true;
 	if (k == CXCursor_CompoundStmt) {
 		struct kids kd;
@@ -2303,8 +2296,8 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 	if (k == CXCursor_MacroExpansion || k == CXCursor_MacroDefinition || k == CXCursor_InclusionDirective) {
 		/* expansions and includes of the main file; definitions also from the
 		 * project's own headers (a release macro in ext/foo_gvl.h) */
-		if (!x->pp_pass || (fi->path != x->main_path &&
-				    !(k == CXCursor_MacroDefinition && fi->origin == ORIGIN_PROJECT)))
+		if (!x->pp_pass ||
+		    (fi->path != x->main_path && !(k == CXCursor_MacroDefinition && fi->origin == ORIGIN_PROJECT)))
 			return CXChildVisit_Continue;
 		if (k == CXCursor_MacroExpansion) {
 			struct range r = cursor_range(x, c);
@@ -2489,7 +2482,7 @@ void extract_token_sites(CXTranslationUnit ctu, struct tu_facts *tu)
 	if (toks)
 		clang_disposeTokens(ctu, toks, n);
 
-	const char *fn = NULL;          /* function whose body we are in */
+	const char *fn = NULL;              /* function whose body we are in */
 	const char *last_call_ident = NULL; /* file scope: identifier followed by '(' */
 	int depth = 0;
 	uint32_t prev_line = 0;
@@ -2585,8 +2578,9 @@ void scan_pp_conds(struct tu_facts *tu, const char *text, size_t len)
 			const char *cond = intern_n(&tu->pool, text + j, ce - j);
 			if (wl == 6 && memcmp(d, "define", 6) == 0) {
 				size_t ne = j;
-				while (ne < le && (text[ne] == '_' || (text[ne] >= 'a' && text[ne] <= 'z') ||
-						   (text[ne] >= 'A' && text[ne] <= 'Z') || (text[ne] >= '0' && text[ne] <= '9')))
+				while (ne < le &&
+				       (text[ne] == '_' || (text[ne] >= 'a' && text[ne] <= 'z') ||
+					(text[ne] >= 'A' && text[ne] <= 'Z') || (text[ne] >= '0' && text[ne] <= '9')))
 					ne++;
 				if (ne > j) {
 					struct pp_define pd = {intern_n(&tu->pool, text + j, ne - j), tu->path, line,
@@ -2641,13 +2635,15 @@ void scan_pp_defines(struct tu_facts *tu, const char *file, const char *text, si
 			j++;
 			while (j < i && (text[j] == ' ' || text[j] == '\t'))
 				j++;
-			if (i - j > 7 && memcmp(text + j, "define", 6) == 0 && (text[j + 6] == ' ' || text[j + 6] == '\t')) {
+			if (i - j > 7 && memcmp(text + j, "define", 6) == 0 &&
+			    (text[j + 6] == ' ' || text[j + 6] == '\t')) {
 				j += 7;
 				while (j < i && (text[j] == ' ' || text[j] == '\t'))
 					j++;
 				size_t ne = j;
-				while (ne < i && (text[ne] == '_' || (text[ne] >= 'a' && text[ne] <= 'z') ||
-						  (text[ne] >= 'A' && text[ne] <= 'Z') || (text[ne] >= '0' && text[ne] <= '9')))
+				while (ne < i &&
+				       (text[ne] == '_' || (text[ne] >= 'a' && text[ne] <= 'z') ||
+					(text[ne] >= 'A' && text[ne] <= 'Z') || (text[ne] >= '0' && text[ne] <= '9')))
 					ne++;
 				if (ne > j) {
 					struct pp_define pd = {intern_n(&tu->pool, text + j, ne - j), file, line, -1};

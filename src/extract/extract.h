@@ -7,11 +7,11 @@
 #include "facts.h"
 
 struct file_classifier {
-	const char *const *ruby_dirs;   /* Ruby header directories (absolute) */
+	const char *const *ruby_dirs; /* Ruby header directories (absolute) */
 	size_t nruby_dirs;
 	const char *const *project_roots; /* directories whose files are the project's */
 	size_t nproject_roots;
-	const char *stub_name;          /* name of the recovery stub header, or NULL */
+	const char *stub_name; /* name of the recovery stub header, or NULL */
 };
 
 /* Classifies an absolute path. */

@@ -59,7 +59,8 @@ bool ref_within(const struct ref *a, const struct ref *b)
 
 bool ref_related(const struct ref *a, const struct ref *b)
 {
-	return a->var >= 0 && a->var == b->var && (ref_path_prefix(a->path, b->path) || ref_path_prefix(b->path, a->path));
+	return a->var >= 0 && a->var == b->var &&
+	       (ref_path_prefix(a->path, b->path) || ref_path_prefix(b->path, a->path));
 }
 
 const char *ref_text(struct tu_facts *tu, const struct ref *r)

@@ -252,8 +252,8 @@ json_t *facts_to_json(const struct tu_facts *tu)
 	}
 	for (size_t i = 0; i < tu->macro_exps.n; i++) {
 		const struct macro_exp *m = &tu->macro_exps.v[i];
-		json_array_append_new(mexps, json_pack("[ooII]", S(&w, m->name), wloc(&w, &m->loc), (json_int_t)m->begin,
-						       (json_int_t)m->end));
+		json_array_append_new(mexps, json_pack("[ooII]", S(&w, m->name), wloc(&w, &m->loc),
+						       (json_int_t)m->begin, (json_int_t)m->end));
 	}
 	for (size_t i = 0; i < tu->macro_defs.n; i++) {
 		const struct macro_def *m = &tu->macro_defs.v[i];
@@ -262,8 +262,8 @@ json_t *facts_to_json(const struct tu_facts *tu)
 	}
 	for (size_t i = 0; i < tu->includes.n; i++) {
 		const struct include_dir *in = &tu->includes.v[i];
-		json_array_append_new(incs, json_pack("[ooI]", S(&w, in->spelled), wloc(&w, &in->loc),
-						      (json_int_t)in->end_off));
+		json_array_append_new(
+			incs, json_pack("[ooI]", S(&w, in->spelled), wloc(&w, &in->loc), (json_int_t)in->end_off));
 	}
 	for (size_t i = 0; i < tu->pp_conds.n; i++) {
 		const struct pp_cond *c = &tu->pp_conds.v[i];
@@ -279,18 +279,20 @@ json_t *facts_to_json(const struct tu_facts *tu)
 	}
 	for (size_t i = 0; i < tu->token_sites.n; i++) {
 		const struct token_site *t = &tu->token_sites.v[i];
-		json_array_append_new(toks, json_pack("[ooooIoI]", S(&w, t->api), S(&w, t->callback), S(&w, t->function),
-						      wloc(&w, &t->loc), (json_int_t)t->inactive, S(&w, t->guard),
-						      (json_int_t)t->in_ast));
+		json_array_append_new(toks, json_pack("[ooooIoI]", S(&w, t->api), S(&w, t->callback),
+						      S(&w, t->function), wloc(&w, &t->loc), (json_int_t)t->inactive,
+						      S(&w, t->guard), (json_int_t)t->in_ast));
 	}
 	for (size_t i = 0; i < tu->diags.n; i++) {
 		const struct diag *d = &tu->diags.v[i];
-		json_array_append_new(diags, json_pack("[Ioo]", (json_int_t)d->severity, wloc(&w, &d->loc), S(&w, d->msg)));
+		json_array_append_new(diags,
+				      json_pack("[Ioo]", (json_int_t)d->severity, wloc(&w, &d->loc), S(&w, d->msg)));
 	}
 	for (size_t i = 0; i < tu->files.n; i++) {
 		const struct tu_file *f = &tu->files.v[i];
 		char hb[17];
-		json_array_append_new(files, json_pack("[osI]", S(&w, f->path), hex64(f->hash, hb), (json_int_t)f->is_main));
+		json_array_append_new(files,
+				      json_pack("[osI]", S(&w, f->path), hex64(f->hash, hb), (json_int_t)f->is_main));
 	}
 	for (size_t i = 0; i < tu->dropped_flags.n; i++)
 		json_array_append_new(dropped, S(&w, tu->dropped_flags.v[i]));
@@ -298,12 +300,12 @@ json_t *facts_to_json(const struct tu_facts *tu)
 	json_object_set_new(root, "format", I(FACTS_FORMAT_VERSION));
 	json_object_set_new(root, "path", S(&w, tu->path));
 	json_object_set_new(root, "display", S(&w, tu->display));
-	json_object_set_new(root, "status", json_pack("[IIIIoIIIIfII]", (json_int_t)tu->status, (json_int_t)tu->degraded,
-						      (json_int_t)tu->buildless, (json_int_t)tu->cxx,
-						      S(&w, tu->fail_reason), (json_int_t)tu->nerrors,
-						      (json_int_t)tu->nwarnings, (json_int_t)tu->stub_rounds,
-						      (json_int_t)tu->nstubs, tu->parse_seconds, (json_int_t)tu->pch_use,
-						      (json_int_t)tu->pch_built));
+	json_object_set_new(root, "status",
+			    json_pack("[IIIIoIIIIfII]", (json_int_t)tu->status, (json_int_t)tu->degraded,
+				      (json_int_t)tu->buildless, (json_int_t)tu->cxx, S(&w, tu->fail_reason),
+				      (json_int_t)tu->nerrors, (json_int_t)tu->nwarnings, (json_int_t)tu->stub_rounds,
+				      (json_int_t)tu->nstubs, tu->parse_seconds, (json_int_t)tu->pch_use,
+				      (json_int_t)tu->pch_built));
 	json_object_set_new(root, "funcs", funcs);
 	json_object_set_new(root, "vars", vars);
 	json_object_set_new(root, "bindings", bindings);
@@ -732,7 +734,9 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 	const json_t *ps = at(&r, st, 9);
 	tu->parse_seconds = json_is_real(ps) ? json_real_value(ps) : 0;
 	const json_t *pu = json_array_get(st, 10), *pb = json_array_get(st, 11);
-	tu->pch_use = json_is_integer(pu) && json_integer_value(pu) <= PCH_USE_INELIGIBLE ? (uint8_t)json_integer_value(pu) : 0;
+	tu->pch_use = json_is_integer(pu) && json_integer_value(pu) <= PCH_USE_INELIGIBLE
+			      ? (uint8_t)json_integer_value(pu)
+			      : 0;
 	tu->pch_built = json_is_integer(pb) && json_integer_value(pb) >= 0 && json_integer_value(pb) < 8
 				? (uint8_t)json_integer_value(pb)
 				: 0;
@@ -940,7 +944,6 @@ struct tu_facts *facts_load(const char *buf, size_t len, char **err)
  * (0 = NULL), the file hash and parse time as 8 raw little-endian bytes.
  * No JSON tree is built or walked: a warm --cache run spent most of its
  * reading time in jansson. The reader checks what the JSON reader checks. */
-
 
 struct bw {
 	struct strbuf body;

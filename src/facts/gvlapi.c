@@ -8,13 +8,13 @@
 
 const struct gvl_api gvl_apis[] = {
 	/* name                           kind                            cb  d1  ubf d2  fl  implied            value  removed */
-	{"rb_io_blocking_region",         API_IO_BLOCKING_REGION,         1,  2,  -1, -1, -1, 0,                 true,  false},
-	{"rb_io_blocking_region_wait",    API_IO_BLOCKING_REGION,         1,  2,  -1, -1, -1, 0,                 true,  false},
-	{"rb_nogvl",                      API_NOGVL,                      0,  1,  2,  3,  4,  0,                 false, false},
-	{"rb_thread_blocking_region",     API_BLOCKING_REGION,            0,  1,  2,  3,  -1, 0,                 true,  true},
-	{"rb_thread_call_without_gvl",    API_WITHOUT_GVL,                0,  1,  2,  3,  -1, 0,                 false, false},
-	{"rb_thread_call_without_gvl2",   API_WITHOUT_GVL2,               0,  1,  2,  3,  -1, NOGVL_INTR_FAIL,   false, false},
-	{"rb_thread_io_blocking_region",  API_THREAD_IO_BLOCKING_REGION,  -1, -1, -1, -1, -1, 0,                 true,  false},
+	{"rb_io_blocking_region", API_IO_BLOCKING_REGION, 1, 2, -1, -1, -1, 0, true, false},
+	{"rb_io_blocking_region_wait", API_IO_BLOCKING_REGION, 1, 2, -1, -1, -1, 0, true, false},
+	{"rb_nogvl", API_NOGVL, 0, 1, 2, 3, 4, 0, false, false},
+	{"rb_thread_blocking_region", API_BLOCKING_REGION, 0, 1, 2, 3, -1, 0, true, true},
+	{"rb_thread_call_without_gvl", API_WITHOUT_GVL, 0, 1, 2, 3, -1, 0, false, false},
+	{"rb_thread_call_without_gvl2", API_WITHOUT_GVL2, 0, 1, 2, 3, -1, NOGVL_INTR_FAIL, false, false},
+	{"rb_thread_io_blocking_region", API_THREAD_IO_BLOCKING_REGION, -1, -1, -1, -1, -1, 0, true, false},
 };
 const unsigned gvl_napis = ARRAY_SIZE(gvl_apis);
 

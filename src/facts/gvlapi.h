@@ -24,12 +24,12 @@ enum gvl_api_kind {
 
 struct gvl_api {
 	const char *name;
-	int kind;       /* enum gvl_api_kind */
-	int cb;         /* argument index of the callback; -1: first function argument */
-	int data1;      /* -1: the argument after the callback */
-	int ubf;        /* -1: none (ubf_select implied) */
+	int kind;  /* enum gvl_api_kind */
+	int cb;    /* argument index of the callback; -1: first function argument */
+	int data1; /* -1: the argument after the callback */
+	int ubf;   /* -1: none (ubf_select implied) */
 	int data2;
-	int flags;      /* argument index of flags, -1 when implied */
+	int flags; /* argument index of flags, -1 when implied */
 	int implied_flags;
 	bool cb_returns_value; /* callback type is rb_blocking_function_t (returns VALUE) */
 	bool removed;

@@ -22,14 +22,14 @@ enum baseline_state {
 
 struct baseline_entry {
 	char *fingerprint, *rule, *file, *function, *code, *message;
-	int state;          /* enum baseline_state */
+	int state; /* enum baseline_state */
 };
 
 struct baseline {
 	char *path;
 	char *tool_version;
 	VEC(struct baseline_entry) v;
-	struct hmap by_fp;  /* fingerprint -> entry index + 1 */
+	struct hmap by_fp; /* fingerprint -> entry index + 1 */
 	size_t hidden, fixed;
 };
 

@@ -103,8 +103,8 @@ void fingerprint_cache_free(struct hmap *cache)
 	hmap_free(cache);
 }
 
-void fingerprint_of(const char *slug, const char *relpath, const char *function, const char *code,
-		    unsigned occurrence, char out[33])
+void fingerprint_of(const char *slug, const char *relpath, const char *function, const char *code, unsigned occurrence,
+		    char out[33])
 {
 	struct strbuf sb = {0};
 	sb_printf(&sb, "v%d", FINGERPRINT_VERSION);

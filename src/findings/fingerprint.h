@@ -24,8 +24,8 @@ char *fingerprint_relpath(struct hmap *cache, const char *abs_file);
 void fingerprint_cache_free(struct hmap *cache);
 
 /* Hex XXH3-128 of the parts. */
-void fingerprint_of(const char *slug, const char *relpath, const char *function, const char *code,
-		    unsigned occurrence, char out[33]);
+void fingerprint_of(const char *slug, const char *relpath, const char *function, const char *code, unsigned occurrence,
+		    char out[33]);
 
 /* Sets f->fingerprint of every finding (sorted by findings_sort). */
 void fingerprints_compute(struct findings *fs);

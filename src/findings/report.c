@@ -13,10 +13,14 @@
 const char *severity_name(int sev)
 {
 	switch (sev) {
-	case SEV_NOTE: return "note";
-	case SEV_WARNING: return "warning";
-	case SEV_ERROR: return "error";
-	default: return "none";
+	case SEV_NOTE:
+		return "note";
+	case SEV_WARNING:
+		return "warning";
+	case SEV_ERROR:
+		return "error";
+	default:
+		return "none";
 	}
 }
 
@@ -81,9 +85,12 @@ void finding_macro_note(struct finding *f, const struct event *ev)
 static const char *ctx_verb(enum ctx_kind ctx)
 {
 	switch (ctx) {
-	case CTX_UBF: return "as the unblocking function of";
-	case CTX_WITHGVL: return "to";
-	default: return "to";
+	case CTX_UBF:
+		return "as the unblocking function of";
+	case CTX_WITHGVL:
+		return "to";
+	default:
+		return "to";
 	}
 }
 
@@ -131,8 +138,9 @@ void finding_chain_set(struct finding *f, const struct model *m, const struct re
 		const char *how = r->edge_kind == EDGE_POINTER || r->edge_kind == EDGE_PARAM
 					  ? "called through a function pointer here from"
 				  : r->edge_kind == EDGE_FNARG ? "passed to a library call here from"
-				  : r->edge_kind == EDGE_LIBCB ? "run as a registered handler by the library call here from"
-							       : "called here from";
+				  : r->edge_kind == EDGE_LIBCB
+					  ? "run as a registered handler by the library call here from"
+					  : "called here from";
 		finding_note(f, &ev->loc, "'%s' %s '%s'", me->f->name, how, caller->f->name);
 		cur = (uint32_t)r->pred_fn;
 	}
@@ -301,7 +309,10 @@ void report_text(FILE *out, const struct findings *fs, bool color)
 		const struct finding *f = fs->v.v[i];
 		if (f->suppressed)
 			continue;
-		const char *sc = !color ? "" : f->severity == SEV_ERROR ? "\033[1;31m" : f->severity == SEV_WARNING ? "\033[1;35m" : "\033[1;36m";
+		const char *sc = !color                       ? ""
+				 : f->severity == SEV_ERROR   ? "\033[1;31m"
+				 : f->severity == SEV_WARNING ? "\033[1;35m"
+							      : "\033[1;36m";
 		fputs(bold, out);
 		print_loc(out, &f->loc);
 		fprintf(out, "%s%s%s: %s", sc, severity_name(f->severity), reset, bold);
@@ -356,8 +367,9 @@ void summary_line(FILE *out, const struct summary *s)
 		fprintf(out, "incomplete: %zu file%s could not be read completely", s->files_missing_headers,
 			s->files_missing_headers == 1 ? "" : "s");
 		if (s->files_incomplete)
-			fprintf(out, " (%zu of them spell%s a GVL release, directly or through a project header, and no "
-				     "release site was analysed there)",
+			fprintf(out,
+				" (%zu of them spell%s a GVL release, directly or through a project header, and no "
+				"release site was analysed there)",
 				s->files_incomplete, s->files_incomplete == 1 ? "s" : "");
 		fprintf(out, ": missing header%s ", s->missing_headers.n == 1 ? "" : "s");
 		for (size_t i = 0; i < s->missing_headers.n && i < 5; i++) {
@@ -377,6 +389,7 @@ void summary_line(FILE *out, const struct summary *s)
 			s->foreign_files, s->foreign_files == 1 ? "" : "s", s->foreign_spellings,
 			s->foreign_spellings == 1 ? "" : "s");
 	if (s->incomplete && s->incomplete_allowed)
-		fputs("the analysis is incomplete; --allow-incomplete (or allow_incomplete: true) makes that a warning\n",
+		fputs("the analysis is incomplete; --allow-incomplete (or allow_incomplete: true) makes that a "
+		      "warning\n",
 		      out);
 }

@@ -38,15 +38,15 @@ struct finding {
 	int severity;
 	struct loc loc;
 	char *msg;
-	const char *function;  /* enclosing function name, for fingerprints */
-	const char *macro;     /* the finding comes from this macro's expansion */
+	const char *function; /* enclosing function name, for fingerprints */
+	const char *macro;    /* the finding comes from this macro's expansion */
 	VEC(struct note) notes;
 	VEC(struct fix) fixes;
-	char *fix_desc;        /* what the fixes do */
+	char *fix_desc; /* what the fixes do */
 	uint8_t suppressed;
-	uint8_t baselined;     /* recorded in the --baseline file: not reported */
+	uint8_t baselined;                       /* recorded in the --baseline file: not reported */
 	const struct suppression *suppressed_by; /* the inline suppression (suppress.h) */
-	char fingerprint[33];  /* stable id without line numbers (fingerprint.h); "" until computed */
+	char fingerprint[33];                    /* stable id without line numbers (fingerprint.h); "" until computed */
 };
 
 struct findings {

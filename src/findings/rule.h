@@ -18,13 +18,13 @@ enum rule_flags {
 struct rule_ctx;
 
 struct rule_desc {
-	const char *slug;       /* stable name, e.g. "ruby-api-without-gvl" */
-	int severity;           /* default severity (enum severity) */
-	const char *category;   /* "GVL misuse", "Inputs and outputs", ... */
-	const char *summary;    /* one line */
-	const char *rationale;  /* why it matters */
-	const char *fix;        /* how to fix */
-	unsigned flags;         /* enum rule_flags */
+	const char *slug;      /* stable name, e.g. "ruby-api-without-gvl" */
+	int severity;          /* default severity (enum severity) */
+	const char *category;  /* "GVL misuse", "Inputs and outputs", ... */
+	const char *summary;   /* one line */
+	const char *rationale; /* why it matters */
+	const char *fix;       /* how to fix */
+	unsigned flags;        /* enum rule_flags */
 	void (*run)(struct rule_ctx *rc);
 };
 
@@ -32,7 +32,7 @@ struct rule_ctx {
 	const struct model *m;
 	const struct rule_desc *rule;
 	struct findings *out;
-	int severity;           /* effective severity for this run */
+	int severity; /* effective severity for this run */
 };
 
 /* All rules, sorted by slug (rules/rule_list.h). */

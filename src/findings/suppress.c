@@ -13,9 +13,9 @@
 
 struct comment {
 	uint32_t line, col, end_line;
-	uint32_t b, e;       /* content offsets (without the delimiters) */
-	bool code_before;    /* code on the start line before the comment */
-	bool code_after;     /* code on the end line after the comment */
+	uint32_t b, e;    /* content offsets (without the delimiters) */
+	bool code_before; /* code on the start line before the comment */
+	bool code_after;  /* code on the end line after the comment */
 };
 
 typedef VEC(struct comment) comment_vec;
@@ -32,7 +32,13 @@ static void mark_code(byte_vec *code, uint32_t line)
  * character literals, line splices and both comment styles. */
 static void lex(const char *t, size_t len, comment_vec *cs, byte_vec *code)
 {
-	enum { CODE, LINE_C, BLOCK_C, STR, CHR } st = CODE;
+	enum {
+		CODE,
+		LINE_C,
+		BLOCK_C,
+		STR,
+		CHR
+	} st = CODE;
 	uint32_t line = 1, col = 1;
 	size_t pending = 0; /* comments ending on this line whose code_after is open */
 	struct comment cur = {0};
@@ -41,11 +47,13 @@ static void lex(const char *t, size_t len, comment_vec *cs, byte_vec *code)
 		switch (st) {
 		case CODE:
 			if (c == '/' && nx == '/') {
-				cur = (struct comment){line, col, line, (uint32_t)(i + 2), 0, code->n > line && code->v[line], false};
+				cur = (struct comment){
+					line, col, line, (uint32_t)(i + 2), 0, code->n > line && code->v[line], false};
 				st = LINE_C;
 				i++, col++;
 			} else if (c == '/' && nx == '*') {
-				cur = (struct comment){line, col, line, (uint32_t)(i + 2), 0, code->n > line && code->v[line], false};
+				cur = (struct comment){
+					line, col, line, (uint32_t)(i + 2), 0, code->n > line && code->v[line], false};
 				st = BLOCK_C;
 				i++, col++;
 			} else if (c == '"' || c == '\'') {
@@ -166,9 +174,11 @@ static bool parse_list(struct suppress_file *sf, const struct comment *cm, const
 		const struct rule_desc *rd = *slug ? rule_find(slug) : NULL;
 		const char *hint = rd || !*slug ? NULL : rule_suggest(slug);
 		if (!rd && hint && strcmp(hint, "all") != 0)
-			warn(sf, cm->line, cm->col, "unknown rule '%s' in a suppression; did you mean '%s'?", slug, hint);
+			warn(sf, cm->line, cm->col, "unknown rule '%s' in a suppression; did you mean '%s'?", slug,
+			     hint);
 		else if (!rd)
-			warn(sf, cm->line, cm->col, "unknown rule '%s' in a suppression (see nogvl-lint --list-rules)", slug);
+			warn(sf, cm->line, cm->col, "unknown rule '%s' in a suppression (see nogvl-lint --list-rules)",
+			     slug);
 		else if (s->nslugs < SUPPRESS_MAX_SLUGS)
 			s->slugs[s->nslugs++] = rd->slug;
 		free(slug);
@@ -236,7 +246,8 @@ void suppress_scan(const char *path, const char *text, size_t len, struct suppre
 					while (l < code.n && !code.v[l])
 						l++;
 					if (l >= code.n) {
-						warn(sf, cm->line, cm->col, "suppression at the end of the file covers no line");
+						warn(sf, cm->line, cm->col,
+						     "suppression at the end of the file covers no line");
 						l = cm->end_line;
 					}
 					s.first = s.last = l;
@@ -272,7 +283,8 @@ void suppress_scan(const char *path, const char *text, size_t len, struct suppre
 			}
 			free(s.reason);
 		} else {
-			warn(sf, cm->line, cm->col, "unknown nogvl-lint directive '%s' (ignore, ignore-begin, ignore-end)", word);
+			warn(sf, cm->line, cm->col,
+			     "unknown nogvl-lint directive '%s' (ignore, ignore-begin, ignore-end)", word);
 		}
 		free(word);
 		free(body);
@@ -418,14 +430,20 @@ void suppress_report_unused(struct suppress_set *ss, struct findings *fs, const 
 				struct loc l = {s->file, s->line, s->col, 0};
 				char *msg;
 				if (s->block && s->last == UINT32_MAX)
-					msg = xasprintf("unused suppression: no '%s' finding from line %u to the end of the file; "
-							"remove '%s' from it", s->slugs[k], s->first, s->slugs[k]);
+					msg = xasprintf("unused suppression: no '%s' finding from line %u to the end "
+							"of the file; "
+							"remove '%s' from it",
+							s->slugs[k], s->first, s->slugs[k]);
 				else if (s->block)
-					msg = xasprintf("unused suppression: no '%s' finding in lines %u-%u of this block; "
-							"remove '%s' from it", s->slugs[k], s->first, s->last, s->slugs[k]);
+					msg = xasprintf(
+						"unused suppression: no '%s' finding in lines %u-%u of this block; "
+						"remove '%s' from it",
+						s->slugs[k], s->first, s->last, s->slugs[k]);
 				else
-					msg = xasprintf("unused suppression: no '%s' finding on line %u; remove '%s' from the "
-							"comment", s->slugs[k], s->first, s->slugs[k]);
+					msg = xasprintf(
+						"unused suppression: no '%s' finding on line %u; remove '%s' from the "
+						"comment",
+						s->slugs[k], s->first, s->slugs[k]);
 				finding_add(fs, unused_rule, severity, &l, NULL, msg);
 				free(msg);
 			}

@@ -29,22 +29,22 @@
 #define SUPPRESS_MAX_SLUGS 16
 
 struct suppression {
-	const char *file;        /* absolute (owned by the suppress_file) */
-	uint32_t line, col;      /* where the comment starts */
-	uint32_t first, last;    /* lines covered */
-	uint8_t block;           /* from ignore-begin ... ignore-end */
+	const char *file;     /* absolute (owned by the suppress_file) */
+	uint32_t line, col;   /* where the comment starts */
+	uint32_t first, last; /* lines covered */
+	uint8_t block;        /* from ignore-begin ... ignore-end */
 	uint8_t nslugs;
 	const char *slugs[SUPPRESS_MAX_SLUGS]; /* rule slugs (static strings of the descriptors) */
 	uint32_t used[SUPPRESS_MAX_SLUGS];     /* findings suppressed, per slug */
-	char *reason;            /* "" when none */
+	char *reason;                          /* "" when none */
 };
 
 struct suppress_file {
 	char *path;
-	char *text;              /* NULL when unreadable */
+	char *text; /* NULL when unreadable */
 	struct line_index li;
 	VEC(struct suppression) v;
-	strlist warnings;        /* "line:col: what is wrong" */
+	strlist warnings; /* "line:col: what is wrong" */
 };
 
 /* Scans text (a C/C++ source) for nogvl-lint: comments. path is kept. */
@@ -52,7 +52,7 @@ void suppress_scan(const char *path, const char *text, size_t len, struct suppre
 void suppress_file_free(struct suppress_file *sf);
 
 struct suppress_set {
-	struct hmap files;       /* absolute path -> struct suppress_file */
+	struct hmap files; /* absolute path -> struct suppress_file */
 };
 
 /* Reads (once) and returns the file's suppressions; warnings are logged once. */

@@ -110,7 +110,8 @@ void write_unified_diff(FILE *out, const char *label, const char *old_text, size
 					continue;
 				/* require 3 equal lines (or the end) to call it a sync point */
 				size_t k = 0;
-				while (k < ctx && ii + k < a.count && jj + k < b.count && line_eq(&a, ii + k, &b, jj + k))
+				while (k < ctx && ii + k < a.count && jj + k < b.count &&
+				       line_eq(&a, ii + k, &b, jj + k))
 					k++;
 				if (k == ctx || ii + k == a.count || jj + k == b.count) {
 					ei = ii;
@@ -196,8 +197,8 @@ static char *temp_name(const char *path, unsigned attempt)
 {
 	char *dir = path_dirname(path);
 	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	uint64_t x = XXH3_64bits(path, strlen(path)) ^ ((uint64_t)getpid() << 20) ^ (uint64_t)attempt * 0x9E3779B97F4A7C15u ^
-		     (uint64_t)(now_seconds() * 1e6);
+	uint64_t x = XXH3_64bits(path, strlen(path)) ^ ((uint64_t)getpid() << 20) ^
+		     (uint64_t)attempt * 0x9E3779B97F4A7C15u ^ (uint64_t)(now_seconds() * 1e6);
 	char suffix[7];
 	for (int i = 0; i < 6; i++, x /= 62)
 		suffix[i] = chars[x % 62];
@@ -452,7 +453,7 @@ static bool reparse_ok(const struct run *r, const char *path, unsigned before)
 {
 	const struct tu_job *job = job_of(r, path);
 	if (!job)
-		return true; /* a header: checked through the TUs that include it on the next run */
+		return true;          /* a header: checked through the TUs that include it on the next run */
 	struct parse_opts po = r->po; /* the run's flags, virtual files and classifier */
 	po.jobs = 1;
 	po.progress = NULL;

@@ -58,8 +58,7 @@ void cache_close(struct facts_cache *c)
 {
 	free(c->dir);
 	c->dir = NULL;
-	hmap_foreach(&c->candidates, e)
-		free(e->val);
+	hmap_foreach(&c->candidates, e) free(e->val);
 	hmap_free(&c->candidates);
 	strlist_free(&c->candidate_keys);
 	if (c->hi) {
@@ -74,12 +73,8 @@ void cache_close(struct facts_cache *c)
 
 /* The trees the compiler searches by itself (where a package installs). */
 static const char *const std_include_dirs[] = {
-	"/usr/local/include",
-	"/usr/include/x86_64-linux-gnu",
-	"/usr/include/aarch64-linux-gnu",
-	"/usr/include/i386-linux-gnu",
-	"/usr/include/arm-linux-gnueabihf",
-	"/usr/include",
+	"/usr/local/include",          "/usr/include/x86_64-linux-gnu",    "/usr/include/aarch64-linux-gnu",
+	"/usr/include/i386-linux-gnu", "/usr/include/arm-linux-gnueabihf", "/usr/include",
 };
 
 static void stamp_if_exists(XXH3_state_t *st, const char *dir, const char *name)

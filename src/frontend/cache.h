@@ -29,9 +29,9 @@ struct tu_job;
 
 struct facts_cache {
 	char *dir;
-	uint64_t salt;            /* tool, format, Ruby headers, parse options */
+	uint64_t salt; /* tool, format, Ruby headers, parse options */
 	atomic_size_t hits, misses, stores;
-	atomic_int warned;        /* a write error was reported once */
+	atomic_int warned; /* a write error was reported once */
 	/* buildless: the trees the header search looks in (set by the caller
 	 * after cache_open; NULL or empty: only the parse's own directories) */
 	const strlist *search_roots;

@@ -213,7 +213,8 @@ static bool plugin_word(const char *a)
 {
 	return str_starts(a, "-fplugin") || str_starts(a, "-fpass-plugin") || str_starts(a, "--plugin") ||
 	       str_starts(a, "-plugin") || str_starts(a, "-add-plugin") || str_starts(a, "-load") ||
-	       str_starts(a, "-Xclang=-load") || str_starts(a, "-Xclang=-plugin") || str_starts(a, "-Xclang=-add-plugin");
+	       str_starts(a, "-Xclang=-load") || str_starts(a, "-Xclang=-plugin") ||
+	       str_starts(a, "-Xclang=-add-plugin");
 }
 
 const char *flag_refusal(const char *arg, const char *next)
@@ -249,25 +250,79 @@ bool flag_loads_plugin(const char *arg, const char *next)
 
 /* Options whose value is a separate argument and that we drop with it. */
 static const char *const drop_with_value[] = {
-	"--serialize-diagnostics", "-L", "-MF", "-MJ", "-MQ", "-MT", "-T", "-Xassembler", "-Xlinker",
-	"-Xpreprocessor", "-arch", "-dependency-file", "-install_name", "-l", "-o",
+	"--serialize-diagnostics",
+	"-L",
+	"-MF",
+	"-MJ",
+	"-MQ",
+	"-MT",
+	"-T",
+	"-Xassembler",
+	"-Xlinker",
+	"-Xpreprocessor",
+	"-arch",
+	"-dependency-file",
+	"-install_name",
+	"-l",
+	"-o",
 };
 
 /* Other options whose value is a separate argument (dropped with it). */
 static const char *const separate_value_any[] = {
-	"-MF", "-MJ", "-MQ", "-MT", "-o", "-dependency-file", "-dependency-dot", "-module-dependency-dir",
-	"-header-include-file", "-serialize-diagnostics", "--serialize-diagnostics", "-working-directory", "-arch",
-	"-iprefix", "-iwithprefix", "-iwithprefixbefore", "-iframework", "-F", "-include-pch", "-ivfsoverlay",
-	"-main-file-name", "-z", "-Xlinker", "-Xassembler", "-L", "-l", "-T", "-u", "-e", "-B", "--prefix",
-	"-gcc-toolchain", "--gcc-toolchain", "-resource-dir", "-fmodules-cache-path", "-module-file-info",
-	"-fmodule-file", "-fprebuilt-module-path", "-cxx-isystem", "-isystem-after", "--ld-path", "-Xopenmp-target",
-	"-Xcuda-ptxas", "-Xcuda-fatbinary", "-Xflang", "-Xoffload-linker", "--output", "-MJ",
+	"-MF",
+	"-MJ",
+	"-MQ",
+	"-MT",
+	"-o",
+	"-dependency-file",
+	"-dependency-dot",
+	"-module-dependency-dir",
+	"-header-include-file",
+	"-serialize-diagnostics",
+	"--serialize-diagnostics",
+	"-working-directory",
+	"-arch",
+	"-iprefix",
+	"-iwithprefix",
+	"-iwithprefixbefore",
+	"-iframework",
+	"-F",
+	"-include-pch",
+	"-ivfsoverlay",
+	"-main-file-name",
+	"-z",
+	"-Xlinker",
+	"-Xassembler",
+	"-L",
+	"-l",
+	"-T",
+	"-u",
+	"-e",
+	"-B",
+	"--prefix",
+	"-gcc-toolchain",
+	"--gcc-toolchain",
+	"-resource-dir",
+	"-fmodules-cache-path",
+	"-module-file-info",
+	"-fmodule-file",
+	"-fprebuilt-module-path",
+	"-cxx-isystem",
+	"-isystem-after",
+	"--ld-path",
+	"-Xopenmp-target",
+	"-Xcuda-ptxas",
+	"-Xcuda-fatbinary",
+	"-Xflang",
+	"-Xoffload-linker",
+	"--output",
+	"-MJ",
 };
 
 /* Options that take a path value we make absolute. */
 static const char *const path_valued[] = {
-	"-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot",
-	"-F", "-iframework", "-include-pch",
+	"-I",        "-isystem",  "-iquote", "-idirafter",  "-include",     "-imacros",
+	"-isysroot", "--sysroot", "-F",      "-iframework", "-include-pch",
 };
 
 /* Joined forms of path-valued options whose value we make absolute. */
@@ -277,23 +332,39 @@ static const char *const path_joined[] = {
 
 /* Exact flags about outputs, dependency files and linking. */
 static const char *const drop_exact_routine[] = {
-	"-c", "-S", "-E", "-M", "-MM", "-MD", "-MMD", "-MP", "-MG", "-pipe", "-shared", "-static",
-	"-rdynamic", "-pie", "-no-pie", "-s", "-save-temps",
+	"-c",    "-S",      "-E",      "-M",        "-MM",  "-MD",     "-MMD", "-MP",         "-MG",
+	"-pipe", "-shared", "-static", "-rdynamic", "-pie", "-no-pie", "-s",   "-save-temps",
 };
 
 /* Exact flags only GCC knows (clang rejects them). */
 static const char *const drop_exact_gcc[] = {
-	"-fconserve-stack", "-fno-defer-pop", "-fno-guess-branch-probability", "-fno-strict-overflow",
-	"-fno-tree-vrp", "-fno-var-tracking-assignments", "-Wno-maybe-uninitialized",
+	"-fconserve-stack",         "-fno-defer-pop", "-fno-guess-branch-probability",
+	"-fno-strict-overflow",     "-fno-tree-vrp",  "-fno-var-tracking-assignments",
+	"-Wno-maybe-uninitialized",
 };
 
 /* Prefixes of linker, assembler and code-generation options: no meaning for
  * analysis (clang accepts some of them, in some versions). */
 static const char *const drop_prefix_routine[] = {
-	"-Wl,", "-Wa,", "-Wp,-MD", "-Wp,-MMD", "-flto", "-fprofile-", "-fsanitize", "-fcoverage",
-	"-ftest-coverage", "-fdebug-prefix-map", "-ffile-prefix-map", "-fmacro-prefix-map",
-	"-fstack-clash-protection", "-fcf-protection", "-fdiagnostics-color", "-fno-semantic-interposition",
-	"-fstack-protector", "-mfunction-return", "-fzero-call-used-regs",
+	"-Wl,",
+	"-Wa,",
+	"-Wp,-MD",
+	"-Wp,-MMD",
+	"-flto",
+	"-fprofile-",
+	"-fsanitize",
+	"-fcoverage",
+	"-ftest-coverage",
+	"-fdebug-prefix-map",
+	"-ffile-prefix-map",
+	"-fmacro-prefix-map",
+	"-fstack-clash-protection",
+	"-fcf-protection",
+	"-fdiagnostics-color",
+	"-fno-semantic-interposition",
+	"-fstack-protector",
+	"-mfunction-return",
+	"-fzero-call-used-regs",
 };
 
 /* Prefixes of options only GCC knows. */
@@ -320,14 +391,14 @@ static bool starts_with_any(const char *a, const char *const *list, size_t n)
 
 /* Options analysis uses whose value is the next argument when not joined. */
 static const char *const allowed_valued[] = {
-	"-D", "-U", "-I", "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot",
-	"-target", "--target", "-x",
+	"-D",       "-U",        "-I",        "-isystem", "-iquote",  "-idirafter", "-include",
+	"-imacros", "-isysroot", "--sysroot", "-target",  "--target", "-x",
 };
 
 /* Exact options analysis uses (predefined macros, include search). */
 static const char *const allowed_exact[] = {
-	"-ansi", "-pthread", "-nostdinc", "-nostdinc++", "-nostdlibinc", "-nobuiltininc", "-undef", "-trigraphs",
-	"-w", "-pedantic", "-pedantic-errors",
+	"-ansi",  "-pthread",   "-nostdinc", "-nostdinc++", "-nostdlibinc",     "-nobuiltininc",
+	"-undef", "-trigraphs", "-w",        "-pedantic",   "-pedantic-errors",
 };
 
 /* -f options that change the language or its predefined macros (with
@@ -335,23 +406,90 @@ static const char *const allowed_exact[] = {
  * -fcrash-diagnostics-dir=, -fdump-*, -fsave-optimization-record, ...)
  * are not among them. */
 static const char *const allowed_f[] = {
-	"PIC", "PIE", "pic", "pie", "asm", "blocks", "builtin", "char8_t", "common", "cxx-exceptions", "declspec",
-	"delayed-template-parsing", "digraphs", "dollars-in-identifiers", "exceptions", "fast-math", "finite-math-only",
-	"freestanding", "gnu-inline-asm", "gnu-keywords", "gnu89-inline", "hosted", "inline", "inline-functions",
-	"keep-inline-functions", "ms-compatibility", "ms-extensions", "objc-arc", "omit-frame-pointer", "openmp",
-	"operator-names", "permissive", "rtti", "short-enums", "short-wchar", "signed-char", "signed-bitfields",
-	"strict-aliasing", "strict-overflow", "threadsafe-statics", "trapv", "unsigned-char", "unsigned-bitfields",
-	"wrapv", "wchar-type", "zero-initialized-in-bss", "math-errno", "trigraphs", "no-builtin",
-	"ident", "visibility", "vla", "lax-vector-conversions", "access-control", "sized-deallocation",
-	"aligned-allocation", "coroutines", "concepts", "double-square-bracket-attributes", "gnu-runtime",
-	"stack-protector", "stack-protector-strong", "stack-protector-all",
+	"PIC",
+	"PIE",
+	"pic",
+	"pie",
+	"asm",
+	"blocks",
+	"builtin",
+	"char8_t",
+	"common",
+	"cxx-exceptions",
+	"declspec",
+	"delayed-template-parsing",
+	"digraphs",
+	"dollars-in-identifiers",
+	"exceptions",
+	"fast-math",
+	"finite-math-only",
+	"freestanding",
+	"gnu-inline-asm",
+	"gnu-keywords",
+	"gnu89-inline",
+	"hosted",
+	"inline",
+	"inline-functions",
+	"keep-inline-functions",
+	"ms-compatibility",
+	"ms-extensions",
+	"objc-arc",
+	"omit-frame-pointer",
+	"openmp",
+	"operator-names",
+	"permissive",
+	"rtti",
+	"short-enums",
+	"short-wchar",
+	"signed-char",
+	"signed-bitfields",
+	"strict-aliasing",
+	"strict-overflow",
+	"threadsafe-statics",
+	"trapv",
+	"unsigned-char",
+	"unsigned-bitfields",
+	"wrapv",
+	"wchar-type",
+	"zero-initialized-in-bss",
+	"math-errno",
+	"trigraphs",
+	"no-builtin",
+	"ident",
+	"visibility",
+	"vla",
+	"lax-vector-conversions",
+	"access-control",
+	"sized-deallocation",
+	"aligned-allocation",
+	"coroutines",
+	"concepts",
+	"double-square-bracket-attributes",
+	"gnu-runtime",
+	"stack-protector",
+	"stack-protector-strong",
+	"stack-protector-all",
 };
 
 /* -f options with a value that is a word, not a path. */
 static const char *const allowed_f_valued[] = {
-	"visibility=", "openmp=", "exec-charset=", "input-charset=", "wchar-type=", "builtin-", "no-builtin-",
-	"openmp-version=", "ms-compatibility-version=", "msc-version=", "constexpr-depth=", "template-depth=",
-	"bracket-depth=", "max-type-align=", "pack-struct=", "gnuc-version=", "trivial-auto-var-init=",
+	"visibility=",
+	"openmp=",
+	"exec-charset=",
+	"input-charset=",
+	"wchar-type=",
+	"builtin-",
+	"no-builtin-",
+	"openmp-version=",
+	"ms-compatibility-version=",
+	"msc-version=",
+	"constexpr-depth=",
+	"template-depth=",
+	"bracket-depth=",
+	"max-type-align=",
+	"pack-struct=",
+	"gnuc-version=",
+	"trivial-auto-var-init=",
 };
 
 static bool in_list(const char *a, const char *const *l, size_t n)
@@ -457,8 +595,8 @@ struct rsp_budget {
 
 /* argv with @file response files expanded (as the compiler driver would),
  * so that nothing reaches libclang unseen. */
-static int expand_response_files(char *const *argv, size_t argc, const char *directory, strlist *out,
-				 unsigned depth, struct rsp_budget *b, char **err)
+static int expand_response_files(char *const *argv, size_t argc, const char *directory, strlist *out, unsigned depth,
+				 struct rsp_budget *b, char **err)
 {
 	for (size_t i = 0; i < argc; i++) {
 		const char *a = argv[i];
@@ -553,8 +691,8 @@ int filter_flags(char *const *argv0, size_t argc0, const char *file, const char 
 		/* libclang would change the whole process's current directory */
 		if (strcmp(a, "-working-directory") == 0 || str_starts(a, "-working-directory=")) {
 			bool sep = strcmp(a, "-working-directory") == 0 && next;
-			vec_push(dropped, xasprintf("%s%s%s (changes the analyser's current directory)", a, sep ? " " : "",
-						    sep ? next : ""));
+			vec_push(dropped, xasprintf("%s%s%s (changes the analyser's current directory)", a,
+						    sep ? " " : "", sep ? next : ""));
 			i += sep;
 			continue;
 		}

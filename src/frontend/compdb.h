@@ -4,11 +4,10 @@
 
 #include "util.h"
 
-
 struct compdb_entry {
-	char *file;       /* absolute, normalised */
-	char *directory;  /* absolute */
-	strlist argv;     /* the compiler command split into words, argv[0] = compiler */
+	char *file;      /* absolute, normalised */
+	char *directory; /* absolute */
+	strlist argv;    /* the compiler command split into words, argv[0] = compiler */
 };
 
 struct compdb {

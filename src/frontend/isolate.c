@@ -157,7 +157,8 @@ static char *opts_json(const struct parse_opts *o)
 		json_array_append_new(roots, json_bytes(o->fc->project_roots[i]));
 	for (unsigned i = 0; i < o->nvirtual; i++) {
 		char *text = xstrndup(o->virtual_files[i].Contents, o->virtual_files[i].Length);
-		json_array_append_new(virt, json_pack("[oo]", json_bytes(o->virtual_files[i].Filename), json_bytes(text)));
+		json_array_append_new(virt,
+				      json_pack("[oo]", json_bytes(o->virtual_files[i].Filename), json_bytes(text)));
 		free(text);
 	}
 	json_object_set_new(j, "ruby_dirs", rd);
@@ -282,8 +283,10 @@ struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, 
 		pid_t pid = w->pid;
 		if (status == -2) {
 			isolate_stop(w);
-			char *why = budget ? xstrdup("budget: the run's --time-budget ran out while parsing it; stopped")
-					   : xasprintf("parsing took longer than %g s (--tu-timeout); stopped", o->tu_timeout);
+			char *why =
+				budget ? xstrdup("budget: the run's --time-budget ran out while parsing it; stopped")
+				       : xasprintf("parsing took longer than %g s (--tu-timeout); stopped",
+						   o->tu_timeout);
 			struct tu_facts *tu = failed_tu(job, why);
 			free(why);
 			return tu;

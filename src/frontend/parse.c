@@ -116,8 +116,8 @@ static int type_stub_kind(CXTranslationUnit ctu, CXDiagnostic d)
 	if (!text || off >= size)
 		return 1;
 	size_t i = off;
-	while (i < size && (text[i] == '_' || (text[i] >= 'a' && text[i] <= 'z') || (text[i] >= 'A' && text[i] <= 'Z') ||
-			    (text[i] >= '0' && text[i] <= '9')))
+	while (i < size && (text[i] == '_' || (text[i] >= 'a' && text[i] <= 'z') ||
+			    (text[i] >= 'A' && text[i] <= 'Z') || (text[i] >= '0' && text[i] <= '9')))
 		i++;
 	while (i < size && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
 		i++;
@@ -286,9 +286,9 @@ static bool names_refused(const char *path, void *ctx)
 	return hit;
 }
 
-static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const argvec *args,
-				  const struct parse_opts *o, struct prescan *ps, const char *stub_path,
-				  const char *stub_text, const char *pch, enum CXErrorCode *err)
+static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const argvec *args, const struct parse_opts *o,
+				  struct prescan *ps, const char *stub_path, const char *stub_text, const char *pch,
+				  enum CXErrorCode *err)
 {
 	argvec argv = {0};
 	for (size_t i = 0; i < args->n; i++)
@@ -314,8 +314,8 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 	CXTranslationUnit ctu = NULL;
 	/* what libclang opens is looked at as it opens it (prescan.h) */
 	unsigned long guard = prescan_guard_arm();
-	*err = clang_parseTranslationUnit2(idx, job->file, argv.v, (int)argv.n, unsaved.v, (unsigned)unsaved.n,
-					   flags, &ctu);
+	*err = clang_parseTranslationUnit2(idx, job->file, argv.v, (int)argv.n, unsaved.v, (unsigned)unsaved.n, flags,
+					   &ctu);
 	char *refused = prescan_guard_disarm(guard, names_refused, ctu);
 	static atomic_bool said;
 	if (!prescan_guard_effective() && !atomic_exchange(&said, true))
@@ -336,9 +336,9 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 
 /* Result of checking one argument vector: which positions to drop and why. */
 struct flag_verdict {
-	size_t n;        /* number of arguments checked */
-	bool *drop;      /* n entries */
-	char **why;      /* n entries, NULL unless dropped */
+	size_t n;   /* number of arguments checked */
+	bool *drop; /* n entries */
+	char **why; /* n entries, NULL unless dropped */
 };
 
 struct flag_cache {
@@ -460,9 +460,32 @@ static long rejected_index(const char *msg, char *const *args, const bool *drop,
 
 /* Options whose value is the next argument (they are dropped together). */
 static const char *const separate_value_opts[] = {
-	"--sysroot", "-D", "-F", "-I", "-MF", "-MQ", "-MT", "-U", "-Xassembler", "-Xclang", "-Xlinker",
-	"-Xpreprocessor", "-arch", "-idirafter", "-iframework", "-imacros", "-include", "-include-pch",
-	"-iquote", "-isysroot", "-isystem", "-mllvm", "-o", "-target", "-working-directory", "-x",
+	"--sysroot",
+	"-D",
+	"-F",
+	"-I",
+	"-MF",
+	"-MQ",
+	"-MT",
+	"-U",
+	"-Xassembler",
+	"-Xclang",
+	"-Xlinker",
+	"-Xpreprocessor",
+	"-arch",
+	"-idirafter",
+	"-iframework",
+	"-imacros",
+	"-include",
+	"-include-pch",
+	"-iquote",
+	"-isysroot",
+	"-isystem",
+	"-mllvm",
+	"-o",
+	"-target",
+	"-working-directory",
+	"-x",
 };
 
 /* Options that pass their value on to another tool. */
@@ -547,7 +570,8 @@ static struct flag_verdict *check_flags(CXIndex idx, char *const *args, size_t n
 						progress = true;
 						/* -Xclang -bogus: the -Xclang goes too, or it takes the next argument */
 						if (k > 0 && !v->drop[k - 1] &&
-						    str_in_list(args[k - 1], passthrough_opts, ARRAY_SIZE(passthrough_opts)) >= 0) {
+						    str_in_list(args[k - 1], passthrough_opts,
+								ARRAY_SIZE(passthrough_opts)) >= 0) {
 							v->drop[k - 1] = true;
 							v->why[k - 1] = xasprintf("clang: %s", msg);
 						}
@@ -667,8 +691,8 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	/* includes of devices, FIFOs, /proc: refused before libclang opens
 	 * them; debug pragmas neutralised (prescan.h) */
 	struct prescan ps;
-	prescan_run(&ps, job->file, text, len, (char *const *)args.v, args.n,
-		    o->fc ? o->fc->ruby_dirs : NULL, o->fc ? o->fc->nruby_dirs : 0);
+	prescan_run(&ps, job->file, text, len, (char *const *)args.v, args.n, o->fc ? o->fc->ruby_dirs : NULL,
+		    o->fc ? o->fc->nruby_dirs : 0);
 	if (ps.refused) {
 		fail(tu, ps.refused);
 		prescan_free(&ps);
@@ -685,8 +709,8 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		struct pch_prefix *pre = pch_dir_shadows(fdir) ? NULL : pch_eligible(text, len, fdir, args.v, args.n);
 		bool built = false;
 		if (pre)
-			pch = pch_for(o->pch, cxindex, job, args.v, args.n, extra_clang_args, ARRAY_SIZE(extra_clang_args),
-				      o, pre, &built);
+			pch = pch_for(o->pch, cxindex, job, args.v, args.n, extra_clang_args,
+				      ARRAY_SIZE(extra_clang_args), o, pre, &built);
 		pch_prefix_free(pre);
 		free(fdir);
 		tu->pch_built = built;
@@ -714,8 +738,8 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		return tu;
 	}
 	if (!ctu || err != CXError_Success) {
-		const char *why = err == CXError_Crashed ? "libclang crashed while parsing"
-				  : err == CXError_ASTReadError ? "libclang could not read the AST"
+		const char *why = err == CXError_Crashed            ? "libclang crashed while parsing"
+				  : err == CXError_ASTReadError     ? "libclang could not read the AST"
 				  : err == CXError_InvalidArguments ? "libclang rejected the arguments"
 								    : "libclang could not parse the file";
 		fail(tu, why);
@@ -728,7 +752,8 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	}
 	unsigned errors = count_errors(ctu, tu, false);
 	char stub_path[512];
-	snprintf(stub_path, sizeof(stub_path), STUB_DIR "/%s", o->fc && o->fc->stub_name ? o->fc->stub_name : "stubs.h");
+	snprintf(stub_path, sizeof(stub_path), STUB_DIR "/%s",
+		 o->fc && o->fc->stub_name ? o->fc->stub_name : "stubs.h");
 	if (errors && o->recover && mentions_release_api(text)) {
 		struct stub_set st = {0};
 		char *stub_text = NULL;
@@ -895,8 +920,8 @@ static void *worker(void *arg)
 			fail(tu, "budget: the run's --time-budget ran out before it was parsed");
 			p->out[i] = with_job_info(tu, &p->jobs[i]);
 		} else {
-			p->out[i] = with_job_info(parse_or_reuse(&idx, &p->jobs[i], p->o, &p->flags, &proc),
-						  &p->jobs[i]);
+			p->out[i] =
+				with_job_info(parse_or_reuse(&idx, &p->jobs[i], p->o, &p->flags, &proc), &p->jobs[i]);
 		}
 		size_t d = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->o->progress) {
@@ -971,8 +996,10 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 			inel += out[i]->pch_use == PCH_USE_INELIGIBLE;
 		}
 		if (used + back + inel)
-			log_verbose(1, "precompiled Ruby headers: %u built, %u files used them, %u fell back, %u not eligible",
-				    built, used, back, inel);
+			log_verbose(
+				1,
+				"precompiled Ruby headers: %u built, %u files used them, %u fell back, %u not eligible",
+				built, used, back, inel);
 	}
 	if (local.pch)
 		sigclean_dir(NULL);

@@ -12,11 +12,11 @@ struct facts_cache;
 #define MAX_SOURCE_BYTES (64u * 1024 * 1024)
 
 struct tu_job {
-	char *file;       /* absolute path of the main file */
-	char *display;    /* path shown to the user */
-	char *directory;  /* working directory for relative paths in args */
-	strlist args;     /* compiler arguments, without the input file */
-	strlist dropped;  /* flags dropped from the compile command */
+	char *file;      /* absolute path of the main file */
+	char *display;   /* path shown to the user */
+	char *directory; /* working directory for relative paths in args */
+	strlist args;    /* compiler arguments, without the input file */
+	strlist dropped; /* flags dropped from the compile command */
 	bool buildless;
 	bool cxx;
 	/* extconf.rb builds this file only where this function exists
@@ -30,10 +30,10 @@ struct parse_opts {
 	unsigned jobs;
 	const struct file_classifier *fc;
 	int verbose;
-	bool recover;       /* stub recovery for files that do not parse */
-	double tu_timeout;  /* seconds; 0 = none */
-	double deadline;    /* now_seconds() after which no file is started (--time-budget); 0 = none */
-	double memory_limit_mb; /* RLIMIT_AS of each parser process; 0 = none */
+	bool recover;              /* stub recovery for files that do not parse */
+	double tu_timeout;         /* seconds; 0 = none */
+	double deadline;           /* now_seconds() after which no file is started (--time-budget); 0 = none */
+	double memory_limit_mb;    /* RLIMIT_AS of each parser process; 0 = none */
 	struct facts_cache *cache; /* --cache, or NULL */
 	bool no_pch;               /* --no-pch: parse Ruby's headers in every file */
 	struct pch_set *pch;       /* set by parse_all */

@@ -37,8 +37,8 @@ struct pch_entry {
 	struct hmap ident_set;
 	struct hmap defined_set; /* names after #define or #undef (keys in idents) */
 	bool idents_known;
-	strlist dirs_seen;	/* keys of dir_ok */
-	struct hmap dir_ok;	/* directory -> (void *)1 fine, (void *)2 shadows */
+	strlist dirs_seen;  /* keys of dir_ok */
+	struct hmap dir_ok; /* directory -> (void *)1 fine, (void *)2 shadows */
 };
 
 struct pch_set {
@@ -533,7 +533,8 @@ static void scan_defined(struct pch_entry *pe, const char *t, size_t n, const sk
 			size_t w = p;
 			while (w < e && ident_char(t[w]))
 				w++;
-			if ((w - p == 6 && strncmp(t + p, "define", 6) == 0) || (w - p == 5 && strncmp(t + p, "undef", 5) == 0)) {
+			if ((w - p == 6 && strncmp(t + p, "define", 6) == 0) ||
+			    (w - p == 5 && strncmp(t + p, "undef", 5) == 0)) {
 				while (w < e && (t[w] == ' ' || t[w] == '\t'))
 					w++;
 				size_t q = w;
@@ -623,10 +624,11 @@ static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const 
 	/* the open guard (prescan.h): a refused open leaves no preamble; the
 	 * file's own parse then meets the same refusal */
 	unsigned long guard = prescan_guard_arm();
-	enum CXErrorCode e = clang_parseTranslationUnit2(idx, hdr, argv.v, (int)argv.n, uf.v, (unsigned)uf.n,
-							 CXTranslationUnit_ForSerialization | CXTranslationUnit_Incomplete |
-							 CXTranslationUnit_DetailedPreprocessingRecord,
-							 &tu);
+	enum CXErrorCode e =
+		clang_parseTranslationUnit2(idx, hdr, argv.v, (int)argv.n, uf.v, (unsigned)uf.n,
+					    CXTranslationUnit_ForSerialization | CXTranslationUnit_Incomplete |
+						    CXTranslationUnit_DetailedPreprocessingRecord,
+					    &tu);
 	char *refused = prescan_guard_disarm(guard, NULL, NULL);
 	bool ok = e == CXError_Success && tu && !refused;
 	free(refused);
@@ -734,7 +736,7 @@ static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct
 		vec_push(&ps->keys, key);
 		hmap_put(&ps->by_key, key, pe);
 		char *mine = xstrdup(key); /* ps->keys may grow while we build */
-		key = NULL;		   /* owned by ps->keys */
+		key = NULL;                /* owned by ps->keys */
 		pthread_mutex_unlock(&ps->lock);
 		char *path = build(ps, pe, idx, job, args, nargs, extra, nextra, o, mine);
 		free(mine);
@@ -800,7 +802,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	char *own = job->directory ? xasprintf("-I%s", job->directory) : NULL;
 	VEC(const char *) rest = {0};
 	VEC(const char *) defs = {0}; /* the -D/-U arguments, joined */
-	strlist names = {0};	      /* their macro names, parallel */
+	strlist names = {0};          /* their macro names, parallel */
 	strlist joined = {0};
 	for (size_t i = 0; i < nargs; i++) {
 		size_t used = 0;
@@ -857,8 +859,8 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 		for (size_t i = 0; dropped && i < defs.n && pe->state == PCH_READY; i++)
 			if (!hmap_has(&src->ident_set, names.v[i]) &&
 			    (!pe->idents_known || hmap_has(&pe->ident_set, names.v[i]))) {
-				log_verbose(2, "%s: the preamble for its defines mentions %s; parsed without it", job->display,
-					    names.v[i]);
+				log_verbose(2, "%s: the preamble for its defines mentions %s; parsed without it",
+					    job->display, names.v[i]);
 				pe = NULL;
 				break;
 			}
@@ -870,19 +872,25 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	 * preamble, and what they define must not appear in it */
 	for (size_t i = 0; r && pre && i < pre->conds.n; i++)
 		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i])) {
-			log_verbose(2, "%s: tests %s, a macro of Ruby's headers, before including them; parsed without the preamble",
+			log_verbose(2,
+				    "%s: tests %s, a macro of Ruby's headers, before including them; parsed without "
+				    "the preamble",
 				    job->display, pre->conds.v[i]);
 			r = NULL;
 		}
 	for (size_t i = 0; r && pre && i < pre->defs.n; i++)
 		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i])) {
-			log_verbose(2, "%s: defines %s, which Ruby's headers use, before including them; parsed without the preamble",
+			log_verbose(2,
+				    "%s: defines %s, which Ruby's headers use, before including them; parsed without "
+				    "the preamble",
 				    job->display, pre->defs.v[i]);
 			r = NULL;
 		}
 	if (r && job->directory && shadows_tail(pe, job->directory)) {
-		log_verbose(2, "%s: its directory holds a header Ruby's headers include; parsed without the shared preamble",
-			    job->display);
+		log_verbose(
+			2,
+			"%s: its directory holds a header Ruby's headers include; parsed without the shared preamble",
+			job->display);
 		r = NULL;
 	}
 	pthread_mutex_unlock(&ps->lock);

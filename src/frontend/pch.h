@@ -39,8 +39,7 @@ const char *pch_set_dir(const struct pch_set *ps);
  * includes, conditionals, #define and #undef before it)? NULL if not; else
  * what those lines name, for pch_for to check against the preamble. */
 struct pch_prefix;
-struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args,
-				size_t nargs);
+struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs);
 void pch_prefix_free(struct pch_prefix *p);
 
 struct parse_opts;

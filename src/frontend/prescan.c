@@ -193,7 +193,12 @@ static const char *expand_include(const struct scan *s, const char *q, const cha
 /* What the pre-scan needs of one file, in order: its #define NAME value
  * lines, its #include lines (a name in "" or <>, or a macro name), and its
  * neutralised text (NULL when it has no debug pragma). */
-enum { D_DEFINE, D_INCLUDE_Q, D_INCLUDE_A, D_INCLUDE_MACRO };
+enum {
+	D_DEFINE,
+	D_INCLUDE_Q,
+	D_INCLUDE_A,
+	D_INCLUDE_MACRO
+};
 struct directive {
 	int kind;
 	char *a, *b; /* name and value; the included name; the macro */
@@ -237,7 +242,8 @@ static struct scanned *extract(const char *text, size_t len)
 				kw = 7;
 			else if ((size_t)(le - q) >= 6 && memcmp(q, "import", 6) == 0)
 				kw = 6;
-			if (!kw && (size_t)(le - q) >= 7 && memcmp(q, "define", 6) == 0 && (q[6] == ' ' || q[6] == '\t')) {
+			if (!kw && (size_t)(le - q) >= 7 && memcmp(q, "define", 6) == 0 &&
+			    (q[6] == ' ' || q[6] == '\t')) {
 				/* `#define NAME value` (not NAME(...)) */
 				q += 6;
 				while (q < le && (*q == ' ' || *q == '\t'))
@@ -264,8 +270,8 @@ static struct scanned *extract(const char *text, size_t len)
 				char close = *q == '"' ? '"' : '>';
 				const char *ne = memchr(q + 1, close, (size_t)(le - q - 1));
 				if (ne)
-					push_directive(sc, close == '"' ? D_INCLUDE_Q : D_INCLUDE_A, q + 1, (size_t)(ne - q - 1),
-						       NULL, 0);
+					push_directive(sc, close == '"' ? D_INCLUDE_Q : D_INCLUDE_A, q + 1,
+						       (size_t)(ne - q - 1), NULL, 0);
 			}
 		}
 		p = le + 1;
@@ -344,7 +350,8 @@ static const struct scanned *cached_header(const char *path, struct scanned **ow
 	sc->mtime = st.st_mtim;
 	pthread_mutex_lock(&cache_lock);
 	size_t add = sc->neutral ? sc->len : 0;
-	if (!hmap_has(&header_cache, path) && header_cache.n < CACHE_MAX_FILES && cache_bytes + add <= CACHE_MAX_BYTES) {
+	if (!hmap_has(&header_cache, path) && header_cache.n < CACHE_MAX_FILES &&
+	    cache_bytes + add <= CACHE_MAX_BYTES) {
 		sc->path = xstrdup(path);
 		hmap_put(&header_cache, sc->path, sc);
 		cache_bytes += add;
@@ -389,8 +396,8 @@ static void dir_arg(struct scan *s, char *const *args, size_t nargs, size_t *i)
 	}
 }
 
-void prescan_run(struct prescan *ps, const char *file, const char *text, size_t len, char *const *args,
-		 size_t nargs, const char *const *sys_dirs, size_t nsys)
+void prescan_run(struct prescan *ps, const char *file, const char *text, size_t len, char *const *args, size_t nargs,
+		 const char *const *sys_dirs, size_t nsys)
 {
 	memset(ps, 0, sizeof(*ps));
 	struct scan s = {0};
@@ -399,8 +406,9 @@ void prescan_run(struct prescan *ps, const char *file, const char *text, size_t 
 	s.nsys = nsys;
 	for (size_t i = 0; i < nargs; i++) {
 		/* -DNAME=value, -D NAME=value */
-		const char *d = strncmp(args[i], "-D", 2) == 0 ? (args[i][2] ? args[i] + 2 : (i + 1 < nargs ? args[i + 1] : NULL))
-							       : NULL;
+		const char *d = strncmp(args[i], "-D", 2) == 0
+					? (args[i][2] ? args[i] + 2 : (i + 1 < nargs ? args[i + 1] : NULL))
+					: NULL;
 		const char *eq = d ? strchr(d, '=') : NULL;
 		if (eq && eq > d)
 			define_macro(&s, d, (size_t)(eq - d), eq + 1, strlen(eq + 1));
@@ -487,8 +495,8 @@ static void guard_record(const char *path, const char *what)
 	unsigned long seq = atomic_fetch_add(&guard_seq, 1) + 1;
 	guard_log[seq % GUARD_LOG].seq = seq;
 	snprintf(guard_log[seq % GUARD_LOG].path, sizeof(guard_log[0].path), "%s", path);
-	snprintf(guard_log[seq % GUARD_LOG].text, sizeof(guard_log[0].text),
-		 "includes '%s', which is %s: not opened", path, what);
+	snprintf(guard_log[seq % GUARD_LOG].text, sizeof(guard_log[0].text), "includes '%s', which is %s: not opened",
+		 path, what);
 	pthread_mutex_unlock(&guard_lock);
 }
 
@@ -509,7 +517,8 @@ static const char *guard_check(const char *path, struct stat *st)
 
 static int guarded_open(const char *path, int flags, mode_t mode)
 {
-	if (!atomic_load(&guard_armed) || !path || (flags & O_ACCMODE) != O_RDONLY || ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE))
+	if (!atomic_load(&guard_armed) || !path || (flags & O_ACCMODE) != O_RDONLY ||
+	    ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE))
 		return raw_open(path, flags, mode);
 	atomic_fetch_add(&guard_seen, 1);
 	struct stat st, st2;

@@ -49,8 +49,8 @@ struct prescan {
 /* file: the main file (absolute) with its text; args: its compiler
  * arguments; sys_dirs: directories not descended into (Ruby's headers; the
  * system's are under /usr). */
-void prescan_run(struct prescan *ps, const char *file, const char *text, size_t len, char *const *args,
-		 size_t nargs, const char *const *sys_dirs, size_t nsys);
+void prescan_run(struct prescan *ps, const char *file, const char *text, size_t len, char *const *args, size_t nargs,
+		 const char *const *sys_dirs, size_t nsys);
 void prescan_free(struct prescan *ps);
 
 /* A copy of text with `__debug` on pragma lines renamed (same length), or

@@ -142,9 +142,10 @@ static void index_dir(struct header_index *hi, const char *dir, unsigned depth, 
 			continue;
 		if (hi->files.n >= hi->max_files || now_seconds() > hi->deadline) {
 			hi->bounded = true;
-			vec_push(&hi->notes, xasprintf("header search stopped at %zu files after %s: the bound of %u files "
-						       "or %.0f s was hit",
-						       hi->files.n, dir, hi->max_files, HEADER_SEARCH_MAX_SECONDS));
+			vec_push(&hi->notes,
+				 xasprintf("header search stopped at %zu files after %s: the bound of %u files "
+					   "or %.0f s was hit",
+					   hi->files.n, dir, hi->max_files, HEADER_SEARCH_MAX_SECONDS));
 			break;
 		}
 		char *p = path_join(dir, n);
@@ -192,12 +193,8 @@ static void add_distinct(strlist *out, const char *d)
 
 /* The system's include trees the compiler searches by itself. */
 static const char *const system_include_roots[] = {
-	"/usr/local/include",
-	"/usr/include/x86_64-linux-gnu",
-	"/usr/include/aarch64-linux-gnu",
-	"/usr/include/i386-linux-gnu",
-	"/usr/include/arm-linux-gnueabihf",
-	"/usr/include",
+	"/usr/local/include",          "/usr/include/x86_64-linux-gnu",    "/usr/include/aarch64-linux-gnu",
+	"/usr/include/i386-linux-gnu", "/usr/include/arm-linux-gnueabihf", "/usr/include",
 };
 
 void header_candidates(const struct header_index *hi, const char *name, strlist *out)

@@ -14,7 +14,6 @@
 
 #include "util.h"
 
-
 /* The first executable `name` in an absolute PATH entry that is not below
  * any of the untrusted trees (the analysed gem: a gem's own bin/pkg-config
  * never runs); NULL when there is none (caller frees). */
@@ -30,10 +29,10 @@ int pkgconfig_include_dirs(const char *program, const char *module, unsigned tim
 #define HEADER_SEARCH_MAX_SECONDS 10.0
 
 struct header_index {
-	strlist files;      /* absolute paths of the headers found under the trees */
-	bool bounded;       /* the file or time bound was hit */
-	strlist notes;      /* what was bounded or skipped, for -v */
-	double deadline;    /* now_seconds() limit while indexing */
+	strlist files;   /* absolute paths of the headers found under the trees */
+	bool bounded;    /* the file or time bound was hit */
+	strlist notes;   /* what was bounded or skipped, for -v */
+	double deadline; /* now_seconds() limit while indexing */
 	unsigned max_files;
 };
 
@@ -56,8 +55,8 @@ char *missing_header_name(const char *msg);
 /* A GVL-release spelling found by a token scan of text (outside comments
  * and string literals). */
 struct spelling {
-	char *file;        /* absolute */
-	const char *api;   /* static string */
+	char *file;      /* absolute */
+	const char *api; /* static string */
 	unsigned line;
 	uint8_t in_define; /* C: in a #define body */
 };

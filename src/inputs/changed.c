@@ -244,7 +244,10 @@ int changed_parse(const char *text, size_t len, const char *base, struct changed
  * its end. */
 static int run_in(char *const argv[], const char *dir, size_t max, struct strbuf *out, char **why)
 {
-	struct run_spec spec = {.argv = argv, .dir = dir, .timeout_ms = CHANGED_GIT_TIMEOUT_MS, .max_out = max,
+	struct run_spec spec = {.argv = argv,
+				.dir = dir,
+				.timeout_ms = CHANGED_GIT_TIMEOUT_MS,
+				.max_out = max,
 				.keep_err = true};
 	struct run_result r;
 	run_process(&spec, &r);
@@ -337,9 +340,22 @@ int changed_load(const char *spec, const char *dir, struct changed_lines *cl, ch
 	char *root = xstrndup(sb_str(&top), strcspn(sb_str(&top), "\n"));
 	sb_free(&top);
 	char *rev = (char *)spec;
-	char *diff_argv[] = {"git", "-c", "core.fsmonitor=false", "-c", "core.quotePath=true", "--no-pager", "diff",
-			     "--no-ext-diff", "--no-textconv", "--no-color", "--src-prefix=a/", "--dst-prefix=b/",
-			     "-U0", rev, "--", NULL};
+	char *diff_argv[] = {"git",
+			     "-c",
+			     "core.fsmonitor=false",
+			     "-c",
+			     "core.quotePath=true",
+			     "--no-pager",
+			     "diff",
+			     "--no-ext-diff",
+			     "--no-textconv",
+			     "--no-color",
+			     "--src-prefix=a/",
+			     "--dst-prefix=b/",
+			     "-U0",
+			     rev,
+			     "--",
+			     NULL};
 	struct strbuf diff = {0};
 	st = run_in(diff_argv, dir, CHANGED_MAX_DIFF, &diff, &why);
 	if (st != 0) {

@@ -203,8 +203,8 @@ static int set_tu_timeout(struct opt_state *st, const struct opt_spec *s, char *
 	char *end = NULL;
 	double t = strtod(arg, &end);
 	if (!end || *end || !(t >= 0) || t > 86400) {
-		fprintf(st->err, "nogvl-lint: error: --tu-timeout takes seconds (0 for no worker processes), not '%s'\n",
-			arg);
+		fprintf(st->err,
+			"nogvl-lint: error: --tu-timeout takes seconds (0 for no worker processes), not '%s'\n", arg);
 		return -1;
 	}
 	st->o->tu_timeout = t;
@@ -215,8 +215,9 @@ static int set_tu_timeout(struct opt_state *st, const struct opt_spec *s, char *
 static int set_changed_lines(struct opt_state *st, const struct opt_spec *s, char *arg)
 {
 	if (!*arg || (arg[0] == '-' && arg[1])) {
-		fprintf(st->err, "nogvl-lint: error: --changed-lines takes a git revision or '-' (a diff on "
-				 "stdin), not '%s'\n",
+		fprintf(st->err,
+			"nogvl-lint: error: --changed-lines takes a git revision or '-' (a diff on "
+			"stdin), not '%s'\n",
 			arg);
 		return -1;
 	}
@@ -298,7 +299,8 @@ static const struct opt_spec opt_table[] = {
 	{NULL, "format", 0, ARG("FORMAT"), 0, set_format, NULL,
 	 "text (default), json, sarif, github or html (one\nself-contained page); repeat it to write several\nformats "
 	 "in one run"},
-	{NULL, "output", 'o', ARG("FILE"), 0, set_output, NULL, "write the preceding --format to FILE (default: stdout)"},
+	{NULL, "output", 'o', ARG("FILE"), 0, set_output, NULL,
+	 "write the preceding --format to FILE (default: stdout)"},
 	{NULL, "config", 0, ARG("FILE"), F(config_file), set_string, NULL,
 	 "use FILE for every analysed file instead of the\nnearest .nogvl-lint.yml"},
 	{NULL, "no-config", 0, NOARG, F(no_config), set_true, NULL, "ignore .nogvl-lint.yml files"},
@@ -390,7 +392,9 @@ void print_usage(FILE *out)
 }
 
 /* getopt_long's tables from opt_table: a long option returns 1000 + its row */
-enum { OPT_ROW = 1000 };
+enum {
+	OPT_ROW = 1000
+};
 static void getopt_tables(struct option *longopts, char *shortopts)
 {
 	size_t nl = 0;
@@ -444,7 +448,8 @@ static int options_check(struct opt_state *st)
 	for (size_t i = 0; i < o->outputs.n; i++)
 		on_stdout += o->outputs.v[i].file == NULL;
 	if (on_stdout > 1) {
-		fprintf(st->err, "nogvl-lint: error: several --format outputs on stdout; give each but one a -o FILE\n");
+		fprintf(st->err,
+			"nogvl-lint: error: several --format outputs on stdout; give each but one a -o FILE\n");
 		return -1;
 	}
 	if (o->config_file && o->no_config) {

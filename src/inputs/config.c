@@ -42,10 +42,14 @@ static int fail_at(struct yctx *y, const yaml_node_t *n, const char *fmt, ...)
 static const char *node_kind(const yaml_node_t *n)
 {
 	switch (n->type) {
-	case YAML_SCALAR_NODE: return "a scalar";
-	case YAML_SEQUENCE_NODE: return "a list";
-	case YAML_MAPPING_NODE: return "a mapping";
-	default: return "nothing";
+	case YAML_SCALAR_NODE:
+		return "a scalar";
+	case YAML_SEQUENCE_NODE:
+		return "a list";
+	case YAML_MAPPING_NODE:
+		return "a mapping";
+	default:
+		return "nothing";
 	}
 }
 
@@ -71,9 +75,9 @@ static int get_bool(struct yctx *y, const yaml_node_t *n, const char *key, int *
 {
 	int b = n->type == YAML_SCALAR_NODE ? parse_bool(scalar(n)) : -1;
 	if (b < 0)
-		return fail_at(y, n, "'%s' takes true or false, not %s%s%s", key,
-			       n->type == YAML_SCALAR_NODE ? "'" : "", n->type == YAML_SCALAR_NODE ? scalar(n) : node_kind(n),
-			       n->type == YAML_SCALAR_NODE ? "'" : "");
+		return fail_at(
+			y, n, "'%s' takes true or false, not %s%s%s", key, n->type == YAML_SCALAR_NODE ? "'" : "",
+			n->type == YAML_SCALAR_NODE ? scalar(n) : node_kind(n), n->type == YAML_SCALAR_NODE ? "'" : "");
 	*out = b;
 	return 0;
 }
@@ -83,7 +87,8 @@ static int get_severity(struct yctx *y, const yaml_node_t *n, const char *key, b
 	int s = n->type == YAML_SCALAR_NODE ? severity_parse(scalar(n)) : -1;
 	if (s < 0 || (!allow_none && s == SEV_NONE))
 		return fail_at(y, n, "'%s' takes note, warning, error%s, not %s%s%s", key, allow_none ? " or none" : "",
-			       n->type == YAML_SCALAR_NODE ? "'" : "", n->type == YAML_SCALAR_NODE ? scalar(n) : node_kind(n),
+			       n->type == YAML_SCALAR_NODE ? "'" : "",
+			       n->type == YAML_SCALAR_NODE ? scalar(n) : node_kind(n),
 			       n->type == YAML_SCALAR_NODE ? "'" : "");
 	*out = s;
 	return 0;
@@ -131,8 +136,8 @@ static int parse_rule(struct yctx *y, const yaml_node_t *k, const yaml_node_t *v
 	if (strcmp(slug, "all") != 0 && !rule_find(slug)) {
 		const char *hint = rule_suggest(slug);
 		if (hint)
-			return fail_at(y, k, "unknown rule '%s'; did you mean '%s'? (see nogvl-lint --list-rules)", slug,
-				       hint);
+			return fail_at(y, k, "unknown rule '%s'; did you mean '%s'? (see nogvl-lint --list-rules)",
+				       slug, hint);
 		return fail_at(y, k, "unknown rule '%s' (see nogvl-lint --list-rules)", slug);
 	}
 	for (size_t i = 0; i < y->c->rules.n; i++)
@@ -169,15 +174,18 @@ static int parse_rule(struct yctx *y, const yaml_node_t *k, const yaml_node_t *v
 			}
 		}
 	} else {
-		return fail_at(y, v, "rule '%s' takes true, false, a severity or a mapping, not %s", slug, node_kind(v));
+		return fail_at(y, v, "rule '%s' takes true, false, a severity or a mapping, not %s", slug,
+			       node_kind(v));
 	}
 	vec_push(&y->c->rules, r);
 	return 0;
 }
 
 static const char *const known_keys[] = {
-	"allow_incomplete", "defines", "exclude", "fail_level", "include", "include_dirs", "inherit", "models", "report_unused_suppressions",
-	"ruby_include", "rules",
+	"allow_incomplete", "defines", "exclude",
+	"fail_level",       "include", "include_dirs",
+	"inherit",          "models",  "report_unused_suppressions",
+	"ruby_include",     "rules",
 };
 
 static int parse_root(struct yctx *y, const yaml_node_t *root)
@@ -200,8 +208,11 @@ static int parse_root(struct yctx *y, const yaml_node_t *root)
 		}
 		const char *key = scalar(k);
 		if (str_in_list(key, known_keys, ARRAY_SIZE(known_keys)) < 0) {
-			rc = fail_at(y, k, "unknown key '%s' (known: allow_incomplete, defines, exclude, fail_level, include, "
-					   "include_dirs, inherit, models, report_unused_suppressions, ruby_include, rules)", key);
+			rc = fail_at(
+				y, k,
+				"unknown key '%s' (known: allow_incomplete, defines, exclude, fail_level, include, "
+				"include_dirs, inherit, models, report_unused_suppressions, ruby_include, rules)",
+				key);
 			break;
 		}
 		if (hmap_has(&seen, key)) {
@@ -256,8 +267,8 @@ static int parse_root(struct yctx *y, const yaml_node_t *root)
 				break;
 			}
 			if (v->type == YAML_MAPPING_NODE)
-				for (yaml_node_pair_t *q = v->data.mapping.pairs.start; q < v->data.mapping.pairs.top && !rc;
-				     q++) {
+				for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+				     q < v->data.mapping.pairs.top && !rc; q++) {
 					const yaml_node_t *rk = yaml_document_get_node(y->doc, q->key);
 					const yaml_node_t *rv = yaml_document_get_node(y->doc, q->value);
 					if (!rk || !rv || rk->type != YAML_SCALAR_NODE)
@@ -338,7 +349,8 @@ int config_parse_text(const char *path, const char *text, size_t len, struct con
 		return -1;
 	}
 	if (config_depth(text, len) > MAX_CONFIG_DEPTH) {
-		*err = xasprintf("%s: nested more than %d levels deep: not a configuration file", path, MAX_CONFIG_DEPTH);
+		*err = xasprintf("%s: nested more than %d levels deep: not a configuration file", path,
+				 MAX_CONFIG_DEPTH);
 		return -1;
 	}
 	struct config *c = xcalloc(1, sizeof(*c));
@@ -721,7 +733,8 @@ static bool match_some_prefix(char **pat, size_t np, char **path, size_t nq)
 			if (any)
 				f[i * w + j] = f[(i - 1) * w + j] || (j > 0 && f[i * w + j - 1]);
 			else
-				f[i * w + j] = j > 0 && f[(i - 1) * w + j - 1] && fnmatch(pat[i - 1], path[j - 1], 0) == 0;
+				f[i * w + j] =
+					j > 0 && f[(i - 1) * w + j - 1] && fnmatch(pat[i - 1], path[j - 1], 0) == 0;
 		}
 	}
 	bool m = false;

@@ -33,24 +33,24 @@
 #define CONFIG_FILE_NAME ".nogvl-lint.yml"
 
 struct config_rule {
-	const char *slug;   /* a rule slug, or "all" */
-	int enabled;        /* -1 unset, 0, 1 */
-	int severity;       /* -1 unset, else enum severity */
+	const char *slug; /* a rule slug, or "all" */
+	int enabled;      /* -1 unset, 0, 1 */
+	int severity;     /* -1 unset, else enum severity */
 	unsigned line;
 };
 
 struct config {
-	char *path;          /* absolute path of the file */
-	char *dir;           /* its directory */
+	char *path;            /* absolute path of the file */
+	char *dir;             /* its directory */
 	struct config *parent; /* the layer below when inherit is set */
 	bool inherit;
-	int fail_level;      /* -1 unset */
-	int report_unused;   /* -1 unset */
+	int fail_level;       /* -1 unset */
+	int report_unused;    /* -1 unset */
 	int allow_incomplete; /* -1 unset */
 	bool has_include;
 	bool has_ruby_include;
 	VEC(struct config_rule) rules;
-	strlist include;     /* glob patterns */
+	strlist include; /* glob patterns */
 	strlist exclude;
 	strlist include_dirs; /* absolute */
 	strlist models;       /* library model files (absolute, below dir) */
@@ -67,12 +67,12 @@ void config_free(struct config *c);
 
 /* Every configuration met in one run, by directory. */
 struct config_set {
-	struct hmap by_dir;   /* absolute dir -> nearest struct config (or &config_none) */
-	struct hmap by_path;  /* absolute file -> struct config */
+	struct hmap by_dir;    /* absolute dir -> nearest struct config (or &config_none) */
+	struct hmap by_path;   /* absolute file -> struct config */
 	struct config *forced; /* --config FILE */
-	bool disabled;        /* --no-config */
-	char *error;          /* the first error; the run must stop with exit 2 */
-	strlist stops;        /* directories discovery does not walk above (named roots, $HOME) */
+	bool disabled;         /* --no-config */
+	char *error;           /* the first error; the run must stop with exit 2 */
+	strlist stops;         /* directories discovery does not walk above (named roots, $HOME) */
 };
 
 /* forced_file: --config; disabled: --no-config. Returns 0, or -1 with cs->error
@@ -94,9 +94,9 @@ const struct config *config_for_path(struct config_set *cs, const char *abs_path
 bool config_rule_enabled(const struct config *c, const char *slug, bool default_enabled, int *severity);
 /* Whether any layer names the rule explicitly enabled. */
 bool config_rule_named_on(const struct config *c, const char *slug);
-int config_fail_level(const struct config *c);     /* -1 unset */
-int config_report_unused(const struct config *c);  /* -1 unset */
-int config_allow_incomplete(const struct config *c); /* -1 unset; nearest layer wins */
+int config_fail_level(const struct config *c);              /* -1 unset */
+int config_report_unused(const struct config *c);           /* -1 unset */
+int config_allow_incomplete(const struct config *c);        /* -1 unset; nearest layer wins */
 const strlist *config_ruby_include(const struct config *c); /* NULL unset */
 /* The file is excluded (exclude globs) or, for analysed files, not included. */
 bool config_excludes(const struct config *c, const char *abs_file);

@@ -46,8 +46,12 @@ static void add_unique(strlist *l, char *s)
 
 /* Interpolations that name the extconf.rb's directory (mkmf's $(srcdir)). */
 static const char *const srcdir_exprs[] = {
-	"$srcdir", "__dir__", "File.dirname(__FILE__)", "File.expand_path(__dir__)",
-	"File.expand_path(File.dirname(__FILE__))", "File.expand_path('..', __FILE__)",
+	"$srcdir",
+	"__dir__",
+	"File.dirname(__FILE__)",
+	"File.expand_path(__dir__)",
+	"File.expand_path(File.dirname(__FILE__))",
+	"File.expand_path('..', __FILE__)",
 	"File.expand_path(\"..\", __FILE__)",
 };
 
@@ -232,7 +236,13 @@ static bool ruby_has_header(const strlist *dirs, const char *h)
 /* Where extconf.rb's include directories go in mkmf's compile command:
  * $(INCFLAGS) (find_header, pkg_config, $INCFLAGS), then $(CPPFLAGS)
  * (dir_config prepends, $CPPFLAGS / append_cppflags), then $(CFLAGS). */
-enum inc_bucket { INC_INCFLAGS, INC_DIR_CONFIG, INC_CPPFLAGS, INC_CFLAGS, INC_NBUCKETS };
+enum inc_bucket {
+	INC_INCFLAGS,
+	INC_DIR_CONFIG,
+	INC_CPPFLAGS,
+	INC_CFLAGS,
+	INC_NBUCKETS
+};
 
 struct inc_lists {
 	strlist dirs[INC_NBUCKETS], why[INC_NBUCKETS];
@@ -296,9 +306,10 @@ static void flags_from_literal(const char *lit, const char *dir, struct extconf_
 			if (e)
 				inc_add(il, b, e, why);
 			else if (*d)
-				vec_push(&out->notes, xasprintf("%s: -I%s: not a directory known without running extconf.rb; "
-								"not used",
-								why, d));
+				vec_push(&out->notes,
+					 xasprintf("%s: -I%s: not a directory known without running extconf.rb; "
+						   "not used",
+						   why, d));
 		}
 	}
 	strlist_free(&words);
@@ -336,22 +347,43 @@ static bool plain_header_name(const char *h)
  * in a real build here (assuming it succeeds makes libev and friends compile
  * their kqueue or event-port backends, which cannot parse on Linux). */
 static const char *const other_platform_headers[] = {
-	"AvailabilityMacros.h", "CoreFoundation/CoreFoundation.h", "CoreServices/CoreServices.h", "TargetConditionals.h",
-	"crt_externs.h", "direct.h", "io.h", "kvm.h", "libproc.h", "mach/mach.h", "mach/mach_time.h", "malloc/malloc.h",
-	"port.h", "sys/devpoll.h", "sys/event.h", "sys/filio.h", "windows.h", "winsock2.h", "ws2tcpip.h",
-	"libutil.h", "winsock.h", "iphlpapi.h",
+	"AvailabilityMacros.h",
+	"CoreFoundation/CoreFoundation.h",
+	"CoreServices/CoreServices.h",
+	"TargetConditionals.h",
+	"crt_externs.h",
+	"direct.h",
+	"io.h",
+	"kvm.h",
+	"libproc.h",
+	"mach/mach.h",
+	"mach/mach_time.h",
+	"malloc/malloc.h",
+	"port.h",
+	"sys/devpoll.h",
+	"sys/event.h",
+	"sys/filio.h",
+	"windows.h",
+	"winsock2.h",
+	"ws2tcpip.h",
+	"libutil.h",
+	"winsock.h",
+	"iphlpapi.h",
 };
 
 /* Libraries only Windows has (have_library("ws2_32") fails elsewhere). */
 static const char *const other_platform_libs[] = {
-	"ws2_32", "wsock32", "iphlpapi", "user32", "kernel32", "advapi32", "shell32", "ole32", "oleaut32",
-	"imagehlp", "dbghelp", "psapi", "secur32", "crypt32", "winmm", "shlwapi",
+	"ws2_32",   "wsock32",  "iphlpapi", "user32", "kernel32", "advapi32", "shell32", "ole32",
+	"oleaut32", "imagehlp", "dbghelp",  "psapi",  "secur32",  "crypt32",  "winmm",   "shlwapi",
 };
 
 static bool system_has_header(const char *h)
 {
-	static const char *const dirs[] = {"/usr/include", "/usr/local/include", "/usr/include/x86_64-linux-gnu",
-					   "/usr/include/aarch64-linux-gnu", "/usr/include/i386-linux-gnu",
+	static const char *const dirs[] = {"/usr/include",
+					   "/usr/local/include",
+					   "/usr/include/x86_64-linux-gnu",
+					   "/usr/include/aarch64-linux-gnu",
+					   "/usr/include/i386-linux-gnu",
 					   "/usr/include/arm-linux-gnueabihf"};
 	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
 		char *p = path_join(dirs[i], h);
@@ -374,8 +406,8 @@ static const char *other_platform_header(const char *h)
 }
 
 /* The probe calls whose header arguments decide them. */
-static const char *const header_probes[] = {"have_header", "check_header", "find_header", "have_type",
-					    "have_func", "have_struct_member", "have_const", "have_macro",
+static const char *const header_probes[] = {"have_header",  "check_header",       "find_header", "have_type",
+					    "have_func",    "have_struct_member", "have_const",  "have_macro",
 					    "have_library", "find_library"};
 
 /* Does a probe on this text name a header of another platform? Then it
@@ -391,7 +423,8 @@ static const char *other_platform_probe(const char *text)
 		const char *hit = NULL;
 		for (size_t i = 0; i < args.n && !hit; i++)
 			hit = other_platform_header(args.v[i]);
-		bool lib = strcmp(header_probes[k], "have_library") == 0 || strcmp(header_probes[k], "find_library") == 0;
+		bool lib =
+			strcmp(header_probes[k], "have_library") == 0 || strcmp(header_probes[k], "find_library") == 0;
 		for (size_t i = 0; lib && args.n && i < ARRAY_SIZE(other_platform_libs) && !hit; i++)
 			if (strcmp(args.v[0], other_platform_libs[i]) == 0)
 				hit = other_platform_libs[i];
@@ -427,8 +460,8 @@ struct reader {
 	const char *dir;
 	const char *text; /* the whole extconf.rb (for looking ahead) */
 	struct inc_lists *il;
-	strlist incdirs;   /* -I directories of the modules pkg-config knows */
-	char *chosen;      /* the module chosen from a candidate list */
+	strlist incdirs; /* -I directories of the modules pkg-config knows */
+	char *chosen;    /* the module chosen from a candidate list */
 	char *chosen_version;
 	strlist var_names, var_versions; /* $var = PKGConfig.modversion(...) */
 	VEC(struct ver_pred) preds;
@@ -441,7 +474,12 @@ struct reader {
 };
 
 /* Values of Ruby expressions as this machine's build would see them. */
-enum { V_UNKNOWN = -1, V_FALSE = 0, V_TRUE = 1, V_NIL = 2 };
+enum {
+	V_UNKNOWN = -1,
+	V_FALSE = 0,
+	V_TRUE = 1,
+	V_NIL = 2
+};
 
 /* Gem::Version order of two dotted versions (missing parts are 0). */
 static int version_cmp(const char *a, const char *b)
@@ -624,7 +662,8 @@ static void read_versions(struct reader *r)
 				size_t len = nl ? (size_t)(nl - q) : strlen(q);
 				char *bl = xstrndup(q, len);
 				char *a1 = gem_version_arg(bl);
-				const char *g2 = a1 ? strstr(strstr(bl, "Gem::Version.new(") + 1, "Gem::Version.new(") : NULL;
+				const char *g2 =
+					a1 ? strstr(strstr(bl, "Gem::Version.new(") + 1, "Gem::Version.new(") : NULL;
 				char *a2 = g2 ? gem_version_arg(g2) : NULL;
 				if (a1 && a2 && (a1[0] == '$' || a1[0] == '@')) {
 					const char *op = strstr(bl, ")");
@@ -1013,8 +1052,10 @@ static int cond_value(const struct reader *r, const char *cond)
 		return -1;
 	/* `A and` / `A ||` going on: decided by A alone when A makes it so
 	 * (false and-ed, true or-ed) */
-	bool and_tail = (n >= 2 && strncmp(cond + n - 2, "&&", 2) == 0) || (n >= 4 && strncmp(cond + n - 4, " and", 4) == 0);
-	bool or_tail = (n >= 2 && strncmp(cond + n - 2, "||", 2) == 0) || (n >= 3 && strncmp(cond + n - 3, " or", 3) == 0);
+	bool and_tail =
+		(n >= 2 && strncmp(cond + n - 2, "&&", 2) == 0) || (n >= 4 && strncmp(cond + n - 4, " and", 4) == 0);
+	bool or_tail =
+		(n >= 2 && strncmp(cond + n - 2, "||", 2) == 0) || (n >= 3 && strncmp(cond + n - 3, " or", 3) == 0);
 	if (and_tail || or_tail) {
 		size_t cut = n - (cond[n - 1] == '&' || cond[n - 1] == '|' ? 2 : and_tail ? 4 : 3);
 		char *head = xstrndup(cond, cut);
@@ -1189,8 +1230,8 @@ static int when_matches(const struct rblock *b, const char *items)
 		if (b->plat && *it == '/')
 			r = regex_matches(it, b->plat);
 		else if (!b->plat && (kw_at(it, "true") || kw_at(it, "false") || kw_at(it, "nil")))
-			r = (kw_at(it, "true") && b->subject == V_TRUE) || (kw_at(it, "false") && b->subject == V_FALSE) ||
-			    (kw_at(it, "nil") && b->subject == V_NIL);
+			r = (kw_at(it, "true") && b->subject == V_TRUE) ||
+			    (kw_at(it, "false") && b->subject == V_FALSE) || (kw_at(it, "nil") && b->subject == V_NIL);
 		else
 			r = -1;
 	}
@@ -1236,8 +1277,8 @@ static bool alternative_installed(const struct reader *r, const char *at)
 static bool kw_at(const char *t, const char *kw)
 {
 	size_t n = strlen(kw);
-	return strncmp(t, kw, n) == 0 && !(isalnum((unsigned char)t[n]) || t[n] == '_' || t[n] == '?' ||
-					  t[n] == '!' || t[n] == ':');
+	return strncmp(t, kw, n) == 0 &&
+	       !(isalnum((unsigned char)t[n]) || t[n] == '_' || t[n] == '?' || t[n] == '!' || t[n] == ':');
 }
 
 /* Does the (trimmed) line end with the keyword `end` (a one-line block)? */
@@ -1287,8 +1328,7 @@ static bool track_blocks(const struct reader *r, const char *line, const char *a
 		}
 		return false;
 	}
-	if (kw_at(t, "else") || kw_at(t, "elsif") || kw_at(t, "when") || kw_at(t, "rescue") ||
-	    kw_at(t, "ensure")) {
+	if (kw_at(t, "else") || kw_at(t, "elsif") || kw_at(t, "when") || kw_at(t, "rescue") || kw_at(t, "ensure")) {
 		/* another branch: the condition of the block no longer holds */
 		if (blocks->n) {
 			struct rblock *b = &blocks->v[blocks->n - 1];
@@ -1577,11 +1617,11 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 	char *save = NULL;
 	strlist pending_words = {0}; /* %w[...] lists, for `.each { |f| have_func(f) }` */
 	unsigned pending_age = 0;
-	struct strbuf wacc = {0};     /* a %w[...] list being read */
-	char wclose = 0;              /* its closing bracket while it is open */
-	block_vec blocks = {0};       /* open Ruby blocks */
+	struct strbuf wacc = {0};                          /* a %w[...] list being read */
+	char wclose = 0;                                   /* its closing bracket while it is open */
+	block_vec blocks = {0};                            /* open Ruby blocks */
 	bool makefile_ok = false, makefile_failed = false; /* create_makefile run / not run here */
-	bool flags_open = false;      /* inside a multi-line append_cflags([...]) */
+	bool flags_open = false;                           /* inside a multi-line append_cflags([...]) */
 	enum inc_bucket flags_bucket = INC_CFLAGS;
 	const char *flags_why = "append_cflags";
 	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -1616,8 +1656,8 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 		if (fails) {
 			const char *h = other_platform_probe(line);
 			if (h)
-				vec_push(&out->notes, xasprintf("%s: a header of another platform, absent here: probe fails",
-								h));
+				vec_push(&out->notes,
+					 xasprintf("%s: a header of another platform, absent here: probe fails", h));
 			continue;
 		}
 		note_cond_srcs(line, &blocks, out);
@@ -1685,10 +1725,10 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 					const char *h = args.v[0];
 					bool ruby_h = str_starts(h, "ruby/") || strcmp(h, "ruby.h") == 0;
 					if (other_platform_header(h))
-						vec_push(&out->notes,
-							 xasprintf("%s(\"%s\"): a header of another platform, absent here: "
-								   "left undefined",
-								   hdr_calls[k], h));
+						vec_push(&out->notes, xasprintf("%s(\"%s\"): a header of another "
+										"platform, absent here: "
+										"left undefined",
+										hdr_calls[k], h));
 					else if (!ruby_h || ruby_has_header(ruby_dirs, h)) {
 						char *n = mkmf_cpp_name(h);
 						add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
@@ -1761,7 +1801,8 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 				if (ob && !strchr(ob, ']')) {
 					flags_open = true;
 					flags_bucket = strstr(line, "append_cppflags") ? INC_CPPFLAGS : INC_CFLAGS;
-					flags_why = strstr(line, "append_cppflags") ? "append_cppflags" : "append_cflags";
+					flags_why =
+						strstr(line, "append_cppflags") ? "append_cppflags" : "append_cflags";
 				}
 			}
 			enum inc_bucket b = INC_CFLAGS;
@@ -1895,8 +1936,7 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 		if (strstr(line, "$srcs"))
 			note_list(line, "$srcs", &out->srcs, &out->srcs_set, &out->srcs_unknown);
 		/* a Rust extension (rb_sys), which libclang cannot read */
-		if (find_call(line, "create_rust_makefile") || strstr(line, "rb_sys/mkmf") ||
-		    strstr(line, "RbSys::"))
+		if (find_call(line, "create_rust_makefile") || strstr(line, "rb_sys/mkmf") || strstr(line, "RbSys::"))
 			out->rust = 1;
 		pending_age++;
 	}

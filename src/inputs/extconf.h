@@ -14,16 +14,16 @@
 #include "compdb.h"
 
 struct extconf_info {
-	char *path;          /* the extconf.rb */
-	strlist defines;     /* NAME or NAME=VALUE */
-	strlist include_dirs;/* absolute, in mkmf's order: $INCFLAGS (find_header,
+	char *path;           /* the extconf.rb */
+	strlist defines;      /* NAME or NAME=VALUE */
+	strlist include_dirs; /* absolute, in mkmf's order: $INCFLAGS (find_header,
 			      * $INCFLAGS), dir_config defaults, $CPPFLAGS, $CFLAGS */
-	strlist include_why; /* parallel: where each came from, for -v */
-	strlist quote_dirs;  /* $VPATH and $srcs directories (absolute): -iquote */
-	strlist pkg_modules; /* pkg_config("x") */
-	strlist lib_names;   /* have_library/find_library("x"): maybe pkg-config modules */
-	uint8_t rust;        /* create_rust_makefile / rb_sys: a Rust extension */
-	strlist headers;     /* create_header("NAME") names other than extconf.h (plain names) */
+	strlist include_why;  /* parallel: where each came from, for -v */
+	strlist quote_dirs;   /* $VPATH and $srcs directories (absolute): -iquote */
+	strlist pkg_modules;  /* pkg_config("x") */
+	strlist lib_names;    /* have_library/find_library("x"): maybe pkg-config modules */
+	uint8_t rust;         /* create_rust_makefile / rb_sys: a Rust extension */
+	strlist headers;      /* create_header("NAME") names other than extconf.h (plain names) */
 	/* $objs = %w[a.o b.o] (issue 17 item 7): mkmf builds only these objects;
 	 * objs_unknown when a $objs line could not be read */
 	strlist objs;
@@ -35,7 +35,7 @@ struct extconf_info {
 	/* every create_makefile (auto_ext) is under a condition that fails
 	 * here (`if $mswin || $mingw`): the extension is not built here */
 	uint8_t not_built;
-	strlist notes;       /* what was assumed, for -v */
+	strlist notes; /* what was assumed, for -v */
 	/* sources added to $srcs only inside `if have_func("NAME")`: cond_srcs[i]
 	 * (as written, relative to the extconf.rb's directory) is built only
 	 * where cond_probes[i] (the function NAME) exists */
@@ -85,7 +85,7 @@ bool extconf_srcs_exclude(const struct extconf_info *ei, const char *file);
 char *mkmf_cpp_name(const char *s);
 
 struct extconf_cache {
-	struct hmap by_dir;   /* directory -> struct extconf_info* or a miss marker */
+	struct hmap by_dir; /* directory -> struct extconf_info* or a miss marker */
 	strlist keys;
 	const strlist *ruby_dirs;
 	/* pkg-config answers for extconf_env (NULL: none) */

@@ -103,9 +103,10 @@ int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, cha
 		return 0;
 	}
 	/* RbConfig of the installed ruby (runs the user's ruby, never the project) */
-	char *argv[] = {"ruby", "-e",
-			"print RbConfig::CONFIG['rubyarchhdrdir'].to_s, \"\\n\", RbConfig::CONFIG['rubyhdrdir'].to_s, \"\\n\"",
-			NULL};
+	char *argv[] = {
+		"ruby", "-e",
+		"print RbConfig::CONFIG['rubyarchhdrdir'].to_s, \"\\n\", RbConfig::CONFIG['rubyhdrdir'].to_s, \"\\n\"",
+		NULL};
 	char *out = capture_command(argv, 65536);
 	if (out) {
 		char *save = NULL;
@@ -125,7 +126,9 @@ int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, cha
 	}
 	/* well-known locations */
 	static const char *const patterns[] = {
-		"/usr/include/*/ruby-*", "/usr/include/ruby-*", "/usr/local/include/ruby-*",
+		"/usr/include/*/ruby-*",
+		"/usr/include/ruby-*",
+		"/usr/local/include/ruby-*",
 		"/usr/local/include/*/ruby-*",
 	};
 	for (size_t k = 0; k < ARRAY_SIZE(patterns); k++) {
@@ -182,8 +185,8 @@ static int str_ptr_cmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void walk_dir(const char *dir, bool include_vendor, strlist *out, strlist *warnings,
-		     seen_vec *seen, unsigned depth)
+static void walk_dir(const char *dir, bool include_vendor, strlist *out, strlist *warnings, seen_vec *seen,
+		     unsigned depth)
 {
 	if (depth > 64) {
 		vec_push(warnings, xasprintf("%s: directories nested too deeply; not scanned further", dir));
@@ -393,8 +396,9 @@ static void drop_included_sources(strlist *files, const unsigned char *from_dir,
 		ndrop = 0;
 	for (size_t i = 0; i < n && ndrop; i++) /* (before any is freed: an includer may be dropped too) */
 		if (drop[i])
-			vec_push(notes, xasprintf("%s: #included by %s, analysed as part of it (not compiled on its own)",
-						  files->v[i], files->v[includer[i]]));
+			vec_push(notes,
+				 xasprintf("%s: #included by %s, analysed as part of it (not compiled on its own)",
+					   files->v[i], files->v[includer[i]]));
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (drop[i] && ndrop) {
@@ -532,7 +536,8 @@ static void add_ext_dir(struct inputs *in, const struct extconf_info *ei, const 
 	bool silent = false;
 	const char *no = include_dir_refusal(d, gem_root, str_starts(why, "pkg-config "), &silent);
 	if (no && !silent)
-		vec_push(&in->warnings, xasprintf("%s: include directory %s (from %s) is %s: ignored", disp, d, why, no));
+		vec_push(&in->warnings,
+			 xasprintf("%s: include directory %s (from %s) is %s: ignored", disp, d, why, no));
 	else if (no)
 		vec_push(&in->notes, xasprintf("%s: include directory %s (from %s): %s; not added", disp, d, why, no));
 	else {
@@ -705,7 +710,8 @@ static void extconf_include_args(struct inputs *in, const struct extconf_info *e
 		add_ext_dir(in, ei, gem_root, ei->include_dirs.v[i], ei->include_why.v[i], "-I", out);
 	for (size_t i = 0; i < ei->pkg_modules.n; i++) {
 		const strlist *d = pkg_dirs(in, pkg_cache, ei->pkg_modules.v[i], true);
-		char *why = xasprintf("pkg-config %s, for pkg_config(\"%s\")", ei->pkg_modules.v[i], ei->pkg_modules.v[i]);
+		char *why =
+			xasprintf("pkg-config %s, for pkg_config(\"%s\")", ei->pkg_modules.v[i], ei->pkg_modules.v[i]);
 		for (size_t k = 0; d && k < d->n; k++)
 			add_ext_dir(in, ei, gem_root, d->v[k], why, "-I", out);
 		if (d)
@@ -727,7 +733,8 @@ static void extconf_include_args(struct inputs *in, const struct extconf_info *e
 			mod = libx;
 		}
 		if (!d) {
-			vec_push(&in->notes, xasprintf("have_library(\"%s\"): no pkg-config module %s; skipped", lib, lib));
+			vec_push(&in->notes,
+				 xasprintf("have_library(\"%s\"): no pkg-config module %s; skipped", lib, lib));
 		} else {
 			char *why = xasprintf("pkg-config %s, for have_library(\"%s\")", mod, lib);
 			for (size_t k = 0; k < d->n; k++)
@@ -991,8 +998,8 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 		if (extconf_objs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
 			/* mkmf builds only $objs (issue 17, item 7) */
 			char *ed = display_path(ei->path);
-			vec_push(&in->notes, xasprintf("%s: not in $objs of %s (mkmf does not compile it); skipped", j.display,
-						       ed));
+			vec_push(&in->notes, xasprintf("%s: not in $objs of %s (mkmf does not compile it); skipped",
+						       j.display, ed));
 			free(ed);
 			tu_job_free(&j);
 			continue;
@@ -1001,12 +1008,13 @@ static int build_buildless(const struct options *o, struct inputs *in, char **er
 			/* $srcs set, and this file not added on this machine */
 			char *ed = display_path(ei->path);
 			vec_push(&in->notes,
-				 ei->not_built ? xasprintf("%s: %s builds nothing on this machine (its create_makefile is "
-							   "under a condition that fails here); skipped",
-							   j.display, ed)
-					       : xasprintf("%s: not in $srcs of %s as read for this machine (not compiled "
-							   "in this configuration); skipped",
-							   j.display, ed));
+				 ei->not_built
+					 ? xasprintf("%s: %s builds nothing on this machine (its create_makefile is "
+						     "under a condition that fails here); skipped",
+						     j.display, ed)
+					 : xasprintf("%s: not in $srcs of %s as read for this machine (not compiled "
+						     "in this configuration); skipped",
+						     j.display, ed));
 			free(ed);
 			tu_job_free(&j);
 			continue;
@@ -1198,7 +1206,8 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			/* a stale database (files moved or deleted): one warning for all
 			 * (after the flags: a refused flag is refused all the same) */
 			char *d = display_path(e->file);
-			vec_push(&in->notes, xasprintf("%s: named in the compile database, but it does not exist; skipped", d));
+			vec_push(&in->notes,
+				 xasprintf("%s: named in the compile database, but it does not exist; skipped", d));
 			if (!nmissing)
 				first_missing = d;
 			else
@@ -1230,9 +1239,10 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		return 2;
 	}
 	if (nmissing)
-		vec_push(&in->warnings, xasprintf("%s: %zu entr%s for files that do not exist (such as %s) skipped; -v "
-						  "lists them",
-						  o->compile_commands, nmissing, nmissing == 1 ? "y" : "ies", first_missing));
+		vec_push(&in->warnings,
+			 xasprintf("%s: %zu entr%s for files that do not exist (such as %s) skipped; -v "
+				   "lists them",
+				   o->compile_commands, nmissing, nmissing == 1 ? "y" : "ies", first_missing));
 	free(first_missing);
 	for (size_t k = 0; k < only.n; k++)
 		add_dir(&in->report_only, only.v[k]);
@@ -1314,24 +1324,27 @@ int inputs_build(const struct options *o, struct inputs *in, char **err)
 		const char *why = flag_refusal(a, next);
 		if (why) {
 			bool pair = a[0] == '-' && a[1] == 'X' && next && !flag_refusal(a, NULL);
-			*err = xasprintf("refusing compiler flag '%s%s%s': %s", a, pair ? " " : "", pair ? next : "", why);
+			*err = xasprintf("refusing compiler flag '%s%s%s': %s", a, pair ? " " : "", pair ? next : "",
+					 why);
 			return 2;
 		}
 		size_t take = 1;
 		const char *nwhy = a[0] == '@' ? NULL : flag_not_allowed(a, next, &take);
 		if (nwhy) {
-			*err = xasprintf("refusing --extra-arg '%s%s%s': %s (allowed: -D -U -I -isystem -iquote -idirafter "
-					 "-include -imacros -std= the language's -f options -W -m --target -isysroot "
-					 "--sysroot -x c/c++)",
-					 a, take == 2 ? " " : "", take == 2 ? next : "", nwhy);
+			*err = xasprintf(
+				"refusing --extra-arg '%s%s%s': %s (allowed: -D -U -I -isystem -iquote -idirafter "
+				"-include -imacros -std= the language's -f options -W -m --target -isysroot "
+				"--sysroot -x c/c++)",
+				a, take == 2 ? " " : "", take == 2 ? next : "", nwhy);
 			return 2;
 		}
 		i += take - 1;
 		if (a[0] == '@') {
 			/* a response file would reach libclang unchecked */
-			*err = xasprintf("refusing compiler argument '%s': response files are not read from --extra-arg; "
-					 "pass the flags themselves",
-					 a);
+			*err = xasprintf(
+				"refusing compiler argument '%s': response files are not read from --extra-arg; "
+				"pass the flags themselves",
+				a);
 			return 2;
 		}
 	}

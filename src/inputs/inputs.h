@@ -16,9 +16,9 @@
 #include "parse.h"
 
 struct ruby_headers {
-	strlist dirs;            /* absolute; arch dir first */
-	bool has_offload_flag;   /* ruby/thread.h defines RB_NOGVL_OFFLOAD_SAFE */
-	char *source;            /* how they were found, for -v */
+	strlist dirs;          /* absolute; arch dir first */
+	bool has_offload_flag; /* ruby/thread.h defines RB_NOGVL_OFFLOAD_SAFE */
+	char *source;          /* how they were found, for -v */
 };
 
 /* Finds Ruby's headers: the explicit dirs (--ruby-include; each must exist and
@@ -44,21 +44,21 @@ bool is_source_file(const char *path);
 
 struct inputs {
 	VEC(struct tu_job) jobs;
-	strlist roots;          /* project roots (absolute) */
-	strlist write_roots;    /* --fix writes only below these: the directories
+	strlist roots;       /* project roots (absolute) */
+	strlist write_roots; /* --fix writes only below these: the directories
 				 * named (a named file: the directory it is named
 				 * in, not a symlink's target's); compile database:
 				 * the project roots */
 	struct ruby_headers rh;
-	strlist warnings;       /* one line each, printed by the driver */
-	strlist notes;          /* one line each, printed with -v */
-	char *virtual_dir;      /* directory of the virtual extconf header */
-	strlist extconf_headers;/* buildless: create_header("NAME") names, stand-ins in virtual_dir */
-	strlist gem_roots;      /* buildless: the gem of each extconf.rb (may repeat) */
-	strlist search_roots;   /* buildless: trees searched for missing headers */
-	strlist report_only;    /* files (or directories) named with -p or named files of an
+	strlist warnings;        /* one line each, printed by the driver */
+	strlist notes;           /* one line each, printed with -v */
+	char *virtual_dir;       /* directory of the virtual extconf header */
+	strlist extconf_headers; /* buildless: create_header("NAME") names, stand-ins in virtual_dir */
+	strlist gem_roots;       /* buildless: the gem of each extconf.rb (may repeat) */
+	strlist search_roots;    /* buildless: trees searched for missing headers */
+	strlist report_only;     /* files (or directories) named with -p or named files of an
 				 * extension: only findings there are reported; empty: all */
-	strlist foreign;        /* buildless: sources of extensions in a language libclang
+	strlist foreign;         /* buildless: sources of extensions in a language libclang
 				 * does not read (Rust ...), absolute; not analysed */
 	bool buildless;
 };

@@ -68,7 +68,8 @@ static void bfs(const struct model *m, struct reach *r, struct queue *q, enum ct
 			const struct mfunc *mf = &m->fns.v[f];
 			for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
 				const struct edge *e = &m->edges.v[k];
-				if (e->kind != EDGE_PARAM || e->to < 0 || r[e->to].reached || !edge_followable(m, e, ctx))
+				if (e->kind != EDGE_PARAM || e->to < 0 || r[e->to].reached ||
+				    !edge_followable(m, e, ctx))
 					continue;
 				if (param_enabled(m, r, e) < 0)
 					continue;

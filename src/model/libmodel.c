@@ -22,14 +22,18 @@
 
 /* ---- a small bounded YAML tree (no aliases, limited depth and size) ---- */
 
-enum ynode_kind { YN_SCALAR, YN_SEQ, YN_MAP };
+enum ynode_kind {
+	YN_SCALAR,
+	YN_SEQ,
+	YN_MAP
+};
 
 struct ynode {
 	int kind;
 	unsigned line, col;
-	bool plain;           /* an unquoted scalar */
-	const char *text;     /* YN_SCALAR */
-	struct ynode **kids;  /* YN_SEQ: items; YN_MAP: key, value, key, value ... */
+	bool plain;          /* an unquoted scalar */
+	const char *text;    /* YN_SCALAR */
+	struct ynode **kids; /* YN_SEQ: items; YN_MAP: key, value, key, value ... */
 	size_t nkids, cap;
 };
 
@@ -96,7 +100,8 @@ static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 		if (!yaml_parser_parse(&p, &ev)) {
 			const yaml_mark_t *m = p.problem ? &p.problem_mark : &p.context_mark;
 			fail(y, (unsigned)m->line + 1, (unsigned)m->column + 1, "YAML syntax error: %s%s%s",
-			     p.problem ? p.problem : "unknown problem", p.context ? " " : "", p.context ? p.context : "");
+			     p.problem ? p.problem : "unknown problem", p.context ? " " : "",
+			     p.context ? p.context : "");
 			break;
 		}
 		unsigned line = (unsigned)ev.start_mark.line + 1, col = (unsigned)ev.start_mark.column + 1;
@@ -130,7 +135,8 @@ static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 			n->col = col;
 			if (ev.type == YAML_SCALAR_EVENT) {
 				n->kind = YN_SCALAR;
-				n->text = arena_strndup(y->a, (const char *)ev.data.scalar.value, ev.data.scalar.length);
+				n->text =
+					arena_strndup(y->a, (const char *)ev.data.scalar.value, ev.data.scalar.length);
 				n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 				if (strlen(n->text) != ev.data.scalar.length) {
 					free(n);
@@ -182,7 +188,7 @@ static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 struct registry {
 	bool loaded;
 	struct arena a;
-	struct hmap exact;   /* name -> struct lib_model* */
+	struct hmap exact; /* name -> struct lib_model* */
 	VEC(struct lib_model *) prefixes;
 	VEC(struct lib_model *) all;
 	size_t nuser;
@@ -299,9 +305,9 @@ static int get_name_list(struct yload *y, const struct ynode *v, const char *key
 	return 0;
 }
 
-static const char *const kind_names[] = {"cpu",       "allocates", "takes_lock",    "wakes_waiter",    "stdio",
+static const char *const kind_names[] = {"cpu",        "allocates", "takes_lock",    "wakes_waiter",    "stdio",
 					 "wakes_pipe", "thread_id", "thread_signal", "polls_interrupts"};
-static const char *const bound_names[] = {"always",       "never",      "fd",         "neg_timeout",
+static const char *const bound_names[] = {"always",       "never",      "fd",        "neg_timeout",
 					  "null_timeout", "flag_clear", "arg_equals"};
 static const char *const wake_names[] = {"signal_io", "signal_process", "condvar", "semaphore", "none"};
 static const char *const ts_kind_names[] = {NULL, "tls", "identity", "locale", "sigmask"};
@@ -316,8 +322,9 @@ static bool flag_value(const char *name, long *out)
 		const char *name;
 		long value;
 	} flags[] = {
-		{"F_LOCK", F_LOCK},     {"F_OFD_SETLKW", F_OFD_SETLKW}, {"F_SETLKW", F_SETLKW}, {"IPC_NOWAIT", IPC_NOWAIT},
-		{"LOCK_NB", LOCK_NB},   {"LOCK_UN", LOCK_UN},           {"WNOHANG", WNOHANG},
+		{"F_LOCK", F_LOCK},         {"F_OFD_SETLKW", F_OFD_SETLKW}, {"F_SETLKW", F_SETLKW},
+		{"IPC_NOWAIT", IPC_NOWAIT}, {"LOCK_NB", LOCK_NB},           {"LOCK_UN", LOCK_UN},
+		{"WNOHANG", WNOHANG},
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(flags); i++)
 		if (str_eq(flags[i].name, name)) {
@@ -359,21 +366,36 @@ static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model
 		int rc = 0;
 		int8_t b8 = 0;
 		switch (ki) {
-		case 0: rc = get_enum(y, sv, "bound", bound_names, ARRAY_SIZE(bound_names), &bc->bound); have_bound = true; break;
-		case 1: rc = get_int(y, sv, "arg", &bc->arg); break;
-		case 2: rc = get_enum(y, sv, "wake", wake_names, ARRAY_SIZE(wake_names), &bc->wake); break;
-		case 3: rc = get_bool(y, sv, "fd_wait", &b8); bc->fd_wait = b8 == 1; break;
+		case 0:
+			rc = get_enum(y, sv, "bound", bound_names, ARRAY_SIZE(bound_names), &bc->bound);
+			have_bound = true;
+			break;
+		case 1:
+			rc = get_int(y, sv, "arg", &bc->arg);
+			break;
+		case 2:
+			rc = get_enum(y, sv, "wake", wake_names, ARRAY_SIZE(wake_names), &bc->wake);
+			break;
+		case 3:
+			rc = get_bool(y, sv, "fd_wait", &b8);
+			bc->fd_wait = b8 == 1;
+			break;
 		case 4:
 		case 5:
 			rc = want_scalar(y, sv, sk->text);
 			if (!rc && !flag_value(sv->text, ki == 4 ? &bc->flag : &bc->flag2))
 				return fail(y, sv->line, sv->col,
-					    "unknown flag '%s' (F_LOCK, F_OFD_SETLKW, F_SETLKW, IPC_NOWAIT, LOCK_NB, LOCK_UN, "
+					    "unknown flag '%s' (F_LOCK, F_OFD_SETLKW, F_SETLKW, IPC_NOWAIT, LOCK_NB, "
+					    "LOCK_UN, "
 					    "WNOHANG)",
 					    sv->text);
 			break;
-		case 6: rc = get_bool(y, sv, "on_fd", &b8); bc->on_fd = b8 == 1; break;
-		default: return -1;
+		case 6:
+			rc = get_bool(y, sv, "on_fd", &b8);
+			bc->on_fd = b8 == 1;
+			break;
+		default:
+			return -1;
 		}
 		if (rc)
 			return -1;
@@ -404,10 +426,20 @@ static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_m
 		uint8_t k8 = 0;
 		int8_t i8 = -1;
 		switch (ki) {
-		case 0: rc = get_enum(y, sv, "kind", ts_kind_names, ARRAY_SIZE(ts_kind_names), &k8); ts->kind = k8; break;
-		case 1: rc = get_int(y, sv, "key_arg", &i8); ts->key_arg = i8; break;
-		case 2: rc = get_bool(y, sv, "sets", &i8); ts->sets = i8 == 1; break;
-		default: return -1;
+		case 0:
+			rc = get_enum(y, sv, "kind", ts_kind_names, ARRAY_SIZE(ts_kind_names), &k8);
+			ts->kind = k8;
+			break;
+		case 1:
+			rc = get_int(y, sv, "key_arg", &i8);
+			ts->key_arg = i8;
+			break;
+		case 2:
+			rc = get_bool(y, sv, "sets", &i8);
+			ts->sets = i8 == 1;
+			break;
+		default:
+			return -1;
 		}
 		if (rc)
 			return -1;
@@ -437,9 +469,16 @@ static int get_lock(struct yload *y, const struct ynode *v, struct lib_model *lm
 		uint8_t k8 = 0;
 		int8_t i8 = 0;
 		switch (ki) {
-		case 0: rc = get_enum(y, sv, "op", lock_op_names, ARRAY_SIZE(lock_op_names), &k8); lf->op = k8; break;
-		case 1: rc = get_int(y, sv, "arg", &i8); lf->arg = i8; break;
-		default: return -1;
+		case 0:
+			rc = get_enum(y, sv, "op", lock_op_names, ARRAY_SIZE(lock_op_names), &k8);
+			lf->op = k8;
+			break;
+		case 1:
+			rc = get_int(y, sv, "arg", &i8);
+			lf->arg = i8;
+			break;
+		default:
+			return -1;
 		}
 		if (rc)
 			return -1;
@@ -467,15 +506,20 @@ static int get_process_change(struct yload *y, const struct ynode *v, struct lib
 		if (ki < 0)
 			return -1;
 		switch (ki) {
-		case 0: rc = get_enum(y, sv, "when", change_when_names, ARRAY_SIZE(change_when_names), &pc->when); break;
-		case 1: rc = get_int(y, sv, "arg", &pc->arg); break;
+		case 0:
+			rc = get_enum(y, sv, "when", change_when_names, ARRAY_SIZE(change_when_names), &pc->when);
+			break;
+		case 1:
+			rc = get_int(y, sv, "arg", &pc->arg);
+			break;
 		case 2:
 			rc = want_scalar(y, sv, "what");
 			if (!rc && !*sv->text)
 				return fail(y, sv->line, sv->col, "'what' is empty");
 			pc->what = sv->text;
 			break;
-		default: return -1;
+		default:
+			return -1;
 		}
 		if (rc)
 			return -1;
@@ -495,11 +539,12 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 	if (m->kind != YN_MAP)
 		return fail(y, m->line, m->col, "the model of '%s' must be a mapping, not %s", lm->name, kind_text(m));
 	bool seen[32] = {0};
-	static const char *const keys[] = {"thread_safe", "pure",  "blocks",     "ruby_alloc", "error_channel",
-					   "process_state", "calls_back", "async_signal_safe", "cheap", "size_arg",
-					   "why",   "instead",    "null_arg",   "source", "handle_arg",
-					   "registers_handler", "blocking", "kinds", "same_as", "thread_state", "lock",
-					   "writes_arg", "process_change"};
+	static const char *const keys[] = {"thread_safe",   "pure",          "blocks",        "ruby_alloc",
+					   "error_channel", "process_state", "calls_back",    "async_signal_safe",
+					   "cheap",         "size_arg",      "why",           "instead",
+					   "null_arg",      "source",        "handle_arg",    "registers_handler",
+					   "blocking",      "kinds",         "same_as",       "thread_state",
+					   "lock",          "writes_arg",    "process_change"};
 	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
 		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
 		if (k->kind != YN_SCALAR)
@@ -515,12 +560,19 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 		case 0:
 			rc = get_enum(y, v, k->text, ts_names, ARRAY_SIZE(ts_names), &lm->thread_safe);
 			break;
-		case 1: rc = get_bool(y, v, k->text, &lm->pure); break;
-		case 2: rc = get_enum(y, v, k->text, blocks_names, ARRAY_SIZE(blocks_names), &lm->blocks); break;
-		case 3: rc = get_bool(y, v, k->text, &lm->ruby_alloc); break;
+		case 1:
+			rc = get_bool(y, v, k->text, &lm->pure);
+			break;
+		case 2:
+			rc = get_enum(y, v, k->text, blocks_names, ARRAY_SIZE(blocks_names), &lm->blocks);
+			break;
+		case 3:
+			rc = get_bool(y, v, k->text, &lm->ruby_alloc);
+			break;
 		case 4: {
 			if (v->kind != YN_MAP)
-				return fail(y, v->line, v->col, "'error_channel' must be a mapping {name, use, read_with}");
+				return fail(y, v->line, v->col,
+					    "'error_channel' must be a mapping {name, use, read_with}");
 			for (size_t j = 0; j + 1 < v->nkids && !rc; j += 2) {
 				const struct ynode *ek = v->kids[j], *evv = v->kids[j + 1];
 				if (ek->kind != YN_SCALAR)
@@ -529,12 +581,14 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 					rc = want_scalar(y, evv, "name");
 					lm->err_channel = evv->text;
 				} else if (str_eq(ek->text, "use")) {
-					rc = get_enum(y, evv, "use", err_use_names, ARRAY_SIZE(err_use_names), &lm->err_use);
+					rc = get_enum(y, evv, "use", err_use_names, ARRAY_SIZE(err_use_names),
+						      &lm->err_use);
 				} else if (str_eq(ek->text, "read_with")) {
 					rc = want_scalar(y, evv, "read_with");
 					lm->err_read_with = evv->text;
 				} else {
-					return fail(y, ek->line, ek->col, "unknown key '%s' in error_channel", ek->text);
+					return fail(y, ek->line, ek->col, "unknown key '%s' in error_channel",
+						    ek->text);
 				}
 			}
 			if (!rc && (!lm->err_channel || !lm->err_use))
@@ -549,7 +603,8 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 				if (bi < 0) {
 					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
 					return fail(y, it->line, it->col,
-						    "unknown process state '%s' (fd_table, cwd, umask, environment, locale, "
+						    "unknown process state '%s' (fd_table, cwd, umask, environment, "
+						    "locale, "
 						    "signals, stdio)",
 						    l[j]);
 				}
@@ -560,12 +615,19 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 		case 6:
 			if (v->kind != YN_MAP || v->nkids != 2 || v->kids[0]->kind != YN_SCALAR ||
 			    !str_eq(v->kids[0]->text, "registered_by"))
-				return fail(y, v->line, v->col, "'calls_back' must be a mapping {registered_by: [names]}");
+				return fail(y, v->line, v->col,
+					    "'calls_back' must be a mapping {registered_by: [names]}");
 			rc = get_name_list(y, v->kids[1], "registered_by", &lm->registered_by);
 			break;
-		case 7: rc = get_bool(y, v, k->text, &lm->async_signal_safe); break;
-		case 8: rc = get_bool(y, v, k->text, &lm->cheap); break;
-		case 9: rc = get_int(y, v, k->text, &lm->size_arg); break;
+		case 7:
+			rc = get_bool(y, v, k->text, &lm->async_signal_safe);
+			break;
+		case 8:
+			rc = get_bool(y, v, k->text, &lm->cheap);
+			break;
+		case 9:
+			rc = get_int(y, v, k->text, &lm->size_arg);
+			break;
 		case 10:
 			rc = want_scalar(y, v, k->text);
 			lm->why = v->text;
@@ -574,10 +636,18 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			rc = want_scalar(y, v, k->text);
 			lm->instead = v->text;
 			break;
-		case 12: rc = get_int(y, v, k->text, &lm->null_arg); break;
-		case 14: rc = get_int(y, v, k->text, &lm->handle_arg); break;
-		case 15: rc = get_int(y, v, k->text, &lm->registers_handler); break;
-		case 16: rc = get_blocking(y, v, lm); break;
+		case 12:
+			rc = get_int(y, v, k->text, &lm->null_arg);
+			break;
+		case 14:
+			rc = get_int(y, v, k->text, &lm->handle_arg);
+			break;
+		case 15:
+			rc = get_int(y, v, k->text, &lm->registers_handler);
+			break;
+		case 16:
+			rc = get_blocking(y, v, lm);
+			break;
 		case 17: {
 			const char *const *l = NULL;
 			rc = get_name_list(y, v, k->text, &l);
@@ -585,10 +655,11 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 				int bi = str_in_list(l[j], kind_names, ARRAY_SIZE(kind_names));
 				if (bi < 0) {
 					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
-					return fail(y, it->line, it->col,
-						    "unknown kind '%s' (cpu, allocates, takes_lock, wakes_waiter, stdio, "
-						    "wakes_pipe, thread_id, thread_signal, polls_interrupts)",
-						    l[j]);
+					return fail(
+						y, it->line, it->col,
+						"unknown kind '%s' (cpu, allocates, takes_lock, wakes_waiter, stdio, "
+						"wakes_pipe, thread_id, thread_signal, polls_interrupts)",
+						l[j]);
 				}
 				lm->kinds |= (uint16_t)(1u << bi);
 			}
@@ -600,9 +671,15 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 				return fail(y, v->line, v->col, "'same_as' must name a C function, not '%s'", v->text);
 			lm->same_as = v->text;
 			break;
-		case 19: rc = get_thread_state(y, v, lm); break;
-		case 20: rc = get_lock(y, v, lm); break;
-		case 22: rc = get_process_change(y, v, lm); break;
+		case 19:
+			rc = get_thread_state(y, v, lm);
+			break;
+		case 20:
+			rc = get_lock(y, v, lm);
+			break;
+		case 22:
+			rc = get_process_change(y, v, lm);
+			break;
 		case 21: {
 			int8_t a = -1;
 			rc = get_int(y, v, k->text, &a);
@@ -624,8 +701,8 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			return -1;
 	}
 	if (need_source && !lm->source)
-		return fail(y, m->line, m->col, "the model of '%s' has no 'source' (cite the man page or documentation)",
-			    lm->name);
+		return fail(y, m->line, m->col,
+			    "the model of '%s' has no 'source' (cite the man page or documentation)", lm->name);
 	if (lm->thread_safe == LM_TS_NEVER && !lm->why)
 		return fail(y, m->line, m->col, "'%s' is thread_safe: never but says not 'why'", lm->name);
 	if (seen[14] && lm->thread_safe != LM_TS_PER_HANDLE)
@@ -647,8 +724,8 @@ static bool valid_name(const char *s)
 	if (!*s)
 		return false;
 	for (const char *p = s; *p; p++) {
-		bool ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
-			  (*p == '*' && !p[1] && p != s);
+		bool ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+			  *p == '_' || (*p == '*' && !p[1] && p != s);
 		if (!ok)
 			return false;
 	}
@@ -777,7 +854,8 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 	for (size_t i = 0; i < added.n; i++) {
 		struct lib_model *lm = added.v[i], *old = lookup_entry(lm->name);
 		if (old && (!user || old->user)) {
-			fail(&y, lm->line, lm->col, "'%s' is already modelled at %s:%u", lm->name, old->file, old->line);
+			fail(&y, lm->line, lm->col, "'%s' is already modelled at %s:%u", lm->name, old->file,
+			     old->line);
 			goto out;
 		}
 	}

@@ -72,7 +72,7 @@
 
 /* How a blocking call can be woken (what the fix should suggest). */
 enum wake_kind {
-	WAKE_SIGNAL_IO = 0, /* a signal interrupts it (EINTR): RUBY_UBF_IO or a self-pipe UBF */
+	WAKE_SIGNAL_IO = 0,  /* a signal interrupts it (EINTR): RUBY_UBF_IO or a self-pipe UBF */
 	WAKE_SIGNAL_PROCESS, /* waits for a child: RUBY_UBF_PROCESS */
 	WAKE_CONDVAR,        /* a signal does not end it: a UBF that sets a flag and signals the condvar */
 	WAKE_SEMAPHORE,      /* a UBF that sem_post()s */
@@ -94,42 +94,42 @@ enum bound_rule {
  * blocking: {bound, arg, wake, fd_wait, flag, flag2, on_fd}). */
 struct blocking_call {
 	const char *name;
-	uint8_t bound;  /* enum bound_rule */
-	int8_t arg;     /* the argument the rule looks at, -1 */
-	uint8_t wake;   /* enum wake_kind */
+	uint8_t bound;   /* enum bound_rule */
+	int8_t arg;      /* the argument the rule looks at, -1 */
+	uint8_t wake;    /* enum wake_kind */
 	uint8_t fd_wait; /* waits on a file descriptor (a self-pipe or eventfd can wake it) */
-	long flag;      /* BOUND_FLAG_CLEAR / BOUND_ARG_EQUALS value; a second accepted value in flag2 */
+	long flag;       /* BOUND_FLAG_CLEAR / BOUND_ARG_EQUALS value; a second accepted value in flag2 */
 	long flag2;
-	uint8_t on_fd;  /* blocks on the descriptor it is given (io-fd-without-io-region) */
+	uint8_t on_fd; /* blocks on the descriptor it is given (io-fd-without-io-region) */
 };
 
 /* What a call does, for the UBF scans (model key kinds: [...]). */
 enum lm_kind {
-	LM_KIND_CPU = 1u << 0,        /* cpu: computes on memory, never waits for an event */
-	LM_KIND_ALLOC = 1u << 1,      /* allocates: malloc family */
-	LM_KIND_LOCK = 1u << 2,       /* takes_lock: acquires a lock or waits on one */
-	LM_KIND_COND_SIGNAL = 1u << 3, /* wakes_waiter: pthread_cond_signal ... */
-	LM_KIND_STDIO = 1u << 4,      /* stdio: a FILE * stream function */
-	LM_KIND_PIPE_WRITE = 1u << 5, /* wakes_pipe: a write that wakes a thread waiting on the other end */
-	LM_KIND_THREAD_ID = 1u << 6,  /* thread_id: which thread runs */
-	LM_KIND_THREAD_SIGNAL = 1u << 7, /* thread_signal: aimed at one thread */
+	LM_KIND_CPU = 1u << 0,              /* cpu: computes on memory, never waits for an event */
+	LM_KIND_ALLOC = 1u << 1,            /* allocates: malloc family */
+	LM_KIND_LOCK = 1u << 2,             /* takes_lock: acquires a lock or waits on one */
+	LM_KIND_COND_SIGNAL = 1u << 3,      /* wakes_waiter: pthread_cond_signal ... */
+	LM_KIND_STDIO = 1u << 4,            /* stdio: a FILE * stream function */
+	LM_KIND_PIPE_WRITE = 1u << 5,       /* wakes_pipe: a write that wakes a thread waiting on the other end */
+	LM_KIND_THREAD_ID = 1u << 6,        /* thread_id: which thread runs */
+	LM_KIND_THREAD_SIGNAL = 1u << 7,    /* thread_signal: aimed at one thread */
 	LM_KIND_POLLS_INTERRUPTS = 1u << 8, /* polls_interrupts: checks Ruby's interrupt flag */
 };
 
 enum thread_state_kind {
-	TS_TLS_API = 1,  /* thread-specific data: pthread_getspecific ... */
-	TS_IDENTITY,     /* which thread runs: pthread_self, gettid ... */
-	TS_LOCALE,       /* the thread's locale: uselocale, setlocale */
-	TS_SIGMASK,      /* the thread's signal mask or signals aimed at it */
+	TS_TLS_API = 1, /* thread-specific data: pthread_getspecific ... */
+	TS_IDENTITY,    /* which thread runs: pthread_self, gettid ... */
+	TS_LOCALE,      /* the thread's locale: uselocale, setlocale */
+	TS_SIGMASK,     /* the thread's signal mask or signals aimed at it */
 };
 
 /* A function whose result or effect depends on the thread that calls it
  * (model key thread_state: {kind, key_arg, sets}). */
 struct thread_state_fn {
 	const char *name;
-	int kind;        /* enum thread_state_kind */
-	int key_arg;     /* TS_TLS_API: the key argument (pthread_key_t), else -1 */
-	bool sets;       /* TS_TLS_API: stores a value for the key */
+	int kind;    /* enum thread_state_kind */
+	int key_arg; /* TS_TLS_API: the key argument (pthread_key_t), else -1 */
+	bool sets;   /* TS_TLS_API: stores a value for the key */
 	const char *source;
 };
 
@@ -141,8 +141,8 @@ enum lock_op {
 /* A mutex operation (model key lock: {op, arg}). */
 struct lock_fn {
 	const char *name;
-	int op;          /* enum lock_op */
-	int arg;         /* the mutex argument */
+	int op;  /* enum lock_op */
+	int arg; /* the mutex argument */
 	const char *source;
 };
 
@@ -155,7 +155,7 @@ enum lm_change_when {
 	LM_CHANGE_ARG_NOT_NULL, /* argument arg is not NULL */
 };
 struct process_change {
-	uint8_t when;    /* enum lm_change_when */
+	uint8_t when; /* enum lm_change_when */
 	int8_t arg;
 	const char *what; /* "redirects {std} ({fn} onto fd {fd})": {std} stdin/stdout/stderr,
 			     {fd} its number, {fn} the function */
@@ -165,7 +165,7 @@ struct process_change {
  * writes_arg: N). */
 struct writer_fn {
 	const char *name;
-	int arg;         /* the destination argument */
+	int arg; /* the destination argument */
 	const char *source;
 };
 
@@ -203,37 +203,37 @@ enum lm_err_use {
 };
 
 struct lib_model {
-	const char *name;      /* function name, or a prefix ending in '*' */
-	const char *library;   /* the file's `library:` */
+	const char *name;    /* function name, or a prefix ending in '*' */
+	const char *library; /* the file's `library:` */
 	const char *source;
-	const char *file;      /* "rules/models/zlib.yml" or the user's path */
+	const char *file; /* "rules/models/zlib.yml" or the user's path */
 	unsigned line, col;
-	bool user;             /* from a user's model file (--models, .nogvl-lint.yml models:) */
-	bool overrides;        /* a user entry that replaced a built-in one */
-	uint8_t thread_safe;   /* enum lm_thread_safe */
-	int8_t pure;           /* -1 unknown, 0, 1 */
-	uint8_t blocks;        /* enum lm_blocks */
-	int8_t ruby_alloc;     /* -1, 0, 1 */
+	bool user;           /* from a user's model file (--models, .nogvl-lint.yml models:) */
+	bool overrides;      /* a user entry that replaced a built-in one */
+	uint8_t thread_safe; /* enum lm_thread_safe */
+	int8_t pure;         /* -1 unknown, 0, 1 */
+	uint8_t blocks;      /* enum lm_blocks */
+	int8_t ruby_alloc;   /* -1, 0, 1 */
 	int8_t async_signal_safe;
 	int8_t cheap;
-	int8_t size_arg;       /* -1 none */
-	int8_t null_arg;       /* -1 none */
-	int8_t handle_arg;     /* per_handle: the handle argument (default 0) */
-	uint16_t process_state; /* enum lm_process_state bits */
-	uint8_t err_use;       /* enum lm_err_use */
+	int8_t size_arg;         /* -1 none */
+	int8_t null_arg;         /* -1 none */
+	int8_t handle_arg;       /* per_handle: the handle argument (default 0) */
+	uint16_t process_state;  /* enum lm_process_state bits */
+	uint8_t err_use;         /* enum lm_err_use */
 	const char *err_channel; /* "openssl" ... */
 	const char *err_read_with;
 	const char *const *registered_by; /* calls_back: NULL-terminated, or NULL */
-	int8_t registers_handler; /* argument N is a handler that the calls naming this
+	int8_t registers_handler;         /* argument N is a handler that the calls naming this
 				     function in calls_back.registered_by may run; -1 none */
 	const char *why;
 	const char *instead;
-	const struct blocking_call *blocking; /* blocking: {...}, or NULL */
-	uint16_t kinds;        /* enum lm_kind bits */
-	const char *same_as;   /* same_as: the function a header substitutes this one for */
-	const struct thread_state_fn *thread_state; /* or NULL */
-	const struct lock_fn *lock; /* or NULL */
-	const struct writer_fn *writer; /* writes_arg, or NULL */
+	const struct blocking_call *blocking;        /* blocking: {...}, or NULL */
+	uint16_t kinds;                              /* enum lm_kind bits */
+	const char *same_as;                         /* same_as: the function a header substitutes this one for */
+	const struct thread_state_fn *thread_state;  /* or NULL */
+	const struct lock_fn *lock;                  /* or NULL */
+	const struct writer_fn *writer;              /* writes_arg, or NULL */
 	const struct process_change *process_change; /* or NULL */
 };
 

@@ -10,27 +10,42 @@
 const char *cb_how_text(int how)
 {
 	switch (how) {
-	case CB_DIRECT: return "direct";
-	case CB_CAST: return "cast";
-	case CB_LOCAL_VAR: return "local function pointer";
-	case CB_GLOBAL_VAR: return "global function pointer";
-	case CB_FIELD: return "struct field";
-	case CB_WRAPPER: return "wrapper argument";
-	case CB_NULL: return "NULL";
-	case CB_SENTINEL: return "sentinel";
-	default: return "unresolved";
+	case CB_DIRECT:
+		return "direct";
+	case CB_CAST:
+		return "cast";
+	case CB_LOCAL_VAR:
+		return "local function pointer";
+	case CB_GLOBAL_VAR:
+		return "global function pointer";
+	case CB_FIELD:
+		return "struct field";
+	case CB_WRAPPER:
+		return "wrapper argument";
+	case CB_NULL:
+		return "NULL";
+	case CB_SENTINEL:
+		return "sentinel";
+	default:
+		return "unresolved";
 	}
 }
 
 const char *ubf_kind_text(int kind)
 {
 	switch (kind) {
-	case UBF_NONE: return "none";
-	case UBF_NULL: return "NULL";
-	case UBF_IO: return "RUBY_UBF_IO";
-	case UBF_PROCESS: return "RUBY_UBF_PROCESS";
-	case UBF_FUNC: return "function";
-	default: return "unknown";
+	case UBF_NONE:
+		return "none";
+	case UBF_NULL:
+		return "NULL";
+	case UBF_IO:
+		return "RUBY_UBF_IO";
+	case UBF_PROCESS:
+		return "RUBY_UBF_PROCESS";
+	case UBF_FUNC:
+		return "function";
+	default:
+		return "unknown";
 	}
 }
 
@@ -416,8 +431,7 @@ static const char *pair_key(struct model *m, uint32_t fn, uint32_t ev)
 }
 
 /* Creates a site for the call mf.events[ev], either of an API or of a wrapper. */
-static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct gvl_api *api,
-		     const struct wrapper *w)
+static void add_site(struct model *m, uint32_t fnid, uint32_t ev, const struct gvl_api *api, const struct wrapper *w)
 {
 	const struct mfunc *mf = &m->fns.v[fnid];
 	const struct event *e = &mf->f->events[ev];
@@ -599,8 +613,8 @@ static bool maybe_ensure_wrapper(struct model *m, uint32_t site_id, const struct
 	w.cb_param = cbp;
 	w.data1_param = w.ubf_param = w.data2_param = w.flags_param = -1;
 	const struct expr *d1 = s->data1;
-	if (d1 && d1->kind == EX_REF && d1->ref.var == cbx->ref.var && d1->ref.deref && d1->ref.path &&
-	    *d1->ref.path && !strchr(d1->ref.path, '.'))
+	if (d1 && d1->kind == EX_REF && d1->ref.var == cbx->ref.var && d1->ref.deref && d1->ref.path && *d1->ref.path &&
+	    !strchr(d1->ref.path, '.'))
 		w.data1_param = field_from_param(wf, dr->var, d1->ref.path, wev);
 	if (w.data1_param < 0 && !(d1 && (d1->kind == EX_NULL || (d1->kind == EX_INT && d1->has_ival))))
 		return false; /* the data is not a parameter forwarded: keep the body's own site */
@@ -862,8 +876,7 @@ static void build_edges(struct model *m)
  * update hooks. */
 
 /* The model of a direct call of a library function (no body in the gem). */
-static const struct lib_model *library_call_model(const struct model *m, const struct mfunc *mf,
-						  const struct event *e)
+static const struct lib_model *library_call_model(const struct model *m, const struct mfunc *mf, const struct event *e)
 {
 	if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->name || fn_id_from(m, e->u.call->usr, mf->tu) >= 0)
 		return NULL;

@@ -29,11 +29,11 @@ struct mfunc {
 };
 
 enum edge_kind {
-	EDGE_DIRECT = 1,   /* f() */
-	EDGE_POINTER,      /* fp(), s->fn(): resolved through bindings or assignments */
-	EDGE_FNARG,        /* g(cb) where g is a library function that may call cb */
-	EDGE_PARAM,        /* fn(x) where fn is a parameter, resolved from the callers' arguments */
-	EDGE_LIBCB,        /* a library call that runs handlers registered with another library
+	EDGE_DIRECT = 1, /* f() */
+	EDGE_POINTER,    /* fp(), s->fn(): resolved through bindings or assignments */
+	EDGE_FNARG,      /* g(cb) where g is a library function that may call cb */
+	EDGE_PARAM,      /* fn(x) where fn is a parameter, resolved from the callers' arguments */
+	EDGE_LIBCB,      /* a library call that runs handlers registered with another library
 			      call (sqlite3_backup_step runs the sqlite3_busy_handler handler) */
 };
 
@@ -49,40 +49,40 @@ struct param_via {
 
 struct edge {
 	uint32_t from;
-	int32_t to;        /* mfunc id; -1 for a function without a body */
-	uint32_t ev;       /* the call event in `from` */
-	uint8_t kind;      /* enum edge_kind */
+	int32_t to;   /* mfunc id; -1 for a function without a body */
+	uint32_t ev;  /* the call event in `from` */
+	uint8_t kind; /* enum edge_kind */
 };
 
 enum cb_how {
 	CB_UNRESOLVED = 0,
-	CB_DIRECT,      /* the function's name */
-	CB_CAST,        /* (void *(*)(void *))fn */
-	CB_LOCAL_VAR,   /* a local function-pointer variable */
-	CB_GLOBAL_VAR,  /* a global/static function-pointer variable */
-	CB_FIELD,       /* a struct field (ops table, initialiser or assignment) */
-	CB_WRAPPER,     /* an argument of a wrapper function */
-	CB_NULL,        /* NULL */
-	CB_SENTINEL,    /* RUBY_UBF_IO / RUBY_UBF_PROCESS (-1) */
+	CB_DIRECT,     /* the function's name */
+	CB_CAST,       /* (void *(*)(void *))fn */
+	CB_LOCAL_VAR,  /* a local function-pointer variable */
+	CB_GLOBAL_VAR, /* a global/static function-pointer variable */
+	CB_FIELD,      /* a struct field (ops table, initialiser or assignment) */
+	CB_WRAPPER,    /* an argument of a wrapper function */
+	CB_NULL,       /* NULL */
+	CB_SENTINEL,   /* RUBY_UBF_IO / RUBY_UBF_PROCESS (-1) */
 };
 
 struct cbres {
-	uint8_t how;         /* enum cb_how */
-	uint8_t partial;     /* some assignments could not be resolved */
+	uint8_t how;     /* enum cb_how */
+	uint8_t partial; /* some assignments could not be resolved */
 	uint32_t ntargets;
-	uint32_t *targets;   /* mfunc ids with bodies */
+	uint32_t *targets; /* mfunc ids with bodies */
 	uint32_t nexternal;
 	const char **external; /* resolved names without a body (library functions) */
-	const char *text;    /* as written */
-	const char *macro;   /* RUBY_UBF_IO, RUBY_UBF_PROCESS, NULL ... */
+	const char *text;      /* as written */
+	const char *macro;     /* RUBY_UBF_IO, RUBY_UBF_PROCESS, NULL ... */
 };
 
 enum ubf_kind {
-	UBF_NONE = 0,   /* the API takes no UBF (ubf_select implied for IO regions) */
+	UBF_NONE = 0, /* the API takes no UBF (ubf_select implied for IO regions) */
 	UBF_NULL,
-	UBF_IO,         /* RUBY_UBF_IO */
-	UBF_PROCESS,    /* RUBY_UBF_PROCESS */
-	UBF_FUNC,       /* a custom function */
+	UBF_IO,      /* RUBY_UBF_IO */
+	UBF_PROCESS, /* RUBY_UBF_PROCESS */
+	UBF_FUNC,    /* a custom function */
 	UBF_UNKNOWN,
 };
 
@@ -95,33 +95,33 @@ struct msite {
 	const char *called;        /* name as called: the API, or the wrapper's name */
 	int32_t inner;             /* for wrapper call sites: the site inside the wrapper */
 	struct loc loc;
-	const char *macro;         /* expanded from this macro */
+	const char *macro; /* expanded from this macro */
 	struct cbres cb;
 	struct cbres ubf;
-	uint8_t ubf_kind;          /* enum ubf_kind */
+	uint8_t ubf_kind; /* enum ubf_kind */
 	const struct expr *data1, *data2, *flags_expr;
-	uint32_t data_fn;          /* function whose events fill data1/data2 (the caller
+	uint32_t data_fn; /* function whose events fill data1/data2 (the caller
 				      when a wrapper forwards them, else fn) */
 	int flags;
 	uint8_t flags_known;
-	uint8_t is_template;       /* inside a wrapper, callback is the wrapper's parameter */
-	uint8_t token_only;        /* found by the token scan only (the parser lost the call):
+	uint8_t is_template; /* inside a wrapper, callback is the wrapper's parameter */
+	uint8_t token_only;  /* found by the token scan only (the parser lost the call):
 				      callback resolved by name; data1/data2/flags unknown (NULL);
 				      ev is the first event after it */
 	uint8_t removed_api;
 };
 
 struct wrapper {
-	uint32_t fn;        /* the wrapper function */
-	uint32_t site;      /* the release site inside it (possibly itself a wrapper call) */
+	uint32_t fn;   /* the wrapper function */
+	uint32_t site; /* the release site inside it (possibly itself a wrapper call) */
 	int cb_param, data1_param, ubf_param, data2_param, flags_param; /* -1 when not forwarded */
 };
 
 /* How a function is reached in a given context. */
 struct reach {
-	int32_t pred_fn;   /* caller mfunc id, -1 at a root */
-	int32_t pred_ev;   /* call event in the caller (or the site's event at a root) */
-	int32_t site;      /* release site whose callback/UBF this chain starts from; -1 none */
+	int32_t pred_fn; /* caller mfunc id, -1 at a root */
+	int32_t pred_ev; /* call event in the caller (or the site's event at a root) */
+	int32_t site;    /* release site whose callback/UBF this chain starts from; -1 none */
 	uint8_t reached;
 	uint8_t edge_kind;
 };
@@ -135,8 +135,8 @@ enum ctx_kind {
 
 /* A call of rb_thread_call_with_gvl: its function runs with the GVL again. */
 struct withgvl_call {
-	uint32_t fn;     /* function making the call */
-	uint32_t ev;     /* the call event */
+	uint32_t fn; /* function making the call */
+	uint32_t ev; /* the call event */
 	struct cbres target;
 };
 
@@ -144,18 +144,18 @@ struct model {
 	struct tu_facts **tus;
 	size_t ntus;
 	VEC(struct mfunc) fns;
-	struct hmap fn_by_usr;      /* USR -> mfunc id + 1 (the first definition) */
-	struct hmap fn_defs;        /* USR -> u32 VEC of every definition's id, only for a
+	struct hmap fn_by_usr;           /* USR -> mfunc id + 1 (the first definition) */
+	struct hmap fn_defs;             /* USR -> u32 VEC of every definition's id, only for a
 				     * USR defined in more than one place (two extensions
 				     * of one tree each defining a non-static `m`) */
-	VEC(struct edge) edges;     /* sorted by from */
-	VEC(uint32_t) in_edges;     /* edge ids sorted by to */
+	VEC(struct edge) edges;          /* sorted by from */
+	VEC(uint32_t) in_edges;          /* edge ids sorted by to */
 	VEC(struct param_via) param_via; /* the callers behind each EDGE_PARAM edge */
-	VEC(struct msite) sites;    /* sorted by location */
+	VEC(struct msite) sites;         /* sorted by location */
 	VEC(struct wrapper) wrappers;
-	struct hmap bindings;       /* "record\1field" -> VEC of binding pointers */
-	struct hmap globals;        /* global var USR -> first struct var * */
-	struct hmap calls_to;       /* callee USR -> VEC of direct call sites (struct call_at) */
+	struct hmap bindings; /* "record\1field" -> VEC of binding pointers */
+	struct hmap globals;  /* global var USR -> first struct var * */
+	struct hmap calls_to; /* callee USR -> VEC of direct call sites (struct call_at) */
 	struct reach *reach[CTX_COUNT];
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;
@@ -194,9 +194,9 @@ const struct reach *model_reach(const struct model *m, enum ctx_kind ctx, uint32
  * (optional) receives chains. Returns the count. */
 struct reach_set {
 	uint32_t n;
-	uint32_t *fns;      /* reached functions in BFS order */
+	uint32_t *fns;       /* reached functions in BFS order */
 	struct reach *by_fn; /* indexed by mfunc id (ntotal entries) */
-	uint32_t nopaque;   /* unresolved function-pointer calls reached */
+	uint32_t nopaque;    /* unresolved function-pointer calls reached */
 };
 void model_reach_from(const struct model *m, const struct cbres *roots, int32_t site, struct reach_set *out);
 void reach_set_free(struct reach_set *rs);
@@ -224,12 +224,12 @@ struct nogvl_walk {
 	const struct model *m;
 	const struct reach_set *rs;
 	unsigned flags;
-	uint32_t pos;              /* next function: index into rs->fns, or mfunc id */
+	uint32_t pos; /* next function: index into rs->fns, or mfunc id */
 	uint32_t next_ev;
 	/* the current event */
-	uint32_t fi;               /* mfunc id */
+	uint32_t fi; /* mfunc id */
 	const struct mfunc *mf;
-	uint32_t ei;               /* event index in mf */
+	uint32_t ei; /* event index in mf */
 	const struct event *e;
 };
 void nogvl_walk_init(struct nogvl_walk *w, const struct model *m, const struct reach_set *rs, unsigned flags);

@@ -39,14 +39,22 @@ const char *gate_state_name(int state)
 const char *offload_verdict_name(int v)
 {
 	switch (v) {
-	case OV_CANDIDATE: return "candidate";
-	case OV_NOT_SAFE: return "not offload-safe";
-	case OV_CANNOT_VERIFY: return "cannot verify";
-	case OV_FLAGGED_SAFE: return "already flagged";
-	case OV_FLAGGED_UNSAFE: return "unsafe";
-	case OV_FLAGGED_CANNOT_VERIFY: return "already flagged, cannot verify";
-	case OV_NOT_APPLICABLE: return "not applicable";
-	default: return "not evaluated";
+	case OV_CANDIDATE:
+		return "candidate";
+	case OV_NOT_SAFE:
+		return "not offload-safe";
+	case OV_CANNOT_VERIFY:
+		return "cannot verify";
+	case OV_FLAGGED_SAFE:
+		return "already flagged";
+	case OV_FLAGGED_UNSAFE:
+		return "unsafe";
+	case OV_FLAGGED_CANNOT_VERIFY:
+		return "already flagged, cannot verify";
+	case OV_NOT_APPLICABLE:
+		return "not applicable";
+	default:
+		return "not evaluated";
 	}
 }
 
@@ -54,12 +62,16 @@ const char *verdict_state_name(int v)
 {
 	switch (v) {
 	case OV_CANDIDATE:
-	case OV_FLAGGED_SAFE: return "safe";
+	case OV_FLAGGED_SAFE:
+		return "safe";
 	case OV_NOT_SAFE:
-	case OV_FLAGGED_UNSAFE: return "unsafe";
+	case OV_FLAGGED_UNSAFE:
+		return "unsafe";
 	case OV_CANNOT_VERIFY:
-	case OV_FLAGGED_CANNOT_VERIFY: return "cannot verify";
-	default: return NULL;
+	case OV_FLAGGED_CANNOT_VERIFY:
+		return "cannot verify";
+	default:
+		return NULL;
 	}
 }
 
@@ -73,8 +85,8 @@ struct gate_evidence *gate_add(struct gate_result *g, int gate, int state, const
 {
 	va_list ap;
 	va_start(ap, fmt);
-	struct gate_evidence e = {.gate = gate, .state = state, .loc = *loc, .msg = xvasprintf(fmt, ap), .fn = fn,
-				  .ev = -1};
+	struct gate_evidence e =
+		{.gate = gate, .state = state, .loc = *loc, .msg = xvasprintf(fmt, ap), .fn = fn, .ev = -1};
 	va_end(ap);
 	vec_push(&g->ev, e);
 	if (state > g->state[gate])
@@ -132,14 +144,22 @@ void site_verdicts_free(struct site_verdict *v, size_t n)
 const char *fact_kind_name(int kind)
 {
 	switch (kind) {
-	case FACT_HEADER: return "header";
-	case FACT_PARSE: return "parse";
-	case FACT_FNPTR: return "function pointer";
-	case FACT_MODEL: return "library model";
-	case FACT_FLAGS: return "flags";
-	case FACT_DATA: return "data origin";
-	case FACT_OTHER: return "evidence";
-	default: return "none";
+	case FACT_HEADER:
+		return "header";
+	case FACT_PARSE:
+		return "parse";
+	case FACT_FNPTR:
+		return "function pointer";
+	case FACT_MODEL:
+		return "library model";
+	case FACT_FLAGS:
+		return "flags";
+	case FACT_DATA:
+		return "data origin";
+	case FACT_OTHER:
+		return "evidence";
+	default:
+		return "none";
 	}
 }
 

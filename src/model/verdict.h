@@ -31,19 +31,19 @@ struct model;
  * gate decides safety, 0 when it only decides whether offloading pays (work
  * size). checker: the function of rules/ that records the gate's evidence
  * (the engine ignores that column; rules/offload.c runs them in this order). */
-#define GATE_LIST(X)                                                                                                \
-	X(RUBY_API, "Ruby API", 1, gate_check_ruby_api)               /* no Ruby API or object access */            \
-	X(WITH_GVL, "rb_thread_call_with_gvl", 1, gate_check_none)    /* recorded by gate_check_ruby_api */          \
-	X(THREAD_STATE, "thread state", 1, gate_check_thread_state)   /* no TLS, thread identity, locale, sigmask */ \
-	X(ERROR_CHANNEL, "per-thread error channel", 1, gate_check_error_channel) /* read after the call */           \
-	X(LOCK, "lock across the release", 1, gate_check_locks)       /* locked on one side, unlocked on the other */ \
-	X(INPUTS, "inputs", 1, gate_check_inputs_all)                 /* frozen/copied/locked, kept alive; object state */ \
-	X(OUTPUTS, "outputs", 1, gate_check_outputs)                  /* per-call buffers */                         \
-	X(SHARED_STATE, "shared state", 1, gate_check_shared_state)   /* no unlocked writes to globals/statics */    \
-	X(FD, "file descriptors", 1, gate_check_fd)                   /* no fd/FILE * another fiber could close */   \
-	X(UBF, "unblocking function", 1, gate_check_ubf_all)          /* thread-independent UBF, cancellable wait */ \
-	X(OPAQUE, "opaque callees", 1, gate_check_opaque)             /* every callee visible or known safe */       \
-	X(WORK_SIZE, "work size", 0, gate_check_work_size)            /* the work is not bounded-small */
+#define GATE_LIST(X)                                                                                                   \
+	X(RUBY_API, "Ruby API", 1, gate_check_ruby_api)             /* no Ruby API or object access */                 \
+	X(WITH_GVL, "rb_thread_call_with_gvl", 1, gate_check_none)  /* recorded by gate_check_ruby_api */              \
+	X(THREAD_STATE, "thread state", 1, gate_check_thread_state) /* no TLS, thread identity, locale, sigmask */     \
+	X(ERROR_CHANNEL, "per-thread error channel", 1, gate_check_error_channel) /* read after the call */            \
+	X(LOCK, "lock across the release", 1, gate_check_locks) /* locked on one side, unlocked on the other */        \
+	X(INPUTS, "inputs", 1, gate_check_inputs_all)           /* frozen/copied/locked, kept alive; object state */   \
+	X(OUTPUTS, "outputs", 1, gate_check_outputs)            /* per-call buffers */                                 \
+	X(SHARED_STATE, "shared state", 1, gate_check_shared_state) /* no unlocked writes to globals/statics */        \
+	X(FD, "file descriptors", 1, gate_check_fd)                 /* no fd/FILE * another fiber could close */       \
+	X(UBF, "unblocking function", 1, gate_check_ubf_all)        /* thread-independent UBF, cancellable wait */     \
+	X(OPAQUE, "opaque callees", 1, gate_check_opaque)           /* every callee visible or known safe */           \
+	X(WORK_SIZE, "work size", 0, gate_check_work_size)          /* the work is not bounded-small */
 
 enum gate_id {
 #define GATE_ENUM(id, name, safety, check) GATE_##id,
@@ -66,14 +66,14 @@ struct gate_note {
 };
 
 struct gate_evidence {
-	int gate;        /* enum gate_id */
-	int state;       /* GATE_FAIL or GATE_UNKNOWN */
-	struct loc loc;  /* where: the call, the write, the read after the call ... */
-	char *msg;       /* one line, e.g. "'ERR_get_error' reads OpenSSL's per-thread error queue after the call" */
-	int32_t fn;      /* mfunc id holding the evidence, -1 when it is the site's caller side */
+	int gate;       /* enum gate_id */
+	int state;      /* GATE_FAIL or GATE_UNKNOWN */
+	struct loc loc; /* where: the call, the write, the read after the call ... */
+	char *msg;      /* one line, e.g. "'ERR_get_error' reads OpenSSL's per-thread error queue after the call" */
+	int32_t fn;     /* mfunc id holding the evidence, -1 when it is the site's caller side */
 	/* Optional (zero when unused): */
-	const char *rule;  /* slug of the rule that reports this evidence at loc, NULL: none */
-	int32_t ev;        /* event index in fn (or in the site's caller when fn is -1); -1 unknown */
+	const char *rule; /* slug of the rule that reports this evidence at loc, NULL: none */
+	int32_t ev;       /* event index in fn (or in the site's caller when fn is -1); -1 unknown */
 	VEC(struct gate_note) notes;
 	/* For "cannot verify" evidence: the fact that would decide it (enum
 	 * fact_kind, FACT_NONE: the message is all there is) and its subject (a
@@ -94,7 +94,7 @@ struct lib_model;
 struct gate_basis {
 	int gate;
 	const struct lib_model *lm;
-	struct loc loc;  /* the first call decided by it */
+	struct loc loc; /* the first call decided by it */
 	int32_t fn;
 };
 
@@ -112,7 +112,7 @@ enum offload_verdict {
 	OV_FLAGGED_SAFE,      /* flag present, every gate passes */
 	OV_FLAGGED_UNSAFE,    /* flag present, a gate fails: offload-unsafe */
 	OV_FLAGGED_CANNOT_VERIFY,
-	OV_NOT_APPLICABLE,    /* the API takes no flags (IO blocking regions, removed API) */
+	OV_NOT_APPLICABLE, /* the API takes no flags (IO blocking regions, removed API) */
 };
 
 /* What would turn "cannot verify" into a decision, most decisive first: a
@@ -120,31 +120,31 @@ enum offload_verdict {
  * an opaque library call hides what it does. */
 enum fact_kind {
 	FACT_NONE = 0,
-	FACT_HEADER,       /* install this header (the parse failed on it) */
-	FACT_PARSE,        /* make this file parse (errors other than a missing header) */
-	FACT_FNPTR,        /* resolve this function pointer (or callback) */
-	FACT_MODEL,        /* add a library model for this function */
-	FACT_FLAGS,        /* the flags argument is not a constant */
-	FACT_DATA,         /* where this data comes from / who else uses it */
-	FACT_OTHER,        /* the evidence's message says what is missing */
+	FACT_HEADER, /* install this header (the parse failed on it) */
+	FACT_PARSE,  /* make this file parse (errors other than a missing header) */
+	FACT_FNPTR,  /* resolve this function pointer (or callback) */
+	FACT_MODEL,  /* add a library model for this function */
+	FACT_FLAGS,  /* the flags argument is not a constant */
+	FACT_DATA,   /* where this data comes from / who else uses it */
+	FACT_OTHER,  /* the evidence's message says what is missing */
 };
 
 /* The one fact the verdict is missing: the first "cannot verify" evidence of
  * the most decisive kind. */
 struct missing_fact {
-	int kind;             /* enum fact_kind; FACT_NONE when the site is decided */
-	const char *name;     /* the header, pointer, function ... (NULL for FACT_OTHER) */
-	int gate;             /* the gate it is missing for */
+	int kind;                       /* enum fact_kind; FACT_NONE when the site is decided */
+	const char *name;               /* the header, pointer, function ... (NULL for FACT_OTHER) */
+	int gate;                       /* the gate it is missing for */
 	const struct gate_evidence *ev; /* the evidence it comes from (in g.ev) */
-	unsigned others;      /* further "cannot verify" evidence behind it */
+	unsigned others;                /* further "cannot verify" evidence behind it */
 };
 
 struct site_verdict {
 	struct gate_result g;
-	int verdict;          /* enum offload_verdict */
-	bool flagged;         /* the call passes RB_NOGVL_OFFLOAD_SAFE */
-	bool small_work;      /* GATE_WORK_SIZE failed: bounded-small work */
-	bool threshold_guard; /* the release sits under a size comparison */
+	int verdict;                 /* enum offload_verdict */
+	bool flagged;                /* the call passes RB_NOGVL_OFFLOAD_SAFE */
+	bool small_work;             /* GATE_WORK_SIZE failed: bounded-small work */
+	bool threshold_guard;        /* the release sits under a size comparison */
 	struct missing_fact missing; /* for the cannot-verify verdicts */
 	/* OV_CANDIDATE held back (not offered) until another finding on the same
 	 * call is fixed: that rule's slug and where (cleanup-not-ensured ...). */
@@ -164,7 +164,7 @@ const char *gate_state_name(int state); /* "pass", "cannot verify", "fail" */
 /* Gates that decide safety (all but GATE_WORK_SIZE, which only decides
  * whether offloading pays). */
 bool gate_is_safety(int gate);
-const char *fact_kind_name(int kind);   /* "header", "library model" ... */
+const char *fact_kind_name(int kind); /* "header", "library model" ... */
 /* The next step for the missing fact, one line ("install the header
  * 'zlib.h' ..."); malloc'ed. */
 char *missing_fact_text(const struct missing_fact *mf);

@@ -55,7 +55,8 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 		if (oi->withheld_by) {
 			fprintf(out, "  withheld (%s): move the cleanup at ", oi->withheld_by);
 			print_loc(out, &oi->withheld_loc);
-			fputs(" into an rb_ensure handler first: offloading adds a cancellation path that raises\n", out);
+			fputs(" into an rb_ensure handler first: offloading adds a cancellation path that raises\n",
+			      out);
 		}
 		if (oi->missing.kind != FACT_NONE) {
 			char *t = missing_fact_text(&oi->missing);
@@ -87,7 +88,7 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 				fput_visible(b->lm->file, out);
 				fprintf(out, ":%u%s, called at ", b->lm->line,
 					b->lm->user ? (b->lm->overrides ? ", a user model overriding the built-in one"
-									 : ", a user model")
+									: ", a user model")
 						    : "");
 				print_loc(out, &b->loc);
 				fputs("; source: ", out);

@@ -19,9 +19,15 @@ static void put_escaped(FILE *out, const char *s, bool property)
 {
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
 		switch (*p) {
-		case '%': fputs("%25", out); break;
-		case '\r': fputs("%0D", out); break;
-		case '\n': fputs("%0A", out); break;
+		case '%':
+			fputs("%25", out);
+			break;
+		case '\r':
+			fputs("%0D", out);
+			break;
+		case '\n':
+			fputs("%0A", out);
+			break;
 		case ':':
 			if (property)
 				fputs("%3A", out);
@@ -53,7 +59,9 @@ int report_github(FILE *out, const struct options *o, const struct run *r)
 		const struct finding *f = r->findings.v.v[i];
 		if (!finding_reported(f))
 			continue;
-		const char *cmd = f->severity == SEV_ERROR ? "error" : f->severity == SEV_WARNING ? "warning" : "notice";
+		const char *cmd = f->severity == SEV_ERROR     ? "error"
+				  : f->severity == SEV_WARNING ? "warning"
+							       : "notice";
 		char *p = display_path(f->loc.file);
 		fprintf(out, "::%s file=", cmd);
 		put_escaped(out, p, true);

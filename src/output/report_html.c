@@ -65,13 +65,32 @@ static void html_esc(struct strbuf *sb, const char *s)
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
 		switch (*p) {
-		case '&': sb_puts(sb, "&amp;"); p++; continue;
-		case '<': sb_puts(sb, "&lt;"); p++; continue;
-		case '>': sb_puts(sb, "&gt;"); p++; continue;
-		case '"': sb_puts(sb, "&quot;"); p++; continue;
-		case '\'': sb_puts(sb, "&#39;"); p++; continue;
-		case '\t': sb_putc(sb, '\t'); p++; continue;
-		default: break;
+		case '&':
+			sb_puts(sb, "&amp;");
+			p++;
+			continue;
+		case '<':
+			sb_puts(sb, "&lt;");
+			p++;
+			continue;
+		case '>':
+			sb_puts(sb, "&gt;");
+			p++;
+			continue;
+		case '"':
+			sb_puts(sb, "&quot;");
+			p++;
+			continue;
+		case '\'':
+			sb_puts(sb, "&#39;");
+			p++;
+			continue;
+		case '\t':
+			sb_putc(sb, '\t');
+			p++;
+			continue;
+		default:
+			break;
 		}
 		if (*p < 0x20 || *p == 0x7f) {
 			unsigned cp = *p == 0x7f ? 0x2421 : 0x2400 + *p;
@@ -120,7 +139,8 @@ static void snippet(struct strbuf *sb, const struct loc *l)
 			break;
 		char *copy = xstrdup(text); /* source_line's buffer is reused */
 		bool here = ln == l->line;
-		sb_printf(sb, "<span class=\"%s\"><span class=\"ln\">%*u</span> ", here ? "line hit" : "line", width, ln);
+		sb_printf(sb, "<span class=\"%s\"><span class=\"ln\">%*u</span> ", here ? "line hit" : "line", width,
+			  ln);
 		html_esc(sb, copy);
 		sb_puts(sb, "\n</span>");
 		if (here) {
@@ -449,8 +469,9 @@ static void html_findings(struct strbuf *sb, const struct run *r, const struct h
 		static const int order[] = {SEV_ERROR, SEV_WARNING, SEV_NOTE};
 		for (size_t k = 0; k < ARRAY_SIZE(order); k++) {
 			const char *name = severity_name(order[k]);
-			sb_printf(sb, "<label><input type=\"checkbox\" data-filter=\"severity\" value=\"%s\" checked> %s "
-				      "(%zu)</label>",
+			sb_printf(sb,
+				  "<label><input type=\"checkbox\" data-filter=\"severity\" value=\"%s\" checked> %s "
+				  "(%zu)</label>",
 				  name, name, n->by_sev[order[k]]);
 		}
 		sb_puts(sb, "<label>Rule:<select id=\"rule-filter\"><option value=\"\">all rules</option>");
@@ -463,8 +484,8 @@ static void html_findings(struct strbuf *sb, const struct run *r, const struct h
 			html_esc(sb, rule_list[k]->slug);
 			sb_printf(sb, " (%zu)</option>", n->by_rule[k]);
 		}
-		sb_printf(sb, "</select></label> <span id=\"shown-count\">%zu</span> of %zu shown</form>\n", n->reported,
-			  n->reported);
+		sb_printf(sb, "</select></label> <span id=\"shown-count\">%zu</span> of %zu shown</form>\n",
+			  n->reported, n->reported);
 		sb_puts(sb, "<p id=\"none-shown\" class=\"empty\" hidden>No finding matches the filters.</p>\n");
 		size_t idx = 0;
 		for (size_t i = 0; i < r->findings.v.n; i++) {
@@ -487,8 +508,9 @@ static void html_sites(struct strbuf *sb, const struct run *r)
 	/* release sites */
 	sb_printf(sb, "<section id=\"sites\">\n<h2>GVL release sites (%zu)</h2>\n", s->sites);
 	if (m && s->sites) {
-		sb_puts(sb, "<table class=\"sites\"><thead><tr><th>Where</th><th>Function</th><th>Call</th>"
-			    "<th>Callback</th><th>UBF</th><th>Flags</th><th>Offload verdict</th></tr></thead><tbody>\n");
+		sb_puts(sb,
+			"<table class=\"sites\"><thead><tr><th>Where</th><th>Function</th><th>Call</th>"
+			"<th>Callback</th><th>UBF</th><th>Flags</th><th>Offload verdict</th></tr></thead><tbody>\n");
 		for (size_t i = 0; i < m->sites.n; i++)
 			if (!m->sites.v[i].is_template)
 				site_row(sb, m, &m->sites.v[i]);
@@ -583,7 +605,8 @@ static void html_suppressed(struct strbuf *sb, const struct run *r)
 
 	/* suppressed */
 	if (s->suppressed) {
-		sb_printf(sb, "<section id=\"suppressed\">\n<details><summary>Suppressed findings (%zu)</summary>\n<ul>\n",
+		sb_printf(sb,
+			  "<section id=\"suppressed\">\n<details><summary>Suppressed findings (%zu)</summary>\n<ul>\n",
 			  s->suppressed);
 		for (size_t i = 0; i < r->findings.v.n; i++) {
 			const struct finding *f = r->findings.v.v[i];

@@ -78,9 +78,12 @@ static json_t *jfinding(const struct finding *f, bool buildless)
 static const char *status_name(int st)
 {
 	switch (st) {
-	case TU_OK: return "ok";
-	case TU_ERRORS: return "errors";
-	default: return "failed";
+	case TU_OK:
+		return "ok";
+	case TU_ERRORS:
+		return "errors";
+	default:
+		return "failed";
 	}
 }
 
@@ -131,8 +134,9 @@ static json_t *jcbres(const struct model *m, const struct cbres *cb)
 	json_t *o = json_object();
 	json_object_set_new(o, "text", json_text(cb->text));
 	json_object_set_new(o, "how", json_string(cb_how_text(cb->how)));
-	json_object_set_new(o, "resolved", json_boolean(cb->ntargets || cb->nexternal || cb->how == CB_NULL ||
-							  cb->how == CB_SENTINEL));
+	json_object_set_new(
+		o, "resolved",
+		json_boolean(cb->ntargets || cb->nexternal || cb->how == CB_NULL || cb->how == CB_SENTINEL));
 	json_object_set_new(o, "partial", json_boolean(cb->partial));
 	json_object_set_new(o, "macro", json_text(cb->macro));
 	json_t *t = json_array();
@@ -372,7 +376,6 @@ static void jfindings(json_t *root, const struct run *r)
 	}
 	json_object_set_new(root, "findings", fs);
 	json_object_set_new(root, "suppressed", sup);
-
 }
 
 /* "parse_failures" */

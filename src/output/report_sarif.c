@@ -27,9 +27,12 @@
 static const char *level_of(int sev)
 {
 	switch (sev) {
-	case SEV_ERROR: return "error";
-	case SEV_WARNING: return "warning";
-	default: return "note";
+	case SEV_ERROR:
+		return "error";
+	case SEV_WARNING:
+		return "warning";
+	default:
+		return "note";
 	}
 }
 
@@ -54,8 +57,9 @@ static char *pascal(const char *slug)
 static json_t *message(const char *text)
 {
 	size_t n = text ? strlen(text) : 0;
-	char *t = (n && (text[n - 1] == '.' || text[n - 1] == '?' || text[n - 1] == '!')) ? xstrdup(text)
-											: xasprintf("%s.", text ? text : "");
+	char *t = (n && (text[n - 1] == '.' || text[n - 1] == '?' || text[n - 1] == '!'))
+			  ? xstrdup(text)
+			  : xasprintf("%s.", text ? text : "");
 	json_t *o = json_object();
 	json_object_set_new(o, "text", json_text(t));
 	free(t);
@@ -157,7 +161,7 @@ static json_t *rule_json(const struct rule_desc *rd)
 	json_object_set_new(props, "tags", tags);
 	json_object_set_new(props, "category", json_text(rd->category));
 	json_object_set_new(props, "problem.severity",
-			    json_string(rd->severity == SEV_ERROR	  ? "error"
+			    json_string(rd->severity == SEV_ERROR     ? "error"
 					: rd->severity == SEV_WARNING ? "warning"
 								      : "recommendation"));
 	json_object_set_new(props, "debug", json_boolean(rd->flags & RULE_DEBUG));
@@ -229,7 +233,8 @@ static json_t *result_json(const struct sctx *c, const struct finding *f, int ru
 		for (size_t i = f->notes.n; i-- > 0;) {
 			json_t *step = json_object();
 			json_object_set_new(step, "location", location(c, &f->notes.v[i].loc, f->notes.v[i].msg, NULL));
-			json_object_set_new(step, "importance", json_string(i + 1 == f->notes.n ? "essential" : "important"));
+			json_object_set_new(step, "importance",
+					    json_string(i + 1 == f->notes.n ? "essential" : "important"));
 			json_array_append_new(tfl, step);
 		}
 		json_t *last = json_object();
@@ -321,14 +326,14 @@ static json_t *tu_notification(const struct sctx *c, const struct tu_facts *tu)
 	struct strbuf hs = {0};
 	for (size_t k = 0; k < mh.n; k++)
 		sb_printf(&hs, "%s'%s'", k ? ", " : "", mh.v[k]);
-	char *msg = tu->status == TU_FAILED
-			    ? xasprintf("%s could not be analysed: %s", tu->display,
-					tu->fail_reason ? tu->fail_reason : "parse failure")
-		    : mh.n ? xasprintf("%s could not be read completely: missing header%s %s (install the library's "
-				       "-dev package, add -I DIR, or use -p with a compile database)",
-				       tu->display, mh.n == 1 ? "" : "s", sb_str(&hs))
-			    : xasprintf("%s has %u parse error%s%s", tu->display, tu->nerrors, tu->nerrors == 1 ? "" : "s",
-					tu->degraded ? "; analysed degraded, with recovery stubs" : "");
+	char *msg =
+		tu->status == TU_FAILED ? xasprintf("%s could not be analysed: %s", tu->display,
+						    tu->fail_reason ? tu->fail_reason : "parse failure")
+		: mh.n ? xasprintf("%s could not be read completely: missing header%s %s (install the library's "
+				   "-dev package, add -I DIR, or use -p with a compile database)",
+				   tu->display, mh.n == 1 ? "" : "s", sb_str(&hs))
+		       : xasprintf("%s has %u parse error%s%s", tu->display, tu->nerrors, tu->nerrors == 1 ? "" : "s",
+				   tu->degraded ? "; analysed degraded, with recovery stubs" : "");
 	sb_free(&hs);
 	strlist_free(&mh);
 	json_object_set_new(nt, "message", message(msg));

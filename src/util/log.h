@@ -6,8 +6,8 @@
 
 #include "util.h"
 
-extern int log_verbosity;      /* 0 normal, 1 -v, 2 -vv */
-extern FILE *log_stream;       /* default stderr; tests may redirect */
+extern int log_verbosity; /* 0 normal, 1 -v, 2 -vv */
+extern FILE *log_stream;  /* default stderr; tests may redirect */
 
 void log_error(const char *fmt, ...) PRINTF_LIKE(1, 2);   /* "nogvl-lint: error: ..." */
 void log_warning(const char *fmt, ...) PRINTF_LIKE(1, 2); /* "nogvl-lint: warning: ..." */

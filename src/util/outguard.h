@@ -20,7 +20,7 @@ struct out_guard {
 	int saved_out, saved_err; /* the real fds 1 and 2 */
 	int pipe_r;
 	pthread_t relay;
-	FILE *log_file;      /* log_stream while on */
+	FILE *log_file; /* log_stream while on */
 	FILE *old_log;
 	int verbose;
 };

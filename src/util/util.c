@@ -635,12 +635,18 @@ void fput_visible(const char *s, FILE *out)
 const char *run_outcome_text(enum run_outcome r)
 {
 	switch (r) {
-	case RUN_OK: return "ok";
-	case RUN_FAILED: return "failed";
-	case RUN_NOT_FOUND: return "not found";
-	case RUN_TIMED_OUT: return "timed out";
-	case RUN_TOO_MUCH: return "printed too much";
-	case RUN_CANNOT: return "could not be started";
+	case RUN_OK:
+		return "ok";
+	case RUN_FAILED:
+		return "failed";
+	case RUN_NOT_FOUND:
+		return "not found";
+	case RUN_TIMED_OUT:
+		return "timed out";
+	case RUN_TOO_MUCH:
+		return "printed too much";
+	case RUN_CANNOT:
+		return "could not be started";
 	}
 	return "?";
 }
@@ -896,8 +902,8 @@ static void remove_stale_replace_temps(const char *path)
 		struct dirent *de;
 		while ((de = readdir(d)) != NULL) {
 			const char *n = de->d_name;
-			if (n[0] != '.' || strncmp(n + 1, base, bl) != 0 || strncmp(n + 1 + bl, REPLACE_INFIX, il) != 0 ||
-			    strlen(n + 1 + bl + il) != 6)
+			if (n[0] != '.' || strncmp(n + 1, base, bl) != 0 ||
+			    strncmp(n + 1 + bl, REPLACE_INFIX, il) != 0 || strlen(n + 1 + bl + il) != 6)
 				continue;
 			char *t = path_join(dir, n);
 			struct stat st;

@@ -30,31 +30,31 @@ char *xasprintf(const char *fmt, ...) PRINTF_LIKE(1, 2);
 char *xvasprintf(const char *fmt, va_list ap);
 
 /* Growable array: VEC(int) v = {0}; vec_push(&v, 3); free(v.v); */
-#define VEC(T)                                                                 \
-	struct {                                                               \
-		T *v;                                                          \
-		size_t n, cap;                                                 \
+#define VEC(T)                                                                                                         \
+	struct {                                                                                                       \
+		T *v;                                                                                                  \
+		size_t n, cap;                                                                                         \
 	}
-#define vec_reserve(vec, want)                                                 \
-	do {                                                                   \
-		if ((want) > (vec)->cap) {                                     \
-			size_t nc_ = (vec)->cap ? (vec)->cap * 2 : 8;          \
-			while (nc_ < (want))                                   \
-				nc_ *= 2;                                      \
-			(vec)->v = xrealloc((vec)->v, nc_ * sizeof(*(vec)->v)); \
-			(vec)->cap = nc_;                                      \
-		}                                                              \
+#define vec_reserve(vec, want)                                                                                         \
+	do {                                                                                                           \
+		if ((want) > (vec)->cap) {                                                                             \
+			size_t nc_ = (vec)->cap ? (vec)->cap * 2 : 8;                                                  \
+			while (nc_ < (want))                                                                           \
+				nc_ *= 2;                                                                              \
+			(vec)->v = xrealloc((vec)->v, nc_ * sizeof(*(vec)->v));                                        \
+			(vec)->cap = nc_;                                                                              \
+		}                                                                                                      \
 	} while (0)
-#define vec_push(vec, x)                                                       \
-	do {                                                                   \
-		vec_reserve((vec), (vec)->n + 1);                              \
-		(vec)->v[(vec)->n++] = (x);                                    \
+#define vec_push(vec, x)                                                                                               \
+	do {                                                                                                           \
+		vec_reserve((vec), (vec)->n + 1);                                                                      \
+		(vec)->v[(vec)->n++] = (x);                                                                            \
 	} while (0)
-#define vec_free(vec)                                                          \
-	do {                                                                   \
-		free((vec)->v);                                                \
-		(vec)->v = NULL;                                               \
-		(vec)->n = (vec)->cap = 0;                                     \
+#define vec_free(vec)                                                                                                  \
+	do {                                                                                                           \
+		free((vec)->v);                                                                                        \
+		(vec)->v = NULL;                                                                                       \
+		(vec)->n = (vec)->cap = 0;                                                                             \
 	} while (0)
 
 typedef VEC(char *) strlist; /* owned strings; strlist_free() frees them */
@@ -105,8 +105,8 @@ bool hmap_has(const struct hmap *m, const char *key);
 /* Inserts or replaces; returns the previous value or NULL. */
 void *hmap_put(struct hmap *m, const char *key, void *val);
 void hmap_free(struct hmap *m);
-#define hmap_foreach(m, e)                                                     \
-	for (struct hmap_entry *e = (m)->slots; e && e < (m)->slots + (m)->cap; e++) \
+#define hmap_foreach(m, e)                                                                                             \
+	for (struct hmap_entry *e = (m)->slots; e && e < (m)->slots + (m)->cap; e++)                                   \
 		if (e->key)
 
 /* Interning: one stored copy of each string, compared by pointer. Thread-unsafe:
@@ -133,8 +133,8 @@ bool str_in_sorted(const char *s, const char *const *sorted, size_t n);
 char *path_join(const char *a, const char *b);
 char *path_dirname(const char *p);
 const char *path_basename(const char *p);
-char *path_absolute(const char *p);   /* realpath, or cwd-joined normalised text */
-char *path_normalize(const char *p);  /* collapse //, /./ and /../ lexically */
+char *path_absolute(const char *p);  /* realpath, or cwd-joined normalised text */
+char *path_normalize(const char *p); /* collapse //, /./ and /../ lexically */
 /* p relative to base when p is below base, else a copy of p. */
 char *path_relative(const char *p, const char *base);
 bool path_is_below(const char *p, const char *dir);
@@ -172,7 +172,14 @@ void fput_visible(const char *s, FILE *out);
  * other descriptor closed, in its own process group; stdout kept up to
  * max_out bytes, the first line of stderr kept (or stderr discarded). At
  * timeout_ms (0: no limit) or past max_out bytes the group is killed. */
-enum run_outcome { RUN_OK = 0, RUN_FAILED, RUN_NOT_FOUND, RUN_TIMED_OUT, RUN_TOO_MUCH, RUN_CANNOT };
+enum run_outcome {
+	RUN_OK = 0,
+	RUN_FAILED,
+	RUN_NOT_FOUND,
+	RUN_TIMED_OUT,
+	RUN_TOO_MUCH,
+	RUN_CANNOT
+};
 struct run_spec {
 	char *const *argv;
 	const char *dir;
@@ -186,7 +193,7 @@ struct run_result {
 	int signal;               /* the signal it died of, or 0 */
 	char *out;                /* stdout (NUL-terminated), NULL unless it ran to its end */
 	size_t out_len;
-	char *err_line;           /* raw: show it with sb_put_visible */
+	char *err_line; /* raw: show it with sb_put_visible */
 };
 void run_process(const struct run_spec *spec, struct run_result *r);
 void run_result_free(struct run_result *r);

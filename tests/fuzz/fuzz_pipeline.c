@@ -115,10 +115,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 
 	const char *args[] = {
-		"nogvl-lint", "--no-config", "--jobs", "1", "--no-progress", "--ruby-include", FUZZ_RUBY_DIR,
-		"--enable", debug, "--report-unused-suppressions",
-		"--format", "text", "-o", "/dev/null", "--format", "json", "-o", "/dev/null",
-		"--format", "sarif", "-o", "/dev/null", "--format", "github", "-o", "/dev/null", file,
+		"nogvl-lint",
+		"--no-config",
+		"--jobs",
+		"1",
+		"--no-progress",
+		"--ruby-include",
+		FUZZ_RUBY_DIR,
+		"--enable",
+		debug,
+		"--report-unused-suppressions",
+		"--format",
+		"text",
+		"-o",
+		"/dev/null",
+		"--format",
+		"json",
+		"-o",
+		"/dev/null",
+		"--format",
+		"sarif",
+		"-o",
+		"/dev/null",
+		"--format",
+		"github",
+		"-o",
+		"/dev/null",
+		file,
 	};
 	int argc = (int)ARRAY_SIZE(args);
 	char **argv = xcalloc((size_t)argc + 1, sizeof(char *));

@@ -74,9 +74,9 @@ static void test_changed__not_a_diff(void **state)
 	(void)state;
 	static const char *const bad[] = {
 		"hello\nworld\n",
-		"--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n",   /* ends inside a hunk */
-		"@@ -1 +1 @@\n-a\n+b\n",                    /* a hunk before any file */
-		"--- a/x\n+++ b/x\n@@ -1 +1 @\n",            /* malformed header */
+		"--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n-a\n",      /* ends inside a hunk */
+		"@@ -1 +1 @@\n-a\n+b\n",                        /* a hunk before any file */
+		"--- a/x\n+++ b/x\n@@ -1 +1 @\n",               /* malformed header */
 		"--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\nzzz\n", /* not a hunk line */
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -138,10 +138,8 @@ static void test_changed__libclang_search(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_changed__git_u0),
-		cmocka_unit_test(test_changed__context_and_names),
-		cmocka_unit_test(test_changed__not_a_diff),
-		cmocka_unit_test(test_changed__rule_suggest),
+		cmocka_unit_test(test_changed__git_u0),          cmocka_unit_test(test_changed__context_and_names),
+		cmocka_unit_test(test_changed__not_a_diff),      cmocka_unit_test(test_changed__rule_suggest),
 		cmocka_unit_test(test_changed__libclang_search),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -64,8 +64,9 @@ static void test_compdb__shell_quoting(void **state)
 	struct compdb db;
 	char *err;
 	/* as bear writes -DGREETING="hello world" and a directory with a space */
-	const char *json = "[{\"directory\": \"/d\", \"file\": \"a.c\","
-			   " \"command\": \"cc \\\"-DGREETING=\\\\\\\"hello world\\\\\\\"\\\" '-I/my dir/inc' -c a.c\"}]";
+	const char *json =
+		"[{\"directory\": \"/d\", \"file\": \"a.c\","
+		" \"command\": \"cc \\\"-DGREETING=\\\\\\\"hello world\\\\\\\"\\\" '-I/my dir/inc' -c a.c\"}]";
 	assert_int_equal(parse(json, "/", &db, &err), 0);
 	assert_int_equal(db.entries.n, 1);
 	const strlist *v = &db.entries.v[0].argv;
@@ -211,11 +212,12 @@ static void test_compdb__jobs(void **state)
 	char *a = th_write(dir, "ext/a.c", "int a;\n");
 	char *b = th_write(dir, "ext/b.c", "int b;\n");
 	free(th_write(dir, "ext/notes.txt", "x\n"));
-	char *json = xasprintf("[{\"directory\": \"%s/ext\", \"file\": \"a.c\", \"command\": \"cc -Iinc -DONE -c a.c -o a.o\"},"
-			       " {\"directory\": \"%s/ext\", \"file\": \"a.c\", \"command\": \"cc -DTWO -c a.c\"},"
-			       " {\"directory\": \"%s/ext\", \"file\": \"b.c\", \"arguments\": [\"cc\", \"-c\", \"b.c\"]},"
-			       " {\"directory\": \"%s/ext\", \"file\": \"notes.txt\", \"arguments\": [\"cc\", \"notes.txt\"]}]",
-			       dir, dir, dir, dir);
+	char *json = xasprintf(
+		"[{\"directory\": \"%s/ext\", \"file\": \"a.c\", \"command\": \"cc -Iinc -DONE -c a.c -o a.o\"},"
+		" {\"directory\": \"%s/ext\", \"file\": \"a.c\", \"command\": \"cc -DTWO -c a.c\"},"
+		" {\"directory\": \"%s/ext\", \"file\": \"b.c\", \"arguments\": [\"cc\", \"-c\", \"b.c\"]},"
+		" {\"directory\": \"%s/ext\", \"file\": \"notes.txt\", \"arguments\": [\"cc\", \"notes.txt\"]}]",
+		dir, dir, dir, dir);
 	char *dbp = th_write(dir, "compile_commands.json", json);
 	free(json);
 
@@ -270,9 +272,10 @@ static void test_compdb__plugin_entry_refused(void **state)
 {
 	(void)state;
 	char *dir = th_mkdtemp();
-	char *json = xasprintf("[{\"directory\": \"%s\", \"file\": \"a.c\","
-			       " \"arguments\": [\"cc\", \"-Xclang\", \"-load\", \"-Xclang\", \"evil.so\", \"-c\", \"a.c\"]}]",
-			       dir);
+	char *json = xasprintf(
+		"[{\"directory\": \"%s\", \"file\": \"a.c\","
+		" \"arguments\": [\"cc\", \"-Xclang\", \"-load\", \"-Xclang\", \"evil.so\", \"-c\", \"a.c\"]}]",
+		dir);
 	char *dbp = th_write(dir, "compile_commands.json", json);
 	free(json);
 	struct options o;

@@ -99,7 +99,8 @@ static void empty_file_is_fine(void **state)
 static void errors_name_file_line_and_problem(void **state)
 {
 	(void)state;
-	parse_err("fail_level: error\nrules:\n  no-such-rule: true\n", "/proj/.nogvl-lint.yml:3:3: unknown rule 'no-such-rule'");
+	parse_err("fail_level: error\nrules:\n  no-such-rule: true\n",
+		  "/proj/.nogvl-lint.yml:3:3: unknown rule 'no-such-rule'");
 	parse_err("fail_level: error\nbogus: 1\n", ":2:1: unknown key 'bogus'");
 	parse_err("fail_level: loud\n", ":1:13: 'fail_level' takes note, warning, error or none, not 'loud'");
 	parse_err("rules:\n  removed-api: maybe\n", ":2:16: rule 'removed-api' takes true, false");
@@ -121,7 +122,7 @@ static void globs(void **state)
 {
 	(void)state;
 	assert_true(config_glob_match("*.c", "a.c"));
-	assert_true(config_glob_match("*.c", "ext/a.c"));      /* bare name: any depth */
+	assert_true(config_glob_match("*.c", "ext/a.c")); /* bare name: any depth */
 	assert_true(config_glob_match("vendor", "ext/vendor/x.c"));
 	assert_true(config_glob_match("vendor/", "vendor/x.c"));
 	assert_false(config_glob_match("ext/*.c", "ext/sub/a.c")); /* * stays in one segment */
@@ -178,7 +179,7 @@ static void discovery_and_inherit(void **state)
 	char *b = xasprintf("%s/repo/ext/inner/b.c", tmpdir);
 	const struct config *cb = config_for_path(&cs, b, false);
 	assert_ptr_not_equal(cb, ca);
-	assert_int_equal(config_fail_level(cb), SEV_ERROR);              /* inherited */
+	assert_int_equal(config_fail_level(cb), SEV_ERROR);               /* inherited */
 	assert_false(config_rule_enabled(cb, "removed-api", true, NULL)); /* inherited */
 	int sev = SEV_ERROR;
 	assert_true(config_rule_enabled(cb, "value-access-without-gvl", true, &sev));
@@ -188,7 +189,7 @@ static void discovery_and_inherit(void **state)
 
 	char *c = xasprintf("%s/repo/ext/alone/c.c", tmpdir);
 	const struct config *cc = config_for_path(&cs, c, false);
-	assert_int_equal(config_fail_level(cc), -1);                     /* no inherit: nearest only */
+	assert_int_equal(config_fail_level(cc), -1); /* no inherit: nearest only */
 	assert_true(config_rule_enabled(cc, "removed-api", true, NULL));
 	assert_false(config_rule_enabled(cc, "with-gvl-escape", true, NULL));
 

@@ -20,8 +20,19 @@ static char *make_tree(void)
 {
 	char *dir = th_mkdtemp();
 	static const char *const files[] = {
-		"ext/a.c", "ext/b.cc", "ext/c.cpp", "ext/d.cxx", "ext/e.h", "ext/README.md", "ext/sub/f.c",
-		"ext/sub.c", "tmp/x86_64-linux/t.c", "vendor/lib/v.c", "pkg/p.c", ".git/g.c", "ext/tmp_not_skipped/k.c",
+		"ext/a.c",
+		"ext/b.cc",
+		"ext/c.cpp",
+		"ext/d.cxx",
+		"ext/e.h",
+		"ext/README.md",
+		"ext/sub/f.c",
+		"ext/sub.c",
+		"tmp/x86_64-linux/t.c",
+		"vendor/lib/v.c",
+		"pkg/p.c",
+		".git/g.c",
+		"ext/tmp_not_skipped/k.c",
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		free(th_write(dir, files[i], "int x;\n"));
@@ -73,8 +84,16 @@ static void test_discovery__skips_and_sorts(void **state)
 	discover_sources(dir, true, &out, &warnings);
 	rel = rel_list(&out, dir);
 	static const char *const want_all[] = {
-		"ext/a.c", "ext/b.cc", "ext/c.cpp", "ext/d.cxx", "ext/sub.c", "ext/sub/f.c", "ext/tmp_not_skipped/k.c",
-		"pkg/p.c", "tmp/x86_64-linux/t.c", "vendor/lib/v.c",
+		"ext/a.c",
+		"ext/b.cc",
+		"ext/c.cpp",
+		"ext/d.cxx",
+		"ext/sub.c",
+		"ext/sub/f.c",
+		"ext/tmp_not_skipped/k.c",
+		"pkg/p.c",
+		"tmp/x86_64-linux/t.c",
+		"vendor/lib/v.c",
 	};
 	assert_list(rel, want_all, ARRAY_SIZE(want_all));
 	free_list(rel);

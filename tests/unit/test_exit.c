@@ -14,7 +14,11 @@
 #include "run.h"
 
 static const struct rule_desc test_rule = {
-	.slug = "test-rule", .severity = SEV_WARNING, .category = "test", .summary = "s", .rationale = "r",
+	.slug = "test-rule",
+	.severity = SEV_WARNING,
+	.category = "test",
+	.summary = "s",
+	.rationale = "r",
 	.fix = "f",
 };
 
@@ -141,8 +145,8 @@ static void test_exit__options(void **state)
 	struct options o;
 	char *e = NULL;
 	char *dir = th_mkdtemp();
-	assert_int_equal(parse_cmdline(&o, &e, "-p", dir, "-j", "3", "-v", "-v", "--fail-level=error",
-				       "--ruby-include", "/r1", "--ruby-include=/r2", "-DX=1", "-Iinc", "a.c", NULL),
+	assert_int_equal(parse_cmdline(&o, &e, "-p", dir, "-j", "3", "-v", "-v", "--fail-level=error", "--ruby-include",
+				       "/r1", "--ruby-include=/r2", "-DX=1", "-Iinc", "a.c", NULL),
 			 0);
 	assert_string_equal(e, "");
 	free(e);

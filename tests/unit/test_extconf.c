@@ -186,7 +186,9 @@ static void test_extconf__conditional_sources(void **state)
 		      "$srcs << 'after_one_liner.c'\n",
 		      "/gem/ext", &rh.dirs, &ei);
 	assert_int_equal(ei.cond_srcs.n, ei.cond_probes.n);
-	struct extconf_info view = {.path = "/gem/ext/extconf.rb", .cond_srcs = ei.cond_srcs, .cond_probes = ei.cond_probes};
+	struct extconf_info view = {.path = "/gem/ext/extconf.rb",
+				    .cond_srcs = ei.cond_srcs,
+				    .cond_probes = ei.cond_probes};
 	assert_string_equal(extconf_build_probe(&view, "/gem/ext/sub/pool.c"), "rb_new_api");
 	assert_string_equal(extconf_build_probe(&view, "/gem/ext/after_block.c"), "rb_new_api");
 	assert_string_equal(extconf_build_probe(&view, "/gem/ext/modifier.c"), "rb_other");
@@ -357,7 +359,6 @@ static void test_extconf__objs(void **state)
 	extconf_info_free(&ei);
 }
 
-
 /* A fake pkg-config: the modules "fake" has, with their versions and one
  * include directory each (what extconf_env's pkg asks). */
 struct fake_pkg {
@@ -386,45 +387,44 @@ static bool fake_pkg(void *ctx, const char *extconf_dir, const char *module, cha
  * real `ruby extconf.rb` on this machine would (the rmagick pattern, in our
  * own words): a module chosen from candidate lists, its version compared in
  * a helper, and an if/elsif header chain where only the second is installed. */
-static const char version_extconf[] =
-	"require 'mkmf'\n"
-	"require 'pkg-config'\n"
-	"OLD_PKGS = %w[\n"
-	"  libfoo-6.big\n"
-	"  libfoo-6\n"
-	"].freeze\n"
-	"NEW_PKGS = %w[libfoo-7]\n"
-	"def installed(list)\n"
-	"  list.select { |pkg| PKGConfig.exist?(pkg) }\n"
-	"end\n"
-	"$pkg = (installed(NEW_PKGS) + installed(OLD_PKGS)).first\n"
-	"$foo_version = PKGConfig.modversion($pkg)[/^(\\d+\\.\\d+\\.\\d+)/]\n"
-	"$CPPFLAGS += ' ' + PKGConfig.cflags($pkg)\n"
-	"if have_header('foo7/core.h')\n"
-	"  $defs.push('-DPICKED_SEVEN=1')\n"
-	"elsif have_header('foo/core.h')\n"
-	"  $defs.push('-DPICKED_SIX=1')\n"
-	"else\n"
-	"  $defs.push('-DPICKED_NONE=1')\n"
-	"end\n"
-	"if have_header('stdio.h')\n"
-	"  $defs.push('-DSTDIO_BRANCH=1')\n"
-	"else\n"
-	"  $defs.push('-DNO_STDIO_BRANCH=1')\n"
-	"end\n"
-	"$defs.push('-DFOO_AT_LEAST_6_9=1') if foo_at_least?('6.9.0')\n"
-	"$defs.push('-DFOO_SEVEN=1') if foo_at_least?('7.0.0')\n"
-	"$defs.push('-DFOO_BEFORE_SEVEN=1') unless foo_at_least?('7.0.0')\n"
-	"def foo_at_least?(version)\n"
-	"  Gem::Version.new($foo_version) >= Gem::Version.new(version)\n"
-	"end\n"
-	"have_lib = false\n"
-	"if pkg_config('libfoo-6')\n"
-	"  have_lib = true\n"
-	"end\n"
-	"unless have_lib\n"
-	"  $defs.push('-DFALLBACK_LIB=1')\n"
-	"end\n";
+static const char version_extconf[] = "require 'mkmf'\n"
+				      "require 'pkg-config'\n"
+				      "OLD_PKGS = %w[\n"
+				      "  libfoo-6.big\n"
+				      "  libfoo-6\n"
+				      "].freeze\n"
+				      "NEW_PKGS = %w[libfoo-7]\n"
+				      "def installed(list)\n"
+				      "  list.select { |pkg| PKGConfig.exist?(pkg) }\n"
+				      "end\n"
+				      "$pkg = (installed(NEW_PKGS) + installed(OLD_PKGS)).first\n"
+				      "$foo_version = PKGConfig.modversion($pkg)[/^(\\d+\\.\\d+\\.\\d+)/]\n"
+				      "$CPPFLAGS += ' ' + PKGConfig.cflags($pkg)\n"
+				      "if have_header('foo7/core.h')\n"
+				      "  $defs.push('-DPICKED_SEVEN=1')\n"
+				      "elsif have_header('foo/core.h')\n"
+				      "  $defs.push('-DPICKED_SIX=1')\n"
+				      "else\n"
+				      "  $defs.push('-DPICKED_NONE=1')\n"
+				      "end\n"
+				      "if have_header('stdio.h')\n"
+				      "  $defs.push('-DSTDIO_BRANCH=1')\n"
+				      "else\n"
+				      "  $defs.push('-DNO_STDIO_BRANCH=1')\n"
+				      "end\n"
+				      "$defs.push('-DFOO_AT_LEAST_6_9=1') if foo_at_least?('6.9.0')\n"
+				      "$defs.push('-DFOO_SEVEN=1') if foo_at_least?('7.0.0')\n"
+				      "$defs.push('-DFOO_BEFORE_SEVEN=1') unless foo_at_least?('7.0.0')\n"
+				      "def foo_at_least?(version)\n"
+				      "  Gem::Version.new($foo_version) >= Gem::Version.new(version)\n"
+				      "end\n"
+				      "have_lib = false\n"
+				      "if pkg_config('libfoo-6')\n"
+				      "  have_lib = true\n"
+				      "end\n"
+				      "unless have_lib\n"
+				      "  $defs.push('-DFALLBACK_LIB=1')\n"
+				      "end\n";
 
 static void test_extconf__installed_library(void **state)
 {

@@ -37,8 +37,10 @@ static void parts_matter(void **state)
 	fingerprint_of("r", "ext/a.c", "f", "code;", 0, y);
 	assert_string_equal(x, y);
 	const char *variants[][4] = {
-		{"s", "ext/a.c", "f", "code;"}, {"r", "ext/b.c", "f", "code;"},
-		{"r", "ext/a.c", "g", "code;"}, {"r", "ext/a.c", "f", "code2;"},
+		{"s", "ext/a.c", "f", "code;"},
+		{"r", "ext/b.c", "f", "code;"},
+		{"r", "ext/a.c", "g", "code;"},
+		{"r", "ext/a.c", "f", "code2;"},
 	};
 	for (size_t i = 0; i < 4; i++) {
 		fingerprint_of(variants[i][0], variants[i][1], variants[i][2], variants[i][3], 0, y);

@@ -56,7 +56,8 @@ static void test_flags__outputs_dropped(void **state)
 	(void)state;
 	struct filtered f;
 	run_filter(&f, "/proj/ext", "/proj/ext/a.c", "cc", "-DX=1", "-c", "a.c", "-o", "a.o", "-MF", "a.d", "-MD",
-		   "-MMD", "-MP", "-MT", "a.o", "-Wp,-MD,a.d", "-oother.o", "-O2", "-Wall", "-fPIC", "-std=gnu11", NULL);
+		   "-MMD", "-MP", "-MT", "a.o", "-Wp,-MD,a.d", "-oother.o", "-O2", "-Wall", "-fPIC", "-std=gnu11",
+		   NULL);
 	assert_int_equal(f.rc, 0);
 	assert_keep(&f, "-DX=1", "-O2", "-Wall", "-fPIC", "-std=gnu11", NULL);
 	assert_true(th_has(f.dropped.v, f.dropped.n, "-c" DROP_ROUTINE));
@@ -75,8 +76,8 @@ static void test_flags__link_options_dropped(void **state)
 {
 	(void)state;
 	struct filtered f;
-	run_filter(&f, "/p", "/p/a.c", "gcc", "-shared", "-Wl,-z,relro", "-L/usr/lib", "-L", "lib", "-lruby", "-l",
-		   "m", "-flto=auto", "-fsanitize=address", "-pipe", "-DKEEP", NULL);
+	run_filter(&f, "/p", "/p/a.c", "gcc", "-shared", "-Wl,-z,relro", "-L/usr/lib", "-L", "lib", "-lruby", "-l", "m",
+		   "-flto=auto", "-fsanitize=address", "-pipe", "-DKEEP", NULL);
 	assert_int_equal(f.rc, 0);
 	assert_keep(&f, "-DKEEP", NULL);
 	assert_true(th_has(f.dropped.v, f.dropped.n, "-L lib" DROP_ROUTINE));
@@ -109,8 +110,8 @@ static void test_flags__relative_paths_made_absolute(void **state)
 	(void)state;
 	struct filtered f;
 	run_filter(&f, "/proj/ext", "/proj/ext/a.c", "cc", "-Iinc", "-I", "../common", "-I/usr/include/x", "-isystem",
-		   "sys", "-isystemsys2", "-iquote", "q", "-include", "pre.h", "-idirafter", "after",
-		   "--sysroot=root", "-I$(srcdir)", NULL);
+		   "sys", "-isystemsys2", "-iquote", "q", "-include", "pre.h", "-idirafter", "after", "--sysroot=root",
+		   "-I$(srcdir)", NULL);
 	assert_int_equal(f.rc, 0);
 	assert_keep(&f, "-I/proj/ext/inc", "-I", "/proj/common", "-I/usr/include/x", "-isystem", "/proj/ext/sys",
 		    "-isystem/proj/ext/sys2", "-iquote", "/proj/ext/q", "-include", "/proj/ext/pre.h", "-idirafter",
@@ -142,7 +143,8 @@ static void test_flags__working_directory_dropped(void **state)
 	run_filter(&f, "/p", "/p/a.c", "clang", "-working-directory", "/x", "-working-directory=/y", "-DK", NULL);
 	assert_int_equal(f.rc, 0);
 	assert_keep(&f, "-DK", NULL);
-	assert_true(th_has(f.dropped.v, f.dropped.n, "-working-directory /x (changes the analyser's current directory)"));
+	assert_true(
+		th_has(f.dropped.v, f.dropped.n, "-working-directory /x (changes the analyser's current directory)"));
 	assert_true(th_has_sub(f.dropped.v, f.dropped.n, "-working-directory=/y"));
 	filtered_free(&f);
 }
@@ -171,7 +173,8 @@ static void assert_refused(const char *want_in_msg, ...)
 static void test_flags__plugins_refused(void **state)
 {
 	(void)state;
-	assert_refused("'-Xclang -load'", "cc", "-O2", "-Xclang", "-load", "-Xclang", "/tmp/evil.so", "-c", "a.c", NULL);
+	assert_refused("'-Xclang -load'", "cc", "-O2", "-Xclang", "-load", "-Xclang", "/tmp/evil.so", "-c", "a.c",
+		       NULL);
 	assert_refused("'-fplugin=/tmp/evil.so'", "cc", "-fplugin=/tmp/evil.so", "a.c", NULL);
 	assert_refused("'-fpass-plugin=/tmp/evil.so'", "cc", "-fpass-plugin=/tmp/evil.so", NULL);
 	assert_refused("'-Xclang -add-plugin'", "cc", "-Xclang", "-add-plugin", "-Xclang", "x", NULL);
@@ -203,8 +206,10 @@ static void test_flags__plugins_refused(void **state)
 static void test_flags__config_files_refused(void **state)
 {
 	(void)state;
-	const char *forms[][3] = {{"--config", "/tmp/evil.cfg", NULL}, {"--config=/tmp/evil.cfg", NULL, NULL},
-				  {"--config-system-dir=/tmp", NULL, NULL}, {"-Xclang", "--config=x.cfg", NULL}};
+	const char *forms[][3] = {{"--config", "/tmp/evil.cfg", NULL},
+				  {"--config=/tmp/evil.cfg", NULL, NULL},
+				  {"--config-system-dir=/tmp", NULL, NULL},
+				  {"-Xclang", "--config=x.cfg", NULL}};
 	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
 		char *argv[5] = {(char *)"cc", (char *)forms[i][0], (char *)forms[i][1], (char *)"a.c", NULL};
 		size_t argc = forms[i][1] ? 4 : 3;

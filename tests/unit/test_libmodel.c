@@ -43,10 +43,11 @@ static void builtins_load(void **state)
 		assert_false(all[i]->user);
 	}
 	/* every library the issue lists has a model file */
-	static const char *const libs[] = {"posix", "linux", "pthread", "intrinsics", "zlib", "zstd", "lz4", "brotli",
-					   "bzip2", "liblzma", "openssl", "libpq", "mysql", "sqlite", "libcurl",
-					   "libgit2", "libxml2", "libyaml", "libmagic", "liburing", "libev", "hiredis",
-					   "magick", "libvips", "freetds", "duckdb", "lmdb", "libsodium", "libffi"};
+	static const char *const libs[] = {"posix",    "linux",    "pthread", "intrinsics", "zlib",    "zstd",
+					   "lz4",      "brotli",   "bzip2",   "liblzma",    "openssl", "libpq",
+					   "mysql",    "sqlite",   "libcurl", "libgit2",    "libxml2", "libyaml",
+					   "libmagic", "liburing", "libev",   "hiredis",    "magick",  "libvips",
+					   "freetds",  "duckdb",   "lmdb",    "libsodium",  "libffi"};
 	for (size_t k = 0; k < ARRAY_SIZE(libs); k++) {
 		bool found = false;
 		for (size_t i = 0; i < n && !found; i++)
@@ -112,14 +113,14 @@ static char *load(const char *text)
 	return err;
 }
 
-#define EXPECT_ERR(text, what)                                                                         \
-	do {                                                                                           \
-		char *e_ = load(text);                                                                 \
-		assert_non_null(e_);                                                                   \
-		if (!strstr(e_, what))                                                                 \
-			fprintf(stderr, "got: %s\n", e_);                                              \
-		assert_non_null(strstr(e_, what));                                                     \
-		free(e_);                                                                              \
+#define EXPECT_ERR(text, what)                                                                                         \
+	do {                                                                                                           \
+		char *e_ = load(text);                                                                                 \
+		assert_non_null(e_);                                                                                   \
+		if (!strstr(e_, what))                                                                                 \
+			fprintf(stderr, "got: %s\n", e_);                                                              \
+		assert_non_null(strstr(e_, what));                                                                     \
+		free(e_);                                                                                              \
 	} while (0)
 
 static void bad_files(void **state)
@@ -129,15 +130,18 @@ static void bad_files(void **state)
 	assert_int_equal(models_init(&e), 0);
 	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_safe: always, sauce: y, source: s}\n",
 		   "/u/m.yml:3:28: unknown key 'sauce'");
-	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_safe: maybe, source: s}\n", "/u/m.yml:3:20: 'thread_safe' must be");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_safe: maybe, source: s}\n",
+		   "/u/m.yml:3:20: 'thread_safe' must be");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {pure: 3, source: s}\n", "'pure' must be true or false");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {pure: [a], source: s}\n", "'pure' must be a scalar");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {pure: true}\n", "has no 'source'");
-	EXPECT_ERR("library: x\nfunctions:\n  f: {source: a}\n  f: {source: b}\n", "/u/m.yml:4:3: 'f' is modelled twice");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {source: a}\n  f: {source: b}\n",
+		   "/u/m.yml:4:3: 'f' is modelled twice");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_safe: never, source: a}\n", "says not 'why'");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {process_state: [moon], source: a}\n", "unknown process state 'moon'");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {calls_back: g, source: a}\n", "'calls_back' must be a mapping");
-	EXPECT_ERR("library: x\nfunctions:\n  f: {handle_arg: 1, source: a}\n", "only meaningful with thread_safe: per_handle");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {handle_arg: 1, source: a}\n",
+		   "only meaningful with thread_safe: per_handle");
 	EXPECT_ERR("library: x\nfunctions:\n  \"f g\": {source: a}\n", "is not a C function name");
 	EXPECT_ERR("functions:\n  f: {source: a}\n", "needs 'library");
 	EXPECT_ERR("library: x\n", "needs 'functions:'");
@@ -191,14 +195,17 @@ static void bad_files(void **state)
 	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: fd, source: a}\n", "'blocking' must be a mapping");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {blocking: {bound: fd, bound: never}, source: a}\n",
 		   "/u/m.yml:3:29: 'bound' given twice in blocking");
-	EXPECT_ERR("library: x\nfunctions:\n  f: {kinds: [cpu, magic], source: a}\n", "/u/m.yml:3:20: unknown kind 'magic'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {kinds: [cpu, magic], source: a}\n",
+		   "/u/m.yml:3:20: unknown kind 'magic'");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {same_as: \"a b\", source: a}\n", "'same_as' must name a C function");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {kind: tls}, source: a}\n",
 		   "a 'key_arg' exactly when kind is tls");
-	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {key_arg: 0}, source: a}\n", "'thread_state' needs 'kind'");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {thread_state: {key_arg: 0}, source: a}\n",
+		   "'thread_state' needs 'kind'");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: {op: grab}, source: a}\n", "'op' must be one of acquire");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {lock: [acquire], source: a}\n", "'lock' must be a mapping");
-	EXPECT_ERR("library: x\nfunctions:\n  f: {writes_arg: true, source: a}\n", "'writes_arg' must be an argument index");
+	EXPECT_ERR("library: x\nfunctions:\n  f: {writes_arg: true, source: a}\n",
+		   "'writes_arg' must be an argument index");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: std_fd, what: w}, source: a}\n",
 		   "an 'arg' exactly when 'when' is not always");
 	EXPECT_ERR("library: x\nfunctions:\n  f: {process_change: {when: always}, source: a}\n",

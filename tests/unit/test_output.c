@@ -70,7 +70,8 @@ static void sarif_fixes_and_flows(void **state)
 			    "pass RB_NOGVL_OFFLOAD_SAFE \"quoted\" 100%.");
 	json_t *ch = json_array_get(json_object_get(fx, "artifactChanges"), 0);
 	assert_int_equal(json_array_size(json_object_get(fx, "artifactChanges")), 1); /* one file */
-	assert_string_equal(json_string_value(json_object_get(json_object_get(ch, "artifactLocation"), "uri")), "ext.c");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(ch, "artifactLocation"), "uri")),
+			    "ext.c");
 	json_t *rep = json_array_get(json_object_get(ch, "replacements"), 0);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(rep, "deletedRegion"), "charOffset")), 40);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(rep, "deletedRegion"), "charLength")), 8);
@@ -99,9 +100,9 @@ static void sarif_fixes_and_flows(void **state)
 	json_t *jf = json_array_get(json_object_get(j, "findings"), 0);
 	json_t *jfx = json_object_get(jf, "fixes");
 	assert_int_equal(json_array_size(json_object_get(jfx, "replacements")), 2);
-	assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(jfx, "replacements"), 0),
-							      "text")),
-			    "rb_nogvl(cb, NULL, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE)");
+	assert_string_equal(
+		json_string_value(json_object_get(json_array_get(json_object_get(jfx, "replacements"), 0), "text")),
+		"rb_nogvl(cb, NULL, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE)");
 	assert_true(json_is_true(json_object_get(jf, "buildless")));
 	assert_int_equal(json_array_size(json_object_get(jf, "notes")), 1);
 	json_decref(j);

@@ -23,11 +23,14 @@ static int setup(void **state)
 	roots[0] = dir;
 	fc.project_roots = roots;
 	fc.nproject_roots = 1;
-	free(th_write(dir, "marked.c", "#ifndef MARK\n#error MARK is not defined\n#endif\nint f(void) { return MARK; }\n"));
+	free(th_write(dir, "marked.c",
+		      "#ifndef MARK\n#error MARK is not defined\n#endif\nint f(void) { return MARK; }\n"));
 	free(th_write(dir, "fatal.c", "#include \"no_such_header.h\"\nint g(void) { return undeclared_name; }\n"));
 	char *bin = path_join(dir, "binary.c");
 	FILE *f = fopen(bin, "wb");
-	fwrite("\x7f" "ELF\0\0\0\x01\x02", 1, 9, f);
+	fwrite("\x7f"
+	       "ELF\0\0\0\x01\x02",
+	       1, 9, f);
 	fclose(f);
 	free(bin);
 	return 0;

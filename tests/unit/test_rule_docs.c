@@ -13,8 +13,8 @@
 #include "ruledoc.h"
 #include "rule.h"
 
-static const char *const sections[] = {"## Why", "## How to fix", "## Examples", "### Bad", "### Good",
-				       "## Known limits"};
+static const char *const sections[] = {"## Why",  "## How to fix", "## Examples",
+				       "### Bad", "### Good",      "## Known limits"};
 
 /* Checks one page; returns NULL or what is wrong (static buffer). */
 static const char *check_page(const struct rule_desc *rd, const char *page)

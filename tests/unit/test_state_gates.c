@@ -83,9 +83,8 @@ static void test_openssl_pattern(void **state)
 		GATE_FAIL);
 	assert_int_equal(gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "kdf_plain", "kdf_nogvl", 0),
 			 GATE_FAIL);
-	assert_int_equal(
-		gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "kdf_plain_direct", "kdf_nogvl", 0),
-		GATE_FAIL);
+	assert_int_equal(gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "kdf_plain_direct", "kdf_nogvl", 0),
+			 GATE_FAIL);
 	/* the callback returns its own error code: passes */
 	assert_int_equal(
 		gate_at(a, gate_check_error_channel, GATE_ERROR_CHANNEL, "kdf_offloaded_ok", "kdf_nogvl_err", 0),
@@ -121,8 +120,7 @@ static void test_thread_state_twins(void **state)
 				 GATE_FAIL);
 	}
 	/* seeds set and cleared inside the callback; scoped locale and mask */
-	assert_int_equal(gate_at(a, gate_check_thread_state, GATE_THREAD_STATE, "run_flagged", "seeded", 0),
-			 GATE_PASS);
+	assert_int_equal(gate_at(a, gate_check_thread_state, GATE_THREAD_STATE, "run_flagged", "seeded", 0), GATE_PASS);
 	assert_int_equal(gate_at(a, gate_check_thread_state, GATE_THREAD_STATE, "run_flagged", "seeded_specific", 0),
 			 GATE_PASS);
 	assert_int_equal(
@@ -199,9 +197,9 @@ static void test_tables_sorted(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tables_sorted),      cmocka_unit_test(test_openssl_pattern),
-		cmocka_unit_test(test_error_channels),     cmocka_unit_test(test_thread_state_twins),
-		cmocka_unit_test(test_lock_twins),         cmocka_unit_test(test_shared_state),
+		cmocka_unit_test(test_tables_sorted),  cmocka_unit_test(test_openssl_pattern),
+		cmocka_unit_test(test_error_channels), cmocka_unit_test(test_thread_state_twins),
+		cmocka_unit_test(test_lock_twins),     cmocka_unit_test(test_shared_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

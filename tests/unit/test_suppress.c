@@ -24,14 +24,14 @@ static void trailing_and_standalone(void **state)
 {
 	(void)state;
 	struct suppress_file sf;
-	scan("int a;\n"                                                          /* 1 */
-	     "rb_raise(x); // nogvl-lint: ignore[ruby-api-without-gvl] needs GVL\n" /* 2 */
+	scan("int a;\n"                                                               /* 1 */
+	     "rb_raise(x); // nogvl-lint: ignore[ruby-api-without-gvl] needs GVL\n"   /* 2 */
 	     "// nogvl-lint: ignore[removed-api,value-access-without-gvl] old code\n" /* 3 */
-	     "\n"                                                                /* 4 */
-	     "// more explanation\n"                                             /* 5 */
-	     "TRAP_BEG;\n"                                                       /* 6 */
-	     "/* nogvl-lint: ignore[with-gvl-escape] */ call();\n"               /* 7 */
-	     "x = 1; /* nogvl-lint:ignore[removed-api]*/\n",                     /* 8 */
+	     "\n"                                                                     /* 4 */
+	     "// more explanation\n"                                                  /* 5 */
+	     "TRAP_BEG;\n"                                                            /* 6 */
+	     "/* nogvl-lint: ignore[with-gvl-escape] */ call();\n"                    /* 7 */
+	     "x = 1; /* nogvl-lint:ignore[removed-api]*/\n",                          /* 8 */
 	     &sf);
 	assert_int_equal(sf.warnings.n, 0);
 	assert_int_equal(sf.v.n, 4);

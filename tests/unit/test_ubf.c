@@ -94,7 +94,7 @@ static int gate_state_for(const struct model *m, const char *ubf_name)
 {
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *s = &m->sites.v[i];
-		const char *name = s->ubf_kind == UBF_FUNC ? cbres_name(m, &s->ubf)
+		const char *name = s->ubf_kind == UBF_FUNC   ? cbres_name(m, &s->ubf)
 				   : s->ubf_kind == UBF_NULL ? "NULL"
 							     : ubf_kind_text(s->ubf_kind);
 		if (strcmp(name, ubf_name) != 0)

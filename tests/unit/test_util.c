@@ -262,7 +262,8 @@ static void test_util__put_visible(void **state)
 	assert_string_equal(sb_str(&sb), "a\tb^[[31m^M^J::error::x^?^G");
 	sb_reset(&sb);
 	/* UTF-8 kept; C1 controls and bidi overrides shown */
-	sb_put_visible(&sb, "caf\xc3\xa9 \xc2\x9b" "2J \xe2\x80\xae \xe2\x81\xa6 \xe2\x80\x94 \xff");
+	sb_put_visible(&sb, "caf\xc3\xa9 \xc2\x9b"
+			    "2J \xe2\x80\xae \xe2\x81\xa6 \xe2\x80\x94 \xff");
 	assert_string_equal(sb_str(&sb), "caf\xc3\xa9 <U+009B>2J <U+202E> <U+2066> \xe2\x80\x94 \xff");
 	sb_free(&sb);
 }
@@ -416,8 +417,7 @@ int main(void)
 		cmocka_unit_test(test_util__path_absolute),  cmocka_unit_test(test_util__shell_split),
 		cmocka_unit_test(test_util__strings),        cmocka_unit_test(test_util__strbuf_and_map),
 		cmocka_unit_test(test_util__read_file),      cmocka_unit_test(test_util__capture_command),
-		cmocka_unit_test(test_util__run_process),
-		cmocka_unit_test(test_util__prescan),
+		cmocka_unit_test(test_util__run_process),    cmocka_unit_test(test_util__prescan),
 		cmocka_unit_test(test_util__line_index),     cmocka_unit_test(test_util__put_visible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
