@@ -875,12 +875,9 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 
 /* The gem's function whose value rb_protect(fn, arg, &state) returns (Ruby
  * 3.1 ruby/internal/intern/proc.h: "the return value of func"), else NULL. */
-static const struct mfunc *protected_body(const struct model *m, const struct call *c)
+static const struct mfunc *protected_body(const struct model *m, const struct mfunc *mf, const struct call *c)
 {
-	if (!c->name || strcmp(c->name, "rb_protect") != 0 || c->nargs < 1 || c->args[0].kind != EX_FUNC ||
-	    !c->args[0].func_usr)
-		return NULL;
-	return model_func_by_usr(m, c->args[0].func_usr);
+	return str_eq(c->name, "rb_protect") ? model_protected_body(m, mf, c) : NULL;
 }
 
 /* String methods that return a new string for a String receiver, called
@@ -1001,7 +998,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			r.state = IOS_FROZEN;
 		else if (IN(c->name, fresh_makers))
 			r.state = IOS_FRESH;
-		else if ((body = protected_body(m, c)) != NULL)
+		else if ((body = protected_body(m, mf, c)) != NULL)
 			/* rb_protect(make_buffer, ...) returns what make_buffer returns
 			 * (or Qnil when it raised) */
 			return classify_returns(m, body, depth + 1);

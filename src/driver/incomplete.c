@@ -235,18 +235,10 @@ static bool fnptr_reaches_release(const struct model *m, uint32_t id, const uint
 			return true;
 	}
 	/* a function of the gem handed to a call (rb_protect(body, ...)) */
-	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-		const struct event *ev = &mf->f->events[ei];
-		if (ev->kind != EV_CALL)
-			continue;
-		for (uint32_t k = 0; k < ev->u.call->nargs; k++) {
-			const struct expr *a = &ev->u.call->args[k];
-			const struct mfunc *t =
-				a->kind == EX_FUNC && a->func_usr ? model_func_by_usr(m, a->func_usr) : NULL;
-			if (t && fnptr_reaches_release(m, t->id, releases, seen, depth - 1))
-				return true;
-		}
-	}
+	struct handed_walk h;
+	for (handed_walk_init(&h, m, mf, NULL); handed_walk_next(&h);)
+		if (fnptr_reaches_release(m, h.fn->id, releases, seen, depth - 1))
+			return true;
 	return false;
 }
 
