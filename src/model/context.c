@@ -8,6 +8,7 @@
  * reached function keeps one chain back to a release site (the first found in
  * breadth-first order from the sites in source order, i.e. a shortest one).
  */
+#include "invariant.h"
 #include "model.h"
 
 #include <stdlib.h>
@@ -172,7 +173,8 @@ void context_compute(struct model *m)
 
 bool model_reached(const struct model *m, enum ctx_kind ctx, uint32_t fn)
 {
-	return fn < m->fns.n && m->reach[ctx] && m->reach[ctx][fn].reached;
+	INVARIANT(m->reach[ctx]); /* context_compute ran (model_link) */
+	return fn < m->fns.n && m->reach[ctx][fn].reached;
 }
 
 const struct reach *model_reach(const struct model *m, enum ctx_kind ctx, uint32_t fn)
