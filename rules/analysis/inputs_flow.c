@@ -401,8 +401,18 @@ static void add_carrier(struct flow *fl, const struct ref *r)
 		fl->out->from_caller_ptr = 1;
 		fl->out->from_caller_loc = v->loc;
 		fl->out->from_caller_name = v->name;
-		if (v->param_index < 0 && r->path && *r->path) /* C++ this->m */
+		if (v->param_index < 0 && r->path && *r->path) { /* C++ this->m */
 			fl->out->from_caller_member = r->path;
+			/* `this` has no declaration: at the member as written, not at
+			 * the method's first use of any member (this_var's place) */
+			for (int32_t j = (int32_t)(fl->cur < fl->limit ? fl->cur : fl->limit - 1); j >= 0; j--) {
+				const struct event *e = &fl->mf->f->events[j];
+				if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, r)) {
+					fl->out->from_caller_loc = e->loc;
+					break;
+				}
+			}
+		}
 	}
 }
 
