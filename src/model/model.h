@@ -199,6 +199,10 @@ struct reach_set {
 	uint32_t nopaque;    /* unresolved function-pointer calls reached */
 };
 void model_reach_from(const struct model *m, const struct cbres *roots, int32_t site, struct reach_set *out);
+/* The same in another context: CTX_WITHGVL (below a function given to
+ * rb_thread_call_with_gvl) follows calls under a GVL guard too. */
+void model_reach_from_ctx(const struct model *m, const struct cbres *roots, int32_t site, enum ctx_kind ctx,
+			  struct reach_set *out);
 void reach_set_free(struct reach_set *rs);
 
 /* What runs without the GVL, one event at a time (model_iter.c): the one
@@ -220,7 +224,9 @@ void reach_set_free(struct reach_set *rs);
  * The functions: those of the reach set rs in its order (the call graph below
  * one callback, model_reach_from), or with rs NULL every function reached
  * without the GVL from any callback (CTX_NOGVL: functions given to
- * rb_thread_call_with_gvl are not), in id order. The events: every event of
+ * rb_thread_call_with_gvl are not), in id order (a reach set of another
+ * context, model_reach_from_ctx, walks that one: with NOGVL_GUARDED_TOO,
+ * what runs with the GVL). The events: every event of
  * each, except those under a GVL guard (`if (ruby_thread_has_gvl_p())`, after
  * an early return on it). With NOGVL_SKIP_GEM_CALLS also no call of the
  * gem's own functions or through a pointer: those are edges of the call
