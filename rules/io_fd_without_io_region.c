@@ -27,18 +27,12 @@ static void run(struct rule_ctx *rc)
 		model_reach_from(m, &s->cb, (int32_t)si, &rs);
 		const struct mfunc *bf = NULL;
 		uint32_t bev = 0;
-		for (uint32_t i = 0; i < rs.n && !bf; i++) {
-			const struct mfunc *mf = &m->fns.v[rs.fns[i]];
-			for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-				const struct event *e = &mf->f->events[ei];
-				if (e->kind == EV_CALL && !e->gvl_guard && !e->u.call->indirect &&
-				    io_fd_blocking_call(e->u.call->name) && !model_func_by_usr(m, e->u.call->usr)) {
-					bf = mf;
-					bev = ei;
-					break;
-				}
+		struct nogvl_walk w;
+		for (nogvl_walk_init(&w, m, &rs, NOGVL_SKIP_GEM_CALLS); !bf && nogvl_walk_next(&w);)
+			if (w.e->kind == EV_CALL && io_fd_blocking_call(w.e->u.call->name)) {
+				bf = w.mf;
+				bev = w.ei;
 			}
-		}
 		if (bf) {
 			const struct event *be = &bf->f->events[bev];
 			const struct mfunc *df = &m->fns.v[s->data_fn];

@@ -184,15 +184,11 @@ static bool pipe_setup_call(const char *n)
 static bool pipe_seen(const struct model *m, const struct msite *s, const struct cb_scan *cs, const char *record,
 		      const char *field)
 {
-	for (uint32_t i = 0; i < cs->rs.n; i++) {
-		const struct mfunc *mf = &m->fns.v[cs->rs.fns[i]];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind == EV_ACCESS && (e->u.access.mode & (ACC_READ | ACC_ADDR)) &&
-			    ref_is(mf, &e->u.access.ref, record, field))
-				return true;
-		}
-	}
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, &cs->rs, NOGVL_GUARDED_TOO); nogvl_walk_next(&w);)
+		if (w.e->kind == EV_ACCESS && (w.e->u.access.mode & (ACC_READ | ACC_ADDR)) &&
+		    ref_is(w.mf, &w.e->u.access.ref, record, field))
+			return true;
 	const uint32_t fns[2] = {s->fn, s->data_fn};
 	for (int k = 0; k < 2; k++) {
 		const struct mfunc *mf = &m->fns.v[fns[k]];

@@ -105,8 +105,7 @@ static void signal_ubf_vs_retry(struct rule_ctx *rc, const struct msite *s, stru
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, &rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);) {
 		const struct event *e = w.e;
-		if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->name ||
-		    model_func_by_usr(m, e->u.call->usr) || ubf_on_other_thread(m, &rs, w.fi))
+		if (e->kind != EV_CALL || !e->u.call->name || ubf_on_other_thread(m, &rs, w.fi))
 			continue;
 		const struct lib_model *lm = model_find(e->u.call->name);
 		if (!lm || lm->blocks != LM_BLOCKS_RETRIES_EINTR)

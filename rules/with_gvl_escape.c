@@ -40,50 +40,33 @@ static bool can_raise(const struct ruby_use *u)
 	return u->cls == RC_CALL && u->callee && str_in_sorted(u->callee, runs_ruby, ARRAY_SIZE(runs_ruby));
 }
 
-/* First raising use reachable from fn with the GVL (not through rb_protect,
- * whose body is not an edge). */
+/* First raising use reachable from root with the GVL (not through
+ * rb_protect, whose body is not an edge); rs receives the call graph below
+ * root (CTX_WITHGVL: under a GVL guard too), whose chains lead back. */
 static bool find_raise(const struct model *m, uint32_t root, uint32_t *out_fn, uint32_t *out_ev, struct ruby_use *out_u,
-		       int32_t *pred)
+		       struct reach_set *rs)
 {
-	size_t n = m->fns.n;
-	uint32_t *q = xmalloc((n + 1) * sizeof(uint32_t));
-	bool *seen = xcalloc(n + 1, 1);
-	size_t head = 0, tail = 0;
-	q[tail++] = root;
-	seen[root] = true;
-	pred[root] = -1;
+	struct cbres roots = {.ntargets = 1, .targets = &root};
+	model_reach_from_ctx(m, &roots, -1, CTX_WITHGVL, rs);
 	/* the strongest evidence wins: a raise, then a call into Ruby code, then a
 	 * conversion that may raise; the first of each in breadth-first order */
 	int best = 0;
-	while (head < tail) {
-		uint32_t f = q[head++];
-		const struct mfunc *mf = &m->fns.v[f];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind == EV_CALL && model_func_by_usr(m, e->u.call->usr))
-				continue;
-			struct ruby_use u = ruby_use_of(mf, ei);
-			if (!u.representative || !can_raise(&u))
-				continue;
-			int strength = u.cls == RC_RAISES ? 3 : u.cls == RC_CALL ? 2 : 1;
-			if (strength > best) {
-				best = strength;
-				*out_fn = f;
-				*out_ev = ei;
-				*out_u = u;
-			}
-		}
-		for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
-			const struct edge *e = &m->edges.v[k];
-			if (e->to < 0 || seen[e->to])
-				continue;
-			seen[e->to] = true;
-			pred[e->to] = (int32_t)f;
-			q[tail++] = (uint32_t)e->to;
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_GUARDED_TOO); nogvl_walk_next(&w);) {
+		const struct event *e = w.e;
+		if (e->kind == EV_CALL && model_func_by_usr(m, e->u.call->usr))
+			continue;
+		struct ruby_use u = ruby_use_of(w.mf, w.ei);
+		if (!u.representative || !can_raise(&u))
+			continue;
+		int strength = u.cls == RC_RAISES ? 3 : u.cls == RC_CALL ? 2 : 1;
+		if (strength > best) {
+			best = strength;
+			*out_fn = w.fi;
+			*out_ev = w.ei;
+			*out_u = u;
 		}
 	}
-	free(q);
-	free(seen);
 	return best > 0;
 }
 
@@ -112,7 +95,6 @@ static bool returns_value(const struct mfunc *mf, const struct event **at)
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
-	int32_t *pred = xmalloc((m->fns.n + 1) * sizeof(int32_t));
 	for (size_t i = 0; i < m->withgvl.n; i++) {
 		const struct withgvl_call *w = &m->withgvl.v[i];
 		const struct mfunc *caller = &m->fns.v[w->fn];
@@ -122,7 +104,8 @@ static void run(struct rule_ctx *rc)
 			const struct mfunc *rf = &m->fns.v[root];
 			uint32_t ffn, fev;
 			struct ruby_use u;
-			if (find_raise(m, root, &ffn, &fev, &u, pred)) {
+			struct reach_set rs;
+			if (find_raise(m, root, &ffn, &fev, &u, &rs)) {
 				struct finding *f = rule_report(
 					rc, &call->loc, caller->f->name,
 					"'%s' is called with rb_thread_call_with_gvl and can raise ('%s'), but no "
@@ -131,10 +114,13 @@ static void run(struct rule_ctx *rc)
 				const struct mfunc *at = &m->fns.v[ffn];
 				finding_note(f, &at->f->events[fev].loc, "'%s' can raise here, in '%s'", u.name,
 					     at->f->name);
-				for (int32_t c = (int32_t)ffn; c >= 0 && pred[c] >= 0; c = pred[c])
-					finding_note(f, &m->fns.v[pred[c]].f->loc, "'%s' is called from '%s'",
-						     m->fns.v[c].f->name, m->fns.v[pred[c]].f->name);
+				for (int32_t c = (int32_t)ffn; c >= 0 && rs.by_fn[c].pred_fn >= 0;
+				     c = rs.by_fn[c].pred_fn)
+					finding_note(f, &m->fns.v[rs.by_fn[c].pred_fn].f->loc,
+						     "'%s' is called from '%s'", m->fns.v[c].f->name,
+						     m->fns.v[rs.by_fn[c].pred_fn].f->name);
 			}
+			reach_set_free(&rs);
 			const struct event *ret = NULL;
 			if (returns_value(rf, &ret)) {
 				struct finding *f = rule_report(
@@ -146,7 +132,6 @@ static void run(struct rule_ctx *rc)
 			}
 		}
 	}
-	free(pred);
 }
 
 const struct rule_desc rule_with_gvl_escape = {

@@ -1,7 +1,7 @@
 /* main.c: nogvl-lint entry point. The only place that decides the exit code
  * (README "Exit codes"): the library functions return 0 or -1 (the reason
- * logged), and main.c maps them; run_exit_status (run.h) reads a finished
- * run's outcome. */
+ * logged), run_verdict (run.h) says what a finished run amounts to, and
+ * main.c maps them. */
 #include <stdlib.h>
 #include <string.h>
 #ifdef __GLIBC__
@@ -19,6 +19,7 @@
 #include "facts_io.h"
 #include "log.h"
 #include "explain_callback.h"
+#include "invariant.h"
 #include "output.h"
 #include "report.h"
 #include "ruledoc.h"
@@ -26,11 +27,29 @@
 #include "run.h"
 #include "sigclean.h"
 
-/* the exit codes main.c itself chooses (run_exit_status chooses 1 and 3) */
+/* the exit codes (README "Exit codes") */
 enum {
 	EXIT_CLEAN = 0,
-	EXIT_USAGE = 2
+	EXIT_FINDINGS = 1,   /* findings at or above the fail level */
+	EXIT_USAGE = 2,      /* a usage error, an output not written, nothing analysed */
+	EXIT_INCOMPLETE = 3, /* nothing fails, but not everything was analysed */
 };
+
+static int exit_status(enum run_verdict oc)
+{
+	switch (oc) {
+	case RUNV_CLEAN:
+		return EXIT_CLEAN;
+	case RUNV_FAILS:
+		return EXIT_FINDINGS;
+	case RUNV_INCOMPLETE:
+		return EXIT_INCOMPLETE;
+	case RUNV_NOTHING_ANALYSED:
+		return EXIT_USAGE;
+	}
+	INVARIANT(!"a run outcome main.c does not map");
+	return EXIT_USAGE;
+}
 
 static void list_rules(FILE *out)
 {
@@ -181,7 +200,7 @@ static int fix_flow(const struct options *o, struct run *r)
 	summary_line(out, &r->sum);
 	if (n < 0)
 		return EXIT_USAGE;
-	return run_exit_status(o, r);
+	return exit_status(run_verdict(o, r));
 }
 
 /* --help, --version, --list-rules, --explain: answered without an analysis
@@ -296,7 +315,7 @@ static int show_run(const struct options *o, struct run *r, FILE *sum)
 	summary_line(sum, &r->sum);
 	if (o->write_baseline && write_baseline(o, r, sum) != 0)
 		written = -1;
-	return written != 0 ? EXIT_USAGE : run_exit_status(o, r);
+	return written != 0 ? EXIT_USAGE : exit_status(run_verdict(o, r));
 }
 
 /* The analysis and what it shows; returns the exit status. */

@@ -401,8 +401,18 @@ static void add_carrier(struct flow *fl, const struct ref *r)
 		fl->out->from_caller_ptr = 1;
 		fl->out->from_caller_loc = v->loc;
 		fl->out->from_caller_name = v->name;
-		if (v->param_index < 0 && r->path && *r->path) /* C++ this->m */
+		if (v->param_index < 0 && r->path && *r->path) { /* C++ this->m */
 			fl->out->from_caller_member = r->path;
+			/* `this` has no declaration: at the member as written, not at
+			 * the method's first use of any member (this_var's place) */
+			for (int32_t j = (int32_t)(fl->cur < fl->limit ? fl->cur : fl->limit - 1); j >= 0; j--) {
+				const struct event *e = &fl->mf->f->events[j];
+				if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, r)) {
+					fl->out->from_caller_loc = e->loc;
+					break;
+				}
+			}
+		}
 	}
 }
 
@@ -875,12 +885,9 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 
 /* The gem's function whose value rb_protect(fn, arg, &state) returns (Ruby
  * 3.1 ruby/internal/intern/proc.h: "the return value of func"), else NULL. */
-static const struct mfunc *protected_body(const struct model *m, const struct call *c)
+static const struct mfunc *protected_body(const struct model *m, const struct mfunc *mf, const struct call *c)
 {
-	if (!c->name || strcmp(c->name, "rb_protect") != 0 || c->nargs < 1 || c->args[0].kind != EX_FUNC ||
-	    !c->args[0].func_usr)
-		return NULL;
-	return model_func_by_usr(m, c->args[0].func_usr);
+	return str_eq(c->name, "rb_protect") ? model_protected_body(m, mf, c) : NULL;
 }
 
 /* String methods that return a new string for a String receiver, called
@@ -1001,7 +1008,7 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 			r.state = IOS_FROZEN;
 		else if (IN(c->name, fresh_makers))
 			r.state = IOS_FRESH;
-		else if ((body = protected_body(m, c)) != NULL)
+		else if ((body = protected_body(m, mf, c)) != NULL)
 			/* rb_protect(make_buffer, ...) returns what make_buffer returns
 			 * (or Qnil when it raised) */
 			return classify_returns(m, body, depth + 1);

@@ -115,16 +115,6 @@ static bool expr_uses(const struct func *f, const struct expr *x, uint32_t ev)
 	return false;
 }
 
-static bool expr_reads_var(const struct expr *x, int32_t var)
-{
-	if (x->kind == EX_REF && x->ref.var == var)
-		return true;
-	for (uint32_t k = 0; k < x->nreads; k++)
-		if (x->reads[k].var == var)
-			return true;
-	return false;
-}
-
 int32_t io_fd_into_data(const struct model *m, const struct msite *s, const char **what)
 {
 	if (!s->data1)

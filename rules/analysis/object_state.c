@@ -237,16 +237,6 @@ static const char *last_field(const struct expr *x)
 	return NULL;
 }
 
-static bool expr_reads_var(const struct expr *x, int32_t var)
-{
-	if (x->kind == EX_REF && x->ref.var == var)
-		return true;
-	for (uint32_t k = 0; k < x->nreads; k++)
-		if (x->reads[k].var == var)
-			return true;
-	return false;
-}
-
 /* Does the object var (a pointer to an object struct in fi) reach the call at
  * ev: passed as an argument, or stored in a local the call is given
  * (args.conn = c; rb_nogvl(fn, &args ...))? A guard on one object says

@@ -507,26 +507,23 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 				 "functions than the 64 it analyses)",
 				 s->cb.text ? s->cb.text : "?"),
 			FACT_FNPTR, s->cb.text);
-	for (uint32_t i = 0; i < rs->n; i++) {
-		uint32_t fi = rs->fns[i];
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
-			const struct edge *e = &m->edges.v[k];
-			if (e->to >= 0 || mf->f->events[e->ev].gvl_guard)
-				continue;
-			const struct event *ev = &mf->f->events[e->ev];
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next_fn(&w);) {
+		uint32_t fi = w.fi;
+		const struct mfunc *mf = w.mf;
+		while (nogvl_walk_next_unresolved(&w)) {
+			const struct event *ev = w.e;
 			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &ev->loc, (int32_t)fi,
 					   "'%s' calls through a function pointer ('%s') the engine cannot resolve",
 					   mf->f->name, ev->u.call->callee.text ? ev->u.call->callee.text : "?"),
 				  FACT_FNPTR, ev->u.call->callee.text);
 		}
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->gvl_guard || e->u.call->indirect)
+		while (nogvl_walk_next_event(&w)) {
+			const struct event *e = w.e;
+			if (e->kind != EV_CALL)
 				continue;
 			const struct call *c = e->u.call;
-			if (model_func_by_usr(m, c->usr) || ruby_class_of_call(c) != RC_NONE ||
-			    ruby_thread_api(c->name))
+			if (ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
 				continue;
 			const struct lib_model *lm = model_find(c->name);
 			int ts = lm_thread_safety(lm);

@@ -1331,15 +1331,15 @@ static const char *tls_event_key(struct state_ctx *c, const struct mfunc *mf, co
 static bool tls_confined(struct state_ctx *c, const struct reach_set *rs, const char *key)
 {
 	const struct model *m = c->m;
-	for (uint32_t i = 0; i < rs->n; i++) {
-		uint32_t fi = rs->fns[i];
-		const struct mfunc *mf = &m->fns.v[fi];
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_ALL_EVENTS); nogvl_walk_next_fn(&w);) {
+		uint32_t fi = w.fi;
+		const struct mfunc *mf = w.mf;
 		int32_t first_set = -1, last_set = -1, first_other = -1, last_other = -1;
 		unsigned nsets = 0;
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->gvl_guard)
-				continue;
+		while (nogvl_walk_next_event(&w)) {
+			const struct event *e = w.e;
+			uint32_t ei = w.ei;
 			bool set = false;
 			const char *k = tls_event_key(c, mf, e, &set);
 			bool other = false;
@@ -1372,15 +1372,13 @@ static bool tls_confined(struct state_ctx *c, const struct reach_set *rs, const 
 		struct reach_set below;
 		model_reach_from(m, &root, -1, &below);
 		bool ok = true;
-		for (uint32_t j = 0; j < rs->n && ok; j++) {
-			uint32_t fj = rs->fns[j];
-			if (fj == fi || in_reach(&below, fj))
+		struct nogvl_walk o;
+		for (nogvl_walk_init(&o, m, rs, NOGVL_ALL_EVENTS); ok && nogvl_walk_next_fn(&o);) {
+			if (o.fi == fi || in_reach(&below, o.fi))
 				continue;
-			const struct mfunc *mj = &m->fns.v[fj];
-			for (uint32_t ei = 0; ei < mj->f->nevents && ok; ei++) {
+			while (ok && nogvl_walk_next_event(&o)) {
 				bool set;
-				if (!mj->f->events[ei].gvl_guard &&
-				    tls_event_key(c, mj, &mj->f->events[ei], &set) == key)
+				if (tls_event_key(c, o.mf, o.e, &set) == key)
 					ok = false;
 			}
 		}

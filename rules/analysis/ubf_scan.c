@@ -32,11 +32,6 @@ const char *cbres_name(const struct model *m, const struct cbres *r)
 	return r->text ? r->text : "?";
 }
 
-static bool has_body(const struct model *m, const struct call *c)
-{
-	return !c->indirect && model_func_by_usr(m, c->usr) != NULL;
-}
-
 static const struct expr *arg(const struct call *c, int i)
 {
 	return i >= 0 && (uint32_t)i < c->nargs ? &c->args[i] : NULL;
@@ -133,8 +128,9 @@ static uint8_t fd_bound(const struct model *m, const struct msite *s, const stru
 		return CB_BOUNDED;
 	const struct expr *fd = arg(c, 0);
 	if (fd && fd->kind == EX_REF) {
-		for (uint32_t i = 0; i < cs->rs.n; i++)
-			if (fd_opened_in(&m->fns.v[cs->rs.fns[i]], mf, &fd->ref))
+		struct nogvl_walk w;
+		for (nogvl_walk_init(&w, m, &cs->rs, NOGVL_ALL_EVENTS); nogvl_walk_next_fn(&w);)
+			if (fd_opened_in(w.mf, mf, &fd->ref))
 				return CB_BOUNDED;
 		if (fd_opened_in(&m->fns.v[s->fn], mf, &fd->ref) || fd_opened_in(&m->fns.v[s->data_fn], mf, &fd->ref))
 			return CB_BOUNDED;
@@ -248,14 +244,15 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 	cs->clean = true;
 	cs->gem_threads = gem_starts_threads(m);
 	/* non-blocking descriptors set up by the callback or its caller */
-	for (uint32_t i = 0; i < cs->rs.n && !cs->nonblock; i++)
-		cs->nonblock = fn_sets_nonblock(&m->fns.v[cs->rs.fns[i]]);
+	struct nogvl_walk w;
+	for (nogvl_walk_init(&w, m, &cs->rs, NOGVL_SKIP_GEM_CALLS); !cs->nonblock && nogvl_walk_next_fn(&w);)
+		cs->nonblock = fn_sets_nonblock(w.mf);
 	if (!cs->nonblock)
 		cs->nonblock = fn_sets_nonblock(&m->fns.v[s->fn]) || fn_sets_nonblock(&m->fns.v[s->data_fn]);
 
-	for (uint32_t i = 0; i < cs->rs.n; i++) {
-		uint32_t fi = cs->rs.fns[i];
-		const struct mfunc *mf = &m->fns.v[fi];
+	for (nogvl_walk_init(&w, m, &cs->rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next_fn(&w);) {
+		uint32_t fi = w.fi;
+		const struct mfunc *mf = w.mf;
 		if (ubf_on_other_thread(m, &cs->rs, fi))
 			continue;
 		if (mf->tu->status != TU_OK)
@@ -263,9 +260,10 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 		for (uint32_t ri = 0; ri < mf->f->nregions; ri++)
 			if (mf->f->regions[ri].kind == RG_LOOP)
 				cs->nwork++;
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->gvl_guard || e->u.call->indirect || has_body(m, e->u.call))
+		while (nogvl_walk_next_event(&w)) {
+			const struct event *e = w.e;
+			uint32_t ei = w.ei;
+			if (e->kind != EV_CALL)
 				continue;
 			const char *n = e->u.call->name;
 			const char *alias = ubf_libc_name(n);
@@ -438,13 +436,13 @@ void ubf_scan_ubf(const struct model *m, const struct msite *s, struct ubf_scan 
 	model_reach_from(m, &s->ubf, (int32_t)s->id, &us->rs);
 	us->resolved = s->ubf.ntargets > 0 && !s->ubf.nexternal && !s->ubf.partial;
 	struct nogvl_walk w;
-	for (nogvl_walk_init(&w, m, &us->rs, NOGVL_ALL_EVENTS); nogvl_walk_next(&w);) {
+	/* calls of the gem's functions are followed through edges; unresolved
+	 * pointers count in rs.nopaque */
+	for (nogvl_walk_init(&w, m, &us->rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);) {
 		uint32_t fi = w.fi, ei = w.ei;
 		const struct mfunc *mf = w.mf;
 		const struct event *e = w.e;
 		if (e->kind == EV_CALL) {
-			if (e->u.call->indirect || has_body(m, e->u.call))
-				continue; /* followed through edges; unresolved pointers count in rs.nopaque */
 			scan_ubf_call(m, us, fi, ei);
 			continue;
 		}

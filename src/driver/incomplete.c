@@ -235,18 +235,10 @@ static bool fnptr_reaches_release(const struct model *m, uint32_t id, const uint
 			return true;
 	}
 	/* a function of the gem handed to a call (rb_protect(body, ...)) */
-	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-		const struct event *ev = &mf->f->events[ei];
-		if (ev->kind != EV_CALL)
-			continue;
-		for (uint32_t k = 0; k < ev->u.call->nargs; k++) {
-			const struct expr *a = &ev->u.call->args[k];
-			const struct mfunc *t =
-				a->kind == EX_FUNC && a->func_usr ? model_func_by_usr(m, a->func_usr) : NULL;
-			if (t && fnptr_reaches_release(m, t->id, releases, seen, depth - 1))
-				return true;
-		}
-	}
+	struct handed_walk h;
+	for (handed_walk_init(&h, m, mf, NULL); handed_walk_next(&h);)
+		if (fnptr_reaches_release(m, h.fn->id, releases, seen, depth - 1))
+			return true;
 	return false;
 }
 
@@ -297,6 +289,7 @@ void assess_incomplete(const struct options *o, struct run *r)
 	size_t usable = 0, clean = 0;
 	VEC(size_t) missing_count = {0}; /* files missing each of sum->missing_headers */
 	struct hmap wrapper_names = {0}; /* the project's release wrappers a file could call */
+	struct hmap wrapper_in = {0};    /* path -> the first of them it spells (scanned files) */
 	collect_release_wrappers(r->model, &wrapper_names);
 	for (size_t t = 0; t < r->ntus; t++) {
 		struct tu_facts *tu = r->tus[t];
@@ -311,12 +304,21 @@ void assess_incomplete(const struct options *o, struct run *r)
 				size_t len = 0;
 				char *text = read_file(p, &len, MAX_SOURCE_BYTES);
 				size_t before = r->header_sp.n;
+				char *key = xstrdup(p);
+				vec_push(&keys, key);
 				if (text) {
 					spelling_vec v = {0};
-					scan_spellings(p, text, len, false, NULL, &v);
-					/* a main file's calls are the token scan's; its #define bodies are counted here */
+					/* one scan for the release APIs and the project's wrappers */
+					scan_spellings(p, text, len, false, wrapper_names.n ? &wrapper_names : NULL,
+						       &v);
 					for (size_t k = 0; k < v.n; k++) {
-						if (tu->files.v[i].is_main && !v.v[k].in_define) {
+						const char *w = hmap_get(&wrapper_names, v.v[k].api);
+						if (w && !hmap_has(&wrapper_in, key))
+							hmap_put(&wrapper_in, key, (void *)w);
+						/* a wrapper's name is not a release spelling; a main file's
+						 * calls are the token scan's, its #define bodies are counted here */
+						if (!gvl_api_find(v.v[k].api) ||
+						    (tu->files.v[i].is_main && !v.v[k].in_define)) {
 							free(v.v[k].file);
 							continue;
 						}
@@ -326,8 +328,6 @@ void assess_incomplete(const struct options *o, struct run *r)
 				}
 				free(text);
 				n = 1 + (r->header_sp.n - before);
-				char *key = xstrdup(p);
-				vec_push(&keys, key);
 				hmap_put(&scanned, key, (void *)n);
 			}
 			if (n > 1)
@@ -360,7 +360,8 @@ void assess_incomplete(const struct options *o, struct run *r)
 		 * oci8_call_without_gvl from oci8lib.c */
 		const char *wrapper = NULL;
 		if (!spells && !site && wrapper_names.n)
-			wrapper = spelled_wrapper(tu, &wrapper_names);
+			wrapper = hmap_has(&scanned, tu->path) ? hmap_get(&wrapper_in, tu->path)
+							       : spelled_wrapper(tu, &wrapper_names);
 		if (wrapper) {
 			sum->files_incomplete++;
 			log_verbose(1,
@@ -391,6 +392,7 @@ void assess_incomplete(const struct options *o, struct run *r)
 	free(cn);
 	vec_free(&missing_count);
 	hmap_free(&wrapper_names);
+	hmap_free(&wrapper_in);
 	hmap_free(&scanned);
 	strlist_free(&keys);
 	/* sources in other languages: named, their spellings counted */

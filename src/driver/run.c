@@ -682,18 +682,18 @@ size_t run_failing_count(const struct options *o, const struct run *r)
 	return n;
 }
 
-int run_exit_status(const struct options *o, const struct run *r)
+enum run_verdict run_verdict(const struct options *o, const struct run *r)
 {
 	if (r->sum.files && r->sum.files_failed == r->sum.files)
-		return 2;
+		return RUNV_NOTHING_ANALYSED;
 	if (o->write_baseline)
-		return 0; /* the findings are recorded now */
+		return RUNV_CLEAN; /* the findings are recorded now */
 	if (run_failing_count(o, r))
-		return 1;
+		return RUNV_FAILS;
 	/* nothing to fail on, but not everything was analysed: not "clean" */
 	if (r->sum.files_failed)
-		return 3;
-	return r->sum.incomplete && !r->sum.incomplete_allowed ? 3 : 0;
+		return RUNV_INCOMPLETE;
+	return r->sum.incomplete && !r->sum.incomplete_allowed ? RUNV_INCOMPLETE : RUNV_CLEAN;
 }
 
 void run_free(struct run *r)

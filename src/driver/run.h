@@ -58,8 +58,15 @@ bool run_in_report_scope(const struct inputs *in, const char *file);
 /* Reported findings at or above their fail level. */
 size_t run_failing_count(const struct options *o, const struct run *r);
 
-/* Exit status for a finished run: 1 when findings reach the fail level. */
-int run_exit_status(const struct options *o, const struct run *r);
+/* What a finished run amounts to; main.c alone maps it to an exit status
+ * (README "Exit codes"). */
+enum run_verdict {
+	RUNV_CLEAN = 0,        /* analysed, nothing at the fail level */
+	RUNV_FAILS,            /* a reported finding at or above its fail level */
+	RUNV_INCOMPLETE,       /* nothing fails, but not everything was analysed */
+	RUNV_NOTHING_ANALYSED, /* every file tried failed */
+};
+enum run_verdict run_verdict(const struct options *o, const struct run *r);
 
 /* --dump-commands: the compile command of each file, as a compile_commands.json
  * (plus "nogvl_lint_virtual_dir", where the in-memory stand-in extconf.h is). */

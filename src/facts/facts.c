@@ -63,6 +63,16 @@ bool ref_related(const struct ref *a, const struct ref *b)
 	       (ref_path_prefix(a->path, b->path) || ref_path_prefix(b->path, a->path));
 }
 
+bool expr_reads_var(const struct expr *x, int32_t var)
+{
+	if (x->kind == EX_REF && x->ref.var == var)
+		return true;
+	for (uint32_t k = 0; k < x->nreads; k++)
+		if (x->reads[k].var == var)
+			return true;
+	return false;
+}
+
 const char *ref_text(struct tu_facts *tu, const struct ref *r)
 {
 	const struct var *v = ref_var(tu, r);

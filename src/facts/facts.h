@@ -372,6 +372,8 @@ bool ref_related(const struct ref *a, const struct ref *b);
 /* Member path p is q or above it ("f" above "f.g" and "f[i]"; "" above all;
  * NULL is ""). */
 bool ref_path_prefix(const char *p, const char *q);
+/* The expression is variable var (any member path) or reads it. */
+bool expr_reads_var(const struct expr *x, int32_t var);
 /* Renders "a.f" / "p->f" for messages (into an arena of the TU). */
 const char *ref_text(struct tu_facts *tu, const struct ref *r);
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "rule.h"
+#include "invariant.h"
 
 const char *severity_name(int sev)
 {
@@ -148,8 +149,7 @@ void finding_chain_set(struct finding *f, const struct model *m, const struct re
 
 void finding_chain(struct finding *f, const struct model *m, enum ctx_kind ctx, uint32_t fn)
 {
-	if (!m->reach[ctx])
-		return;
+	INVARIANT(m->reach[ctx]); /* model_link computes every context */
 	finding_chain_set(f, m, m->reach[ctx], fn, ctx);
 }
 

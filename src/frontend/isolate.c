@@ -49,22 +49,64 @@ static int write_frame(int fd, const char *data, size_t len)
 	return write_all(fd, head, (size_t)hl) || write_all(fd, data, len) ? -1 : 0;
 }
 
-/* Reads exactly n bytes before the deadline (0: none). 0 ok, -1 EOF/error, -2 timeout. */
-static int read_exact(int fd, char *p, size_t n, double deadline)
+/* What a wait for the worker's answer is bounded by: a deadline (0: none),
+ * and the worker's resident memory (rss_limit_kib 0: not watched). */
+struct wait_bounds {
+	double deadline;
+	pid_t pid;
+	long rss_limit_kib;
+};
+
+/* How often the parent looks at a parsing worker's memory. */
+#define WATCH_INTERVAL_MS 50
+
+/* The resident memory of process pid in KiB, or -1. */
+static long rss_kib(pid_t pid)
 {
+	char path[64], buf[128];
+	snprintf(path, sizeof(path), "/proc/%ld/statm", (long)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	unsigned long size = 0, resident = 0;
+	if (sscanf(buf, "%lu %lu", &size, &resident) != 2)
+		return -1;
+	return (long)(resident * (unsigned long)sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/* Reads exactly n bytes within the bounds (NULL: none). 0 ok, -1 EOF/error,
+ * -2 timeout, -3 the worker's memory passed its limit. */
+static int read_exact(int fd, char *p, size_t n, const struct wait_bounds *b)
+{
+	double deadline = b ? b->deadline : 0;
+	bool watch = b && b->rss_limit_kib > 0 && b->pid > 0;
 	while (n) {
-		if (deadline > 0) {
-			double left = deadline - now_seconds();
-			if (left <= 0)
-				return -2;
+		if (deadline > 0 || watch) {
+			int wait_ms = -1;
+			if (deadline > 0) {
+				double left = deadline - now_seconds();
+				if (left <= 0)
+					return -2;
+				wait_ms = (int)(left * 1000) + 1;
+			}
+			if (watch && (wait_ms < 0 || wait_ms > WATCH_INTERVAL_MS))
+				wait_ms = WATCH_INTERVAL_MS;
 			struct pollfd pfd = {fd, POLLIN, 0};
-			int pr = poll(&pfd, 1, (int)(left * 1000) + 1);
+			int pr = poll(&pfd, 1, wait_ms);
 			if (pr < 0 && errno == EINTR)
 				continue;
-			if (pr == 0)
-				return -2;
 			if (pr < 0)
 				return -1;
+			if (pr == 0) {
+				if (watch && rss_kib(b->pid) > b->rss_limit_kib)
+					return -3;
+				continue; /* the deadline is looked at above */
+			}
 		}
 		ssize_t r = read(fd, p, n);
 		if (r < 0 && errno == EINTR)
@@ -78,7 +120,7 @@ static int read_exact(int fd, char *p, size_t n, double deadline)
 }
 
 /* Returns the payload (caller frees) or NULL; *status as read_exact. */
-static char *read_frame(int fd, size_t *len, double deadline, int *status)
+static char *read_frame(int fd, size_t *len, const struct wait_bounds *b, int *status)
 {
 	char head[32];
 	size_t hl = 0;
@@ -87,7 +129,7 @@ static char *read_frame(int fd, size_t *len, double deadline, int *status)
 			*status = -1;
 			return NULL;
 		}
-		int r = read_exact(fd, head + hl, 1, deadline);
+		int r = read_exact(fd, head + hl, 1, b);
 		if (r) {
 			*status = r;
 			return NULL;
@@ -107,7 +149,7 @@ static char *read_frame(int fd, size_t *len, double deadline, int *status)
 		return NULL;
 	}
 	char *buf = xmalloc((size_t)n + 1);
-	int r = read_exact(fd, buf, (size_t)n, deadline);
+	int r = read_exact(fd, buf, (size_t)n, b);
 	if (r) {
 		free(buf);
 		*status = r;
@@ -132,6 +174,9 @@ static char *read_frame(int fd, size_t *len, double deadline, int *status)
 #ifndef MEMORY_LIMIT_SKIPPED
 #define MEMORY_LIMIT_SKIPPED 0
 #endif
+/* the address-space limit of a parser process, in --memory-limits (its
+ * resident memory is watched by the parent at 1) */
+#define AS_LIMIT_FACTOR 2
 
 /* ---- the parent side ---- */
 
@@ -278,9 +323,19 @@ struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, 
 	}
 	size_t len = 0;
 	int status = -1;
-	char *buf = wr ? NULL : read_frame(w->from_child, &len, deadline, &status);
+	struct wait_bounds wb = {deadline, w->pid, (long)(o->memory_limit_mb * 1024)};
+	char *buf = wr ? NULL : read_frame(w->from_child, &len, &wb, &status);
 	if (!buf) {
 		pid_t pid = w->pid;
+		if (status == -3) {
+			isolate_stop(w);
+			char *why = xasprintf("resource limit: parsing it took more than %g MiB of memory "
+					      "(--memory-limit); stopped",
+					      o->memory_limit_mb);
+			struct tu_facts *tu = failed_tu(job, why);
+			free(why);
+			return tu;
+		}
 		if (status == -2) {
 			isolate_stop(w);
 			char *why =
@@ -300,8 +355,10 @@ struct tu_facts *isolate_parse(struct worker_proc *w, const struct tu_job *job, 
 		char *why = WIFSIGNALED(ws) ? xasprintf("the parser crashed (signal %d)", WTERMSIG(ws))
 					    : xasprintf("the parser stopped (exit status %d)", WEXITSTATUS(ws));
 		if (WIFSIGNALED(ws) && o->memory_limit_mb > 0 && !MEMORY_LIMIT_SKIPPED)
-			log_verbose(1, "%s: the parser process may have reached --memory-limit %g MiB", job->display,
-				    o->memory_limit_mb);
+			log_verbose(1,
+				    "%s: the parser process may have reached its address-space limit (%g MiB: twice "
+				    "--memory-limit)",
+				    job->display, AS_LIMIT_FACTOR * o->memory_limit_mb);
 		struct tu_facts *tu = failed_tu(job, why);
 		free(why);
 		return tu;
@@ -378,7 +435,7 @@ int isolate_worker_main(void)
 	}
 	size_t len = 0;
 	int status = 0;
-	char *ob = read_frame(0, &len, 0, &status);
+	char *ob = read_frame(0, &len, NULL, &status);
 	if (!ob)
 		return 2;
 	json_error_t je;
@@ -418,11 +475,14 @@ int isolate_worker_main(void)
 	po.nvirtual = (unsigned)nvirt;
 	po.verbose = (int)json_integer_value(json_object_get(oj, "verbose"));
 	/* bounded memory: `#include` of a device or a hostile file makes
-	 * libclang grow without end; past the limit an allocation fails and
-	 * this process ends, losing only the file it was parsing */
+	 * libclang grow without end. The parent stops this process when its
+	 * resident memory passes --memory-limit (read_exact); the address space
+	 * is limited too, to twice that, for growth faster than the parent
+	 * looks: past it an allocation fails and this process ends, losing only
+	 * the file it was parsing */
 	double mem_mb = json_number_value(json_object_get(oj, "memory_limit_mb"));
 	if (mem_mb > 0 && !MEMORY_LIMIT_SKIPPED) {
-		rlim_t bytes = (rlim_t)(mem_mb * 1024 * 1024);
+		rlim_t bytes = (rlim_t)(AS_LIMIT_FACTOR * mem_mb * 1024 * 1024);
 		struct rlimit rl = {bytes, bytes};
 		if (setrlimit(RLIMIT_AS, &rl) != 0)
 			log_verbose(1, "cannot limit a parser process's memory: %s", strerror(errno));
@@ -440,7 +500,7 @@ int isolate_worker_main(void)
 	CXIndex idx = clang_createIndex(1, 0); /* as parse.c's workers */
 	int rc = 0;
 	for (;;) {
-		char *jb = read_frame(0, &len, 0, &status);
+		char *jb = read_frame(0, &len, NULL, &status);
 		if (!jb)
 			break; /* the parent closed the pipe: done */
 		json_t *jj = json_loadb(jb, len, 0, &je);

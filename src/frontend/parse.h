@@ -33,7 +33,8 @@ struct parse_opts {
 	bool recover;              /* stub recovery for files that do not parse */
 	double tu_timeout;         /* seconds; 0 = none */
 	double deadline;           /* now_seconds() after which no file is started (--time-budget); 0 = none */
-	double memory_limit_mb;    /* RLIMIT_AS of each parser process; 0 = none */
+	double memory_limit_mb;    /* resident memory of each parser process (its RLIMIT_AS: twice
+				    * that); 0 = none */
 	struct facts_cache *cache; /* --cache, or NULL */
 	bool no_pch;               /* --no-pch: parse Ruby's headers in every file */
 	struct pch_set *pch;       /* set by parse_all */

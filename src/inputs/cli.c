@@ -275,7 +275,8 @@ static const struct opt_spec opt_table[] = {
 	 "that\ncrashes or hangs libclang only loses that file;\n0: parse on threads in this process (faster, but "
 	 "such\na file ends the run)"},
 	{NULL, "memory-limit", 0, ARG("MIB"), F(memory_limit_mb), set_limit, NULL,
-	 "address space of each parser process (default 4096;\n0: none); a file that needs more is not analysed"},
+	 "memory of each parser process (default 1024;\n0: none); a file that needs more is \"not analysed:\n"
+	 "resource limit\""},
 	{NULL, "time-budget", 0, ARG("SECONDS"), F(time_budget), set_limit, NULL,
 	 "the whole run's parsing time (default: none); files\nnot started by then are \"not analysed: budget\""},
 	{NULL, "allow-outside-root", 0, NOARG, F(allow_outside_root), set_true, NULL,

@@ -28,8 +28,12 @@ typedef VEC(const char *) cstrlist;
 
 /* Files are parsed in worker processes with this limit unless --tu-timeout 0. */
 #define NOGVL_DEFAULT_TU_TIMEOUT 300.0
-/* Each parser process's address space (MiB) unless --memory-limit. */
-#define NOGVL_DEFAULT_MEMORY_LIMIT_MB 4096.0
+/* Each parser process's resident memory (MiB) unless --memory-limit (its
+ * address space: twice that). The heaviest real files measured parse in
+ * about 220 MiB (a gRPC C++ test with gtest; Ruby's ripper 135 MiB); a
+ * 730-byte file of nested doubling macros (tests/fuzz/pipeline/regressions/
+ * macro-doubling.c) would take 2.5 GiB and is stopped here. */
+#define NOGVL_DEFAULT_MEMORY_LIMIT_MB 1024.0
 
 struct options {
 	cstrlist paths;                  /* positional: files or directories */

@@ -8,6 +8,7 @@
  * reached function keeps one chain back to a release site (the first found in
  * breadth-first order from the sites in source order, i.e. a shortest one).
  */
+#include "invariant.h"
 #include "model.h"
 
 #include <stdlib.h>
@@ -172,7 +173,8 @@ void context_compute(struct model *m)
 
 bool model_reached(const struct model *m, enum ctx_kind ctx, uint32_t fn)
 {
-	return fn < m->fns.n && m->reach[ctx] && m->reach[ctx][fn].reached;
+	INVARIANT(m->reach[ctx]); /* context_compute ran (model_link) */
+	return fn < m->fns.n && m->reach[ctx][fn].reached;
 }
 
 const struct reach *model_reach(const struct model *m, enum ctx_kind ctx, uint32_t fn)
@@ -181,6 +183,12 @@ const struct reach *model_reach(const struct model *m, enum ctx_kind ctx, uint32
 }
 
 void model_reach_from(const struct model *m, const struct cbres *roots, int32_t site, struct reach_set *out)
+{
+	model_reach_from_ctx(m, roots, site, CTX_NOGVL, out);
+}
+
+void model_reach_from_ctx(const struct model *m, const struct cbres *roots, int32_t site, enum ctx_kind ctx,
+			  struct reach_set *out)
 {
 	size_t n = m->fns.n;
 	memset(out, 0, sizeof(*out));
@@ -193,7 +201,7 @@ void model_reach_from(const struct model *m, const struct cbres *roots, int32_t 
 	struct queue q = {xmalloc((n + 1) * sizeof(uint32_t)), 0, 0};
 	const struct msite *s = site >= 0 ? &m->sites.v[site] : NULL;
 	seed(out->by_fn, &q, roots, site, s ? (int32_t)s->fn : -1, s ? (int32_t)s->ev : -1);
-	bfs(m, out->by_fn, &q, CTX_NOGVL, &out->nopaque);
+	bfs(m, out->by_fn, &q, ctx, &out->nopaque);
 	out->fns = q.v;
 	out->n = (uint32_t)q.n;
 }

@@ -1051,26 +1051,14 @@ static void find_withgvl(struct model *m)
 	}
 }
 
+/* Functions a Ruby protector runs as its body (rb_protect, rb_ensure ...:
+ * model_iter.c knows which argument that is). */
 static void mark_protected(struct model *m)
 {
-	static const char *const protectors[] = {"rb_protect", "rb_ensure", "rb_rescue", "rb_rescue2",
-						 "rb_str_locktmp_ensure"};
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || str_in_list(e->u.call->name, protectors, ARRAY_SIZE(protectors)) < 0)
-				continue;
-			const struct call *c = e->u.call;
-			/* rb_str_locktmp_ensure(str, func, arg): body is the second argument */
-			int body = strcmp(c->name, "rb_str_locktmp_ensure") == 0 ? 1 : 0;
-			if ((uint32_t)body < c->nargs && c->args[body].kind == EX_FUNC) {
-				int32_t t = fn_id_from(m, c->args[body].func_usr, mf->tu);
-				if (t >= 0)
-					m->fns.v[t].protected_body = 1;
-			}
-		}
-	}
+	struct handed_walk h;
+	for (handed_walk_init(&h, m, NULL, NULL); handed_walk_next(&h);)
+		if (h.body)
+			m->fns.v[h.fn->id].protected_body = 1;
 }
 
 /* Token-level mentions that the AST also has (same file, line and name). */

@@ -199,6 +199,10 @@ struct reach_set {
 	uint32_t nopaque;    /* unresolved function-pointer calls reached */
 };
 void model_reach_from(const struct model *m, const struct cbres *roots, int32_t site, struct reach_set *out);
+/* The same in another context: CTX_WITHGVL (below a function given to
+ * rb_thread_call_with_gvl) follows calls under a GVL guard too. */
+void model_reach_from_ctx(const struct model *m, const struct cbres *roots, int32_t site, enum ctx_kind ctx,
+			  struct reach_set *out);
 void reach_set_free(struct reach_set *rs);
 
 /* What runs without the GVL, one event at a time (model_iter.c): the one
@@ -208,17 +212,33 @@ void reach_set_free(struct reach_set *rs);
  *   for (nogvl_walk_init(&w, m, rs, NOGVL_SKIP_GEM_CALLS); nogvl_walk_next(&w);)
  *           ... w.fi, w.mf, w.ei, w.e ...
  *
+ * or, where a rule looks at each function as a whole first, function by
+ * function:
+ *
+ *   for (nogvl_walk_init(&w, m, rs, 0); nogvl_walk_next_fn(&w);) {
+ *           ... w.fi, w.mf ...
+ *           while (nogvl_walk_next_event(&w))
+ *                   ... w.ei, w.e ...
+ *   }
+ *
  * The functions: those of the reach set rs in its order (the call graph below
  * one callback, model_reach_from), or with rs NULL every function reached
  * without the GVL from any callback (CTX_NOGVL: functions given to
- * rb_thread_call_with_gvl are not), in id order. The events: every event of
+ * rb_thread_call_with_gvl are not), in id order (a reach set of another
+ * context, model_reach_from_ctx, walks that one: with NOGVL_GUARDED_TOO,
+ * what runs with the GVL). The events: every event of
  * each, except those under a GVL guard (`if (ruby_thread_has_gvl_p())`, after
  * an early return on it). With NOGVL_SKIP_GEM_CALLS also no call of the
  * gem's own functions or through a pointer: those are edges of the call
- * graph, looked at in the function they reach. */
+ * graph, looked at in the function they reach. NOGVL_GUARDED_TOO keeps the
+ * guarded events, for questions about where something is used at all (not
+ * about what runs without the GVL). nogvl_walk_next_unresolved gives the
+ * current function's calls through a pointer the call graph could not
+ * resolve (edges to -1), outside guards, in edge order. */
 enum nogvl_walk_flags {
 	NOGVL_ALL_EVENTS = 0,
 	NOGVL_SKIP_GEM_CALLS = 1u << 0,
+	NOGVL_GUARDED_TOO = 1u << 1,
 };
 struct nogvl_walk {
 	const struct model *m;
@@ -226,14 +246,52 @@ struct nogvl_walk {
 	unsigned flags;
 	uint32_t pos; /* next function: index into rs->fns, or mfunc id */
 	uint32_t next_ev;
-	/* the current event */
+	uint32_t next_edge; /* next edge of the current function (unresolved calls) */
+	/* the current function and event */
 	uint32_t fi; /* mfunc id */
 	const struct mfunc *mf;
 	uint32_t ei; /* event index in mf */
 	const struct event *e;
+	const struct edge *edge; /* nogvl_walk_next_unresolved: the edge of e */
 };
 void nogvl_walk_init(struct nogvl_walk *w, const struct model *m, const struct reach_set *rs, unsigned flags);
 bool nogvl_walk_next(struct nogvl_walk *w);
+bool nogvl_walk_next_fn(struct nogvl_walk *w);
+bool nogvl_walk_next_event(struct nogvl_walk *w);
+bool nogvl_walk_next_unresolved(struct nogvl_walk *w);
+
+/* The functions of the gem a call hands to another call as an argument
+ * (model_iter.c): rb_protect(body, ...), rb_ensure(body, ..., ensure, ...),
+ * qsort's comparator. The one place that knows which argument a Ruby
+ * protector (rb_protect, rb_ensure, rb_rescue, rb_rescue2,
+ * rb_str_locktmp_ensure) runs as its body: `body` says the argument is that
+ * one. The function is the definition the caller reaches (model_callee).
+ *
+ *   struct handed_walk h;
+ *   for (handed_walk_init(&h, m, caller, NULL); handed_walk_next(&h);)
+ *           ... h.ei, h.c, h.arg, h.fn, h.body ...
+ *
+ * With c NULL every call of caller in event order (with caller NULL too,
+ * every call of every function of the model), else the call c of caller
+ * only (caller NULL: the first definition of a name). */
+struct handed_walk {
+	const struct model *m;
+	const struct call *only; /* the one call, or NULL */
+	bool all_fns;            /* caller was NULL: walk every function */
+	uint32_t fi, next_ev, next_arg;
+	/* the current handed function */
+	const struct mfunc *caller;
+	uint32_t ei; /* the call's event in caller (0 with a single call) */
+	const struct call *c;
+	uint32_t arg;
+	const struct mfunc *fn;
+	bool body; /* arg is the body a Ruby protector runs */
+};
+void handed_walk_init(struct handed_walk *h, const struct model *m, const struct mfunc *caller, const struct call *c);
+bool handed_walk_next(struct handed_walk *h);
+/* The body a Ruby protector call runs (rb_protect's first argument), a
+ * function of the gem, or NULL. */
+const struct mfunc *model_protected_body(const struct model *m, const struct mfunc *caller, const struct call *c);
 
 /* Edges. */
 static inline const struct edge *mf_edges(const struct model *m, const struct mfunc *mf, uint32_t *n)

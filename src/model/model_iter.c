@@ -1,5 +1,6 @@
-/* model_iter.c: the walk over what runs without the GVL (model.h:
- * struct nogvl_walk), the policy every rule shares. */
+/* model_iter.c: the walks rules share instead of writing the loops out
+ * (model.h): what runs without the GVL (struct nogvl_walk), and the
+ * functions of the gem a call hands to another call (struct handed_walk). */
 #include "model.h"
 
 #include <string.h>
@@ -13,7 +14,7 @@ void nogvl_walk_init(struct nogvl_walk *w, const struct model *m, const struct r
 }
 
 /* The next function to walk, or false at the end. */
-static bool next_function(struct nogvl_walk *w)
+bool nogvl_walk_next_fn(struct nogvl_walk *w)
 {
 	const struct model *m = w->m;
 	if (w->rs) {
@@ -29,24 +30,142 @@ static bool next_function(struct nogvl_walk *w)
 	}
 	w->mf = &m->fns.v[w->fi];
 	w->next_ev = 0;
+	w->next_edge = w->mf->edge_begin;
+	w->e = NULL;
+	w->edge = NULL;
 	return true;
 }
 
-bool nogvl_walk_next(struct nogvl_walk *w)
+/* The next event of the current function, or false at its end. */
+bool nogvl_walk_next_event(struct nogvl_walk *w)
 {
-	for (;;) {
-		if (!w->mf || w->next_ev >= w->mf->f->nevents) {
-			if (!next_function(w))
-				return false;
-			continue;
-		}
+	if (!w->mf)
+		return false;
+	while (w->next_ev < w->mf->f->nevents) {
 		w->ei = w->next_ev++;
 		w->e = &w->mf->f->events[w->ei];
-		if (w->e->gvl_guard)
+		if (w->e->gvl_guard && !(w->flags & NOGVL_GUARDED_TOO))
 			continue;
 		if ((w->flags & NOGVL_SKIP_GEM_CALLS) && w->e->kind == EV_CALL &&
 		    (w->e->u.call->indirect || model_func_by_usr(w->m, w->e->u.call->usr)))
 			continue;
 		return true;
 	}
+	return false;
+}
+
+bool nogvl_walk_next(struct nogvl_walk *w)
+{
+	for (;;) {
+		if (w->mf && nogvl_walk_next_event(w))
+			return true;
+		if (!nogvl_walk_next_fn(w))
+			return false;
+	}
+}
+
+/* The next call of the current function through a pointer the call graph
+ * could not resolve, or false. */
+bool nogvl_walk_next_unresolved(struct nogvl_walk *w)
+{
+	if (!w->mf)
+		return false;
+	while (w->next_edge < w->mf->edge_end) {
+		const struct edge *ed = &w->m->edges.v[w->next_edge++];
+		const struct event *e = &w->mf->f->events[ed->ev];
+		if (ed->to >= 0 || (e->gvl_guard && !(w->flags & NOGVL_GUARDED_TOO)))
+			continue;
+		w->edge = ed;
+		w->ei = ed->ev;
+		w->e = e;
+		return true;
+	}
+	return false;
+}
+
+/* ---- functions handed to calls ---- */
+
+/* The argument a Ruby protector runs as its body, or -1: rb_protect(func,
+ * arg, &state), rb_ensure(b_proc, data1, e_proc, data2), rb_rescue(b_proc,
+ * ...), rb_rescue2(b_proc, ...), rb_str_locktmp_ensure(str, func, arg)
+ * (Ruby 3.1 ruby/internal/intern/proc.h, string.h). */
+static int protector_body_arg(const char *name)
+{
+	static const struct {
+		const char *name;
+		int body;
+	} protectors[] = {
+		{"rb_protect", 0}, {"rb_ensure", 0}, {"rb_rescue", 0}, {"rb_rescue2", 0}, {"rb_str_locktmp_ensure", 1},
+	};
+	for (size_t i = 0; name && i < ARRAY_SIZE(protectors); i++)
+		if (strcmp(name, protectors[i].name) == 0)
+			return protectors[i].body;
+	return -1;
+}
+
+void handed_walk_init(struct handed_walk *h, const struct model *m, const struct mfunc *caller, const struct call *c)
+{
+	memset(h, 0, sizeof(*h));
+	h->m = m;
+	h->caller = caller;
+	h->only = c;
+	h->all_fns = caller == NULL && c == NULL;
+	h->c = c;
+}
+
+/* The next call to look at, or false: sets h->caller, h->ei, h->c. */
+static bool handed_next_call(struct handed_walk *h)
+{
+	if (h->only)
+		return false; /* its arguments are done */
+	for (;;) {
+		if (h->caller) {
+			while (h->next_ev < h->caller->f->nevents) {
+				uint32_t ei = h->next_ev++;
+				const struct event *e = &h->caller->f->events[ei];
+				if (e->kind != EV_CALL)
+					continue;
+				h->ei = ei;
+				h->c = e->u.call;
+				h->next_arg = 0;
+				return true;
+			}
+		}
+		if (!h->all_fns || h->fi >= h->m->fns.n)
+			return false;
+		h->caller = &h->m->fns.v[h->fi++];
+		h->next_ev = 0;
+	}
+}
+
+bool handed_walk_next(struct handed_walk *h)
+{
+	for (;;) {
+		while (h->c && h->next_arg < h->c->nargs) {
+			uint32_t k = h->next_arg++;
+			const struct expr *a = &h->c->args[k];
+			if (a->kind != EX_FUNC || !a->func_usr)
+				continue;
+			const struct mfunc *t = model_callee(h->m, a->func_usr, h->caller);
+			if (!t)
+				continue;
+			h->arg = k;
+			h->fn = t;
+			h->body = protector_body_arg(h->c->name) == (int)k;
+			return true;
+		}
+		if (!handed_next_call(h)) {
+			h->c = NULL;
+			return false;
+		}
+	}
+}
+
+const struct mfunc *model_protected_body(const struct model *m, const struct mfunc *caller, const struct call *c)
+{
+	struct handed_walk h;
+	for (handed_walk_init(&h, m, caller, c); handed_walk_next(&h);)
+		if (h.body)
+			return h.fn;
+	return NULL;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "invariant.h"
 #include "libmodel.h"
 #include "model.h"
 
@@ -77,7 +78,11 @@ const char *verdict_state_name(int v)
 
 const struct site_verdict *site_verdict_of(const struct model *m, uint32_t site)
 {
-	return m->verdicts && site < m->sites.n ? &m->verdicts[site] : NULL;
+	/* the offload phase runs right after linking, before anything reads a
+	 * verdict (run.c: run_analysis) */
+	INVARIANT(m->verdicts && m->nverdicts == m->sites.n);
+	INVARIANT(site < m->sites.n);
+	return &m->verdicts[site];
 }
 
 struct gate_evidence *gate_add(struct gate_result *g, int gate, int state, const struct loc *loc, int32_t fn,

@@ -152,7 +152,7 @@ struct site_verdict {
 	struct loc withheld_loc;
 };
 
-/* The verdict of site (NULL before the offload phase ran, or out of range). */
+/* The verdict of site (the offload phase has run: an invariant). */
 const struct site_verdict *site_verdict_of(const struct model *m, uint32_t site);
 
 const char *offload_verdict_name(int verdict);

@@ -11,7 +11,16 @@
  * name any other file (#include "x", #import, #pragma GCC dependency, a
  * backslash that could splice a directive together) are skipped: a header
  * that is /dev/zero is libclang's business (and the per-TU timeout's), not
- * this fuzzer's. Inputs are capped at 4 KiB. */
+ * this fuzzer's. Inputs are capped at 4 KiB.
+ *
+ * Macros can make a few hundred bytes expand to gigabytes (a macro that
+ * doubles its argument, nested): the command line bounds that with its parser
+ * processes' memory limit (isolate.c). An input with a #define is therefore
+ * first analysed as the command line does, in a parser process under the
+ * default limits; one stopped by them ("not analysed: resource limit", or the
+ * time limit) must still complete its run cleanly, and goes no further. The
+ * others are then analysed again in this process, where the sanitizers and
+ * the fuzzer's coverage see the extraction. */
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +28,7 @@
 #include "cli.h"
 #include "fix.h"
 #include "fuzz.h"
+#include "isolate.h"
 #include "output.h"
 #include "report.h"
 #include "rule.h"
@@ -79,6 +89,29 @@ static bool names_other_files(const char *text)
 	return bad;
 }
 
+/* Does the input define a macro (a `#` then `define`, blanks between)? */
+static bool defines_macro(const char *text)
+{
+	for (const char *p = strchr(text, '#'); p; p = strchr(p + 1, '#')) {
+		const char *q = p + 1;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		if (strncmp(q, "define", 6) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The parser processes: this program again, with --internal-parse-worker
+ * (replay_main.c calls this too). */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	if (*argc == 2 && strcmp((*argv)[1], "--internal-parse-worker") == 0)
+		exit(isolate_worker_main());
+	isolate_enable();
+	return 0;
+}
+
 static char *debug_rules(void)
 {
 	struct strbuf sb = {0};
@@ -88,38 +121,19 @@ static char *debug_rules(void)
 	return sb_detach(&sb);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The whole analysis of file and every output; in parser processes
+ * (isolated) or in this process. Returns whether a parser process's limits
+ * stopped the file (isolated only). */
+static bool analyse(const char *file, const char *debug, FILE *null, bool isolated)
 {
-	if (size > MAX_INPUT)
-		return 0;
-	char *text = fuzz_cstr(data, size);
-	if (names_other_files(text)) {
-		free(text);
-		return 0;
-	}
-	free(text);
-	fuzz_quiet();
-	static char *file, *debug;
-	static FILE *null;
-	if (!file) {
-		char *ext = path_join(fuzz_tmpdir(), "ext");
-		mkdir(ext, 0700);
-		file = path_join(ext, "fuzz.c");
-		free(ext);
-		debug = debug_rules();
-		null = fopen("/dev/null", "w");
-	}
-	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
-		abort();
-	close(fd);
-
 	const char *args[] = {
 		"nogvl-lint",
 		"--no-config",
 		"--jobs",
 		"1",
 		"--no-progress",
+		"--tu-timeout",
+		isolated ? "30" : "0",
 		"--ruby-include",
 		FUZZ_RUBY_DIR,
 		"--enable",
@@ -166,6 +180,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 	}
+	/* a parser process that crashed or stopped is a bug of ours (libclang
+	 * recovers from its own crashes inside it); stopped by a limit, the file
+	 * is reported as not analysed, with the reason */
+	bool limited = false;
+	for (size_t i = 0; isolated && i < r.ntus; i++) {
+		const char *why = r.tus[i]->status == TU_FAILED ? r.tus[i]->fail_reason : NULL;
+		if (why && (str_starts(why, "the parser crashed") || str_starts(why, "the parser stopped")))
+			abort();
+		if (why && (str_starts(why, "resource limit") || str_starts(why, "parsing took longer")))
+			limited = true;
+	}
+	if (limited && r.sum.files_failed != 1)
+		abort();
 	run_free(&r);
 	options_free(&o);
 	source_cache_clear();
@@ -173,5 +200,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(owned[i]);
 	free(owned);
 	free(argv);
+	return limited;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > MAX_INPUT)
+		return 0;
+	char *text = fuzz_cstr(data, size);
+	if (names_other_files(text)) {
+		free(text);
+		return 0;
+	}
+	bool macros = defines_macro(text);
+	free(text);
+	fuzz_quiet();
+	static char *file, *debug;
+	static FILE *null;
+	if (!file) {
+		char *ext = path_join(fuzz_tmpdir(), "ext");
+		mkdir(ext, 0700);
+		file = path_join(ext, "fuzz.c");
+		free(ext);
+		debug = debug_rules();
+		null = fopen("/dev/null", "w");
+	}
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, data, size) != (ssize_t)size)
+		abort();
+	close(fd);
+
+	/* bounded in a parser process first; stopped there: done */
+	if (macros && analyse(file, debug, null, true))
+		return 0;
+	analyse(file, debug, null, false);
 	return 0;
 }

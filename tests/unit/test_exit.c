@@ -1,5 +1,6 @@
-/* test_exit.c: exit codes (run_exit_status) and command-line errors
- * (options_parse). The binary's own exit codes are tested in tests/cli/. */
+/* test_exit.c: what a finished run amounts to (run_verdict, which main.c
+ * maps to the exit codes) and command-line errors (options_parse). The
+ * binary's own exit codes are tested in tests/cli/. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,13 +29,13 @@ static void add(struct run *r, int sev)
 	finding_add(&r->findings, &test_rule, sev, &l, "fn", "msg");
 }
 
-static int status(const struct run *r, const char *fail_level)
+static enum run_verdict status(const struct run *r, const char *fail_level)
 {
 	struct options o;
 	options_init(&o);
 	if (fail_level)
 		o.fail_level = severity_parse(fail_level);
-	int s = run_exit_status(&o, r);
+	enum run_verdict s = run_verdict(&o, r);
 	options_free(&o);
 	return s;
 }
@@ -45,22 +46,22 @@ static void test_exit__fail_levels(void **state)
 	struct run r;
 	memset(&r, 0, sizeof(r));
 	r.sum.files = 2;
-	assert_int_equal(status(&r, NULL), 0); /* clean */
+	assert_int_equal(status(&r, NULL), RUNV_CLEAN); /* clean */
 	add(&r, SEV_NOTE);
-	assert_int_equal(status(&r, NULL), 0); /* notes only: still 0 by default */
-	assert_int_equal(status(&r, "note"), 1);
+	assert_int_equal(status(&r, NULL), RUNV_CLEAN); /* notes only: still clean by default */
+	assert_int_equal(status(&r, "note"), RUNV_FAILS);
 	add(&r, SEV_WARNING);
-	assert_int_equal(status(&r, NULL), 1); /* default level: warning */
-	assert_int_equal(status(&r, "warning"), 1);
-	assert_int_equal(status(&r, "error"), 0);
-	assert_int_equal(status(&r, "none"), 0);
+	assert_int_equal(status(&r, NULL), RUNV_FAILS); /* default level: warning */
+	assert_int_equal(status(&r, "warning"), RUNV_FAILS);
+	assert_int_equal(status(&r, "error"), RUNV_CLEAN);
+	assert_int_equal(status(&r, "none"), RUNV_CLEAN);
 	add(&r, SEV_ERROR);
-	assert_int_equal(status(&r, "error"), 1);
-	assert_int_equal(status(&r, "none"), 0);
+	assert_int_equal(status(&r, "error"), RUNV_FAILS);
+	assert_int_equal(status(&r, "none"), RUNV_CLEAN);
 	/* suppressed findings do not count */
 	for (size_t i = 0; i < r.findings.v.n; i++)
 		r.findings.v.v[i]->suppressed = 1;
-	assert_int_equal(status(&r, "note"), 0);
+	assert_int_equal(status(&r, "note"), RUNV_CLEAN);
 	findings_free(&r.findings);
 	config_set_free(&r.cfg); /* fail levels are looked up per file and cached */
 }
@@ -72,15 +73,15 @@ static void test_exit__nothing_analysed(void **state)
 	memset(&r, 0, sizeof(r));
 	r.sum.files = 3;
 	r.sum.files_failed = 3;
-	assert_int_equal(status(&r, "none"), 2);
+	assert_int_equal(status(&r, "none"), RUNV_NOTHING_ANALYSED);
 	r.sum.files_failed = 2; /* one file analysed and clean: incomplete, not clean */
-	assert_int_equal(status(&r, NULL), 3);
+	assert_int_equal(status(&r, NULL), RUNV_INCOMPLETE);
 	add(&r, SEV_ERROR); /* its findings decide when they fail the run */
-	assert_int_equal(status(&r, NULL), 1);
+	assert_int_equal(status(&r, NULL), RUNV_FAILS);
 	r.sum.files_failed = 0;
 	findings_free(&r.findings);
 	config_set_free(&r.cfg); /* fail levels are looked up per file and cached */
-	assert_int_equal(status(&r, NULL), 0);
+	assert_int_equal(status(&r, NULL), RUNV_CLEAN);
 }
 
 /* Parses a command line; returns the status and what went to stderr. */
