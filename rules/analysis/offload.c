@@ -128,6 +128,46 @@ static void gate_memo(struct cb_memo *memo, int gi, const char *prop, const stru
 	copy_evidence(g, r);
 }
 
+static bool same_loc(const struct loc *a, const struct loc *b)
+{
+	return a->line == b->line && a->col == b->col && (a->file == b->file || str_eq(a->file, b->file));
+}
+
+static bool same_evidence(const struct gate_evidence *a, const struct gate_evidence *b)
+{
+	return a->gate == b->gate && a->state == b->state && same_loc(&a->loc, &b->loc) && str_eq(a->msg, b->msg) &&
+	       a->notes.n == 0 && b->notes.n == 0 && a->object_owned == b->object_owned && a->rule == b->rule &&
+	       a->fact == b->fact && str_eq(a->fact_name, b->fact_name);
+}
+
+static void evidence_free_one(struct gate_evidence *e)
+{
+	free(e->msg);
+	free(e->fact_name);
+	for (size_t k = 0; k < e->notes.n; k++)
+		free(e->notes.v[k].msg);
+	vec_free(&e->notes);
+}
+
+/* Drops evidence that repeats earlier evidence word for word at the same
+ * place: two calls written once in a macro body (ruby-magic's MAGIC_FUNCTION
+ * calls its function in both branches of an if) are one line, not two. */
+static void drop_repeated_evidence(struct gate_result *g)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < g->ev.n; i++) {
+		struct gate_evidence *e = &g->ev.v[i];
+		bool repeat = false;
+		for (size_t k = 0; k < w && !repeat; k++)
+			repeat = same_evidence(&g->ev.v[k], e);
+		if (repeat)
+			evidence_free_one(e);
+		else
+			g->ev.v[w++] = *e;
+	}
+	g->ev.n = w;
+}
+
 /* Keeps the first MAX_EVIDENCE_PER_GATE pieces of evidence of each gate (and
  * the one at index keep, the missing fact's, wherever it is) and says how
  * many more there were. */
@@ -147,11 +187,7 @@ static void cap_evidence(const struct msite *s, struct gate_result *g, size_t ke
 		more[gi]++;
 		if (e->state > more_state[gi])
 			more_state[gi] = e->state;
-		free(e->msg);
-		free(e->fact_name);
-		for (size_t k = 0; k < e->notes.n; k++)
-			free(e->notes.v[k].msg);
-		vec_free(&e->notes);
+		evidence_free_one(e);
 	}
 	g->ev.n = w;
 	for (int gi = 0; gi < GATE_COUNT; gi++)
@@ -232,6 +268,7 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 	if (oi->verdict == OV_CANDIDATE && cleanup_after_release(m, s, &oi->withheld_loc, &what))
 		oi->withheld_by = "cleanup-not-ensured";
 	/* the missing fact is chosen from all the evidence, and kept by the cap */
+	drop_repeated_evidence(&oi->g);
 	bool cannot = oi->verdict == OV_CANNOT_VERIFY || oi->verdict == OV_FLAGGED_CANNOT_VERIFY;
 	size_t keep = (size_t)-1;
 	unsigned others = 0;

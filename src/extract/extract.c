@@ -1744,6 +1744,20 @@ static int32_t push_region(struct xctx *x, int kind, CXCursor c, struct esum *co
 	return x->region;
 }
 
+/* A call of a function declared noreturn (Ruby's NORETURN(), a gem's own
+ * raise helper): clang writes the attribute into the function's type. */
+static bool calls_noreturn(CXCursor call)
+{
+	CXCursor d = clang_getCursorReferenced(call);
+	if (clang_getCursorKind(d) != CXCursor_FunctionDecl)
+		return false;
+	CXString ts = clang_getTypeSpelling(clang_getCursorType(d));
+	const char *t = clang_getCString(ts);
+	bool r = t && strstr(t, "noreturn");
+	clang_disposeString(ts);
+	return r;
+}
+
 static bool stmt_jumps_out(CXCursor c)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
@@ -1764,7 +1778,7 @@ static bool stmt_jumps_out(CXCursor c)
 			       strcmp(n, "rb_exc_raise") == 0 || strcmp(n, "rb_jump_tag") == 0 ||
 			       strcmp(n, "abort") == 0 || strcmp(n, "rb_bug") == 0);
 		clang_disposeString(s);
-		return r;
+		return r || calls_noreturn(c);
 	}
 	return false;
 }
@@ -1901,6 +1915,73 @@ static bool own_gvl_flag_pair(const CXCursor *a, unsigned na, const CXCursor *b,
 		if (calls_directly(a[i], &t))
 			return t.nodes <= OWNFLAG_NODE_BUDGET;
 	return false;
+}
+
+/* ---- a condition named after the GVL ----
+ *
+ * `if (have_gvl) { ...Ruby API... } else grab_gvl_and_raise(...);` and
+ * `if (holding_the_gvl()) { ...; raise(); } rb_thread_call_with_gvl(g, a);`:
+ * the condition spells the GVL (an identifier or a call with "gvl" in its
+ * name) and exactly one side takes the GVL (rb_thread_call_with_gvl, or a
+ * call of a function named for taking it); the other side is where the gem
+ * already holds it. A condition that does not name the GVL needs the
+ * same-function pairing above. */
+
+struct gvl_scan {
+	unsigned nodes;
+	bool found;
+	bool takes; /* looking for a call that takes the GVL, not for the word */
+};
+
+static bool gvl_word(const char *n)
+{
+	return n && strcasestr(n, "gvl");
+}
+
+/* A call that takes the GVL: rb_thread_call_with_gvl or a function named so
+ * (grab_gvl_and_raise, call_with_gvl ...), not one that releases it or only
+ * asks about it. */
+static bool takes_gvl_name(const char *n)
+{
+	static const char *const not_taking[] = {"without", "nogvl", "no_gvl",  "releas", "unlock",
+						 "has_",    "have_", "holding", "is_",    "owner"};
+	if (!gvl_word(n))
+		return false;
+	for (size_t i = 0; i < sizeof(not_taking) / sizeof(not_taking[0]); i++)
+		if (strcasestr(n, not_taking[i]))
+			return false;
+	return true;
+}
+
+static enum CXChildVisitResult gvl_scan_cb(CXCursor c, CXCursor parent, CXClientData d)
+{
+	(void)parent;
+	struct gvl_scan *g = d;
+	if (++g->nodes > OWNFLAG_NODE_BUDGET)
+		return CXChildVisit_Break;
+	enum CXCursorKind k = clang_getCursorKind(c);
+	bool look = g->takes ? k == CXCursor_CallExpr
+			     : k == CXCursor_DeclRefExpr || k == CXCursor_MemberRefExpr || k == CXCursor_CallExpr;
+	if (look) {
+		CXString sp = clang_getCursorSpelling(c);
+		const char *n = clang_getCString(sp);
+		g->found = g->takes ? takes_gvl_name(n) : gvl_word(n);
+		clang_disposeString(sp);
+		if (g->found)
+			return CXChildVisit_Break;
+	}
+	return CXChildVisit_Recurse;
+}
+
+static bool gvl_scan(const CXCursor *v, unsigned n, bool takes)
+{
+	struct gvl_scan g = {0, false, takes};
+	for (unsigned i = 0; i < n && !g.found && g.nodes <= OWNFLAG_NODE_BUDGET; i++) {
+		gvl_scan_cb(v[i], clang_getNullCursor(), &g);
+		if (!g.found)
+			clang_visitChildren(v[i], gvl_scan_cb, &g);
+	}
+	return g.found && g.nodes <= OWNFLAG_NODE_BUDGET;
 }
 
 static void walk_branch(struct xctx *x, int kind, CXCursor body, struct esum *cond, bool negated, bool guarded)
@@ -2055,6 +2136,21 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 				if (own_gvl_flag_pair(&thn, 1, rest, nrest))
 					g = 1;
 				else if (own_gvl_flag_pair(rest, nrest, &thn, 1))
+					x->rest_holds_gvl = true;
+			}
+		}
+		if (g == 0 && !x->rest_holds_gvl && i + 1 < kd.n && gvl_scan(&kd.p[i], 1, false)) {
+			/* a condition named after the GVL: the side that does not take it */
+			CXCursor thn = kd.p[i + 1];
+			bool t = gvl_scan(&thn, 1, true);
+			if (i + 2 < kd.n) {
+				bool e = gvl_scan(&kd.p[i + 2], 1, true);
+				g = e && !t ? 1 : t && !e ? -1 : 0;
+			} else if (nrest && stmt_jumps_out(thn)) {
+				bool r = gvl_scan(rest, nrest, true);
+				if (r && !t)
+					g = 1;
+				else if (t && !r)
 					x->rest_holds_gvl = true;
 			}
 		}

@@ -32,4 +32,8 @@ run --no-progress --explain-callback hdr_cb ext
 check "explain: the next step names the header" has out.txt "^  next step: install the header 'nogvl_test_missing_lib.h'"
 run --no-progress --explain-callback sum_cb ext
 check "explain: no next step for a candidate" hasnt out.txt "next step"
+run --no-progress --explain-callback twice_cb ext
+check "explain: two calls spelled at one place are one line of evidence" is \
+	"$(grep -c "^      .*macro_twice.c:26:2: 'twice_cb' calls 'frob_expand'" out.txt)" 1
+check "explain: and no phantom 'more' item" hasnt out.txt "more cannot-verify item"
 finish
