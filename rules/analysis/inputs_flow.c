@@ -1424,15 +1424,72 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
  * direct C callers. Unless StringValue* converted it without a type check
  * first: to_str's result then replaces the argument, and only the C local
  * holds it (mysql2 PR #1504). */
+/* A VALUE parameter that mf neither assigns nor lends before event `before`:
+ * it still holds what the caller passed. */
+static bool param_untouched(const struct mfunc *mf, int32_t var, uint32_t before)
+{
+	for (uint32_t i = 0; i < before && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & (ACC_WRITE | ACC_ADDR)))
+			return false;
+		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == var)
+			return false;
+		if (e->kind == EV_CALL)
+			for (uint32_t j = 0; j < e->u.call->nargs; j++) {
+				const struct expr *a = &e->u.call->args[j];
+				if (a->kind == EX_REF && a->ref.var == var && a->ref.addr)
+					return false;
+				for (uint32_t r = 0; r < a->nreads; r++)
+					if (a->reads[r].var == var && a->reads[r].addr)
+						return false;
+			}
+	}
+	return true;
+}
+
+static int caller_temp(const struct model *m, const struct mfunc *mf, int32_t param_index, unsigned depth)
+{
+	if (param_index < 0)
+		return 0;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		uint32_t ei = m->in_edges.v[k];
+		const struct edge *ed = &m->edges.v[ei];
+		if (ed->kind != EDGE_DIRECT)
+			continue;
+		const struct mfunc *cf = &m->fns.v[ed->from];
+		if (cf == mf || depth >= 4)
+			return (int)ei + 1; /* recursion or too deep: not proved */
+		const struct event *ce = &cf->f->events[ed->ev];
+		if (ce->kind != EV_CALL || (uint32_t)param_index >= ce->u.call->nargs)
+			return (int)ei + 1;
+		const struct expr *a = &ce->u.call->args[param_index];
+		const struct var *av =
+			a->kind == EX_REF && !a->ref.addr && !a->ref.deref && (!a->ref.path || !*a->ref.path)
+				? mf_var(cf, a->ref.var)
+				: NULL;
+		if (!av || av->kind != VK_PARAM || !(av->flags & VF_VALUE) ||
+		    !param_untouched(cf, a->ref.var, ed->ev) || caller_temp(m, cf, av->param_index, depth + 1))
+			return (int)ei + 1;
+	}
+	return 0;
+}
+
+int io_param_caller_temp(const struct model *m, const struct mfunc *mf, int32_t param_index)
+{
+	return caller_temp(m, mf, param_index, 0) - 1;
+}
+
 static bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref *o, const struct cls *c,
 			uint32_t src, uint32_t rel)
 {
 	const struct var *v = mf_var(mf, o->var);
 	if (!v || !c->param)
 		return false;
-	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
-		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
-			return false; /* C callers may pass temporaries */
+	/* C callers may pass temporaries; one that passes its own untouched
+	 * argument (a method calling another method's function) passes what a
+	 * frame up the chain holds */
+	if (io_param_caller_temp(m, mf, v->param_index) >= 0)
+		return false;
 	bool converts = false, checked = false;
 	const struct event *se = &mf->f->events[src];
 	if (se->kind == EV_CALL &&

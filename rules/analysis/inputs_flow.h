@@ -156,6 +156,12 @@ static inline bool io_unfrozen(const struct io_input *in)
 	return in->state == IOS_SHARED || in->state == IOS_DUP || in->state == IOS_EXPOSED;
 }
 
+/* The first direct call (an edge id) that passes mf's parameter param_index
+ * something no frame up the chain is known to hold (a temporary, a local, a
+ * converted or reassigned argument), or -1 when every direct caller passes its
+ * own untouched VALUE argument, up to four callers up. */
+int io_param_caller_temp(const struct model *m, const struct mfunc *mf, int32_t param_index);
+
 /* Needs to be kept alive and is not. */
 static inline bool io_not_alive(const struct io_input *in)
 {
