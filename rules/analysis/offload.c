@@ -231,6 +231,19 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 	const char *what = NULL;
 	if (oi->verdict == OV_CANDIDATE && cleanup_after_release(m, s, &oi->withheld_loc, &what))
 		oi->withheld_by = "cleanup-not-ensured";
+	/* an unblocking function the callback ignores: offloading makes
+	 * cancellation routine (a scheduler's timeout or task stop runs the UBF
+	 * on the event-loop thread, then waits for the worker), and every such
+	 * cancel would hold the fiber and a pool worker for the callback's whole
+	 * run: fix the UBF first */
+	if (oi->verdict == OV_CANDIDATE && !oi->withheld_by) {
+		struct ubf_ignored ig;
+		if (ubf_ignored_check(m, s, &ig)) {
+			oi->withheld_by = "ubf-ignored";
+			oi->withheld_loc = s->loc;
+		}
+		ubf_ignored_free(&ig);
+	}
 	/* the missing fact is chosen from all the evidence, and kept by the cap */
 	bool cannot = oi->verdict == OV_CANNOT_VERIFY || oi->verdict == OV_FLAGGED_CANNOT_VERIFY;
 	size_t keep = (size_t)-1;

@@ -588,11 +588,12 @@ static void log_verdict(const struct run *r, size_t i)
 	}
 	if (oi && oi->withheld_by) {
 		char *p = display_path(s->loc.file), *wp = display_path(oi->withheld_loc.file);
+		const char *pre, *post;
+		offload_withheld_advice(oi, &pre, &post);
 		log_verbose(1,
 			    "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
-			    "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
-			    "first (offloading adds a cancellation path that raises)",
-			    p, s->loc.line, s->called, oi->withheld_by, wp, oi->withheld_loc.line);
+			    "suggestion is withheld (%s): %s %s:%u %s",
+			    p, s->loc.line, s->called, oi->withheld_by, pre, wp, oi->withheld_loc.line, post);
 		free(p);
 		free(wp);
 	}
