@@ -508,8 +508,10 @@ static void count_summary(struct run *r)
 			r->sum.notes++;
 	}
 	for (size_t i = 0; i < r->model->sites.n; i++)
-		if (!r->model->sites.v[i].is_template)
+		if (!r->model->sites.v[i].is_template) {
 			r->sum.sites++;
+			r->sum.sites_unreachable += r->model->sites.v[i].unreachable;
+		}
 	r->sum.callbacks = r->model->ncallbacks;
 	r->sum.unresolved = r->model->nsites_unresolved;
 }
@@ -525,6 +527,17 @@ static void log_sites(const struct run *r)
 		char *p = display_path(s->loc.file);
 		log_verbose(1, "%s:%u: callback of %s not resolved (%s: '%s')", p, s->loc.line, s->called,
 			    cb_how_text(s->cb.how), s->cb.text ? s->cb.text : "");
+		free(p);
+	}
+	for (size_t i = 0; i < r->model->sites.n; i++) {
+		const struct msite *s = &r->model->sites.v[i];
+		if (s->is_template || !s->unreachable)
+			continue;
+		char *p = display_path(s->loc.file);
+		log_verbose(1,
+			    "%s:%u: %s in '%s' is unreachable: that function is static and nothing in the gem refers "
+			    "to it (no call, no address taken, no other spelling); not counted as a site to fix",
+			    p, s->loc.line, s->called, r->model->fns.v[s->fn].f->name);
 		free(p);
 	}
 	for (size_t t = 0; t < r->ntus; t++) {

@@ -89,6 +89,7 @@ struct summary {
 	size_t files, files_failed, files_with_errors, files_degraded;
 	size_t errors, warnings, notes;
 	size_t sites, callbacks, unresolved;
+	size_t sites_unreachable;     /* of sites: in functions nothing in the gem calls (not work to do) */
 	size_t suppressed, baselined; /* findings hidden by comments / by --baseline */
 	/* issue 14: what could not be read. files_missing_headers: analysed with
 	 * #includes that stayed unresolved (missing_headers names them, most-missed first);
