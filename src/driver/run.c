@@ -460,6 +460,7 @@ static void phase_rules(const struct options *o, struct run *r)
 		struct rule_ctx rc2 = {r->model, rd, &r->findings, rd->severity};
 		rd->run(&rc2);
 	}
+	findings_macro_evidence(&r->findings, r->model);
 }
 
 /* What is reported of the findings: the project's files only, the

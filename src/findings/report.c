@@ -82,6 +82,51 @@ void finding_macro_note(struct finding *f, const struct event *ev)
 	}
 }
 
+static bool loc_same(const struct loc *a, const struct loc *b)
+{
+	return a->line == b->line && a->col == b->col && str_eq(a->file, b->file);
+}
+
+/* The finding already says which macro (headline or a note). */
+static bool macro_named(const struct finding *f, const char *macro)
+{
+	char *quoted = xasprintf("'%s'", macro);
+	bool named = strstr(f->msg, quoted) != NULL;
+	for (size_t i = 0; i < f->notes.n && !named; i++)
+		named = strstr(f->notes.v[i].msg, "expanded from macro") && strstr(f->notes.v[i].msg, quoted);
+	free(quoted);
+	return named;
+}
+
+void findings_macro_evidence(struct findings *fs, const struct model *m)
+{
+	for (size_t i = 0; i < fs->v.n; i++) {
+		struct finding *f = fs->v.v[i];
+		if (f->macro || !f->loc.file)
+			continue;
+		const char *macro = NULL;
+		/* a finding at a release site written through a macro */
+		for (size_t k = 0; k < m->sites.n && !macro; k++)
+			if (m->sites.v[k].macro && loc_same(&m->sites.v[k].loc, &f->loc))
+				macro = m->sites.v[k].macro;
+		/* a finding at a call or access that a macro body made */
+		for (size_t fi = 0; fi < m->fns.n && !macro && f->function; fi++) {
+			const struct func *fn = m->fns.v[fi].f;
+			if (!str_eq(fn->name, f->function))
+				continue;
+			for (uint32_t e = 0; e < fn->nevents && !macro; e++)
+				if (fn->events[e].macro && !fn->events[e].in_macro_arg &&
+				    loc_same(&fn->events[e].loc, &f->loc))
+					macro = fn->events[e].macro;
+		}
+		if (!macro)
+			continue;
+		f->macro = macro;
+		if (!macro_named(f, macro))
+			finding_note(f, &f->loc, "expanded from macro '%s'", macro);
+	}
+}
+
 static const char *ctx_verb(enum ctx_kind ctx)
 {
 	switch (ctx) {

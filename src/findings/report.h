@@ -69,6 +69,11 @@ void finding_chain_set(struct finding *f, const struct model *m, const struct re
 void finding_site_note(struct finding *f, const struct model *m, const struct msite *s, enum ctx_kind ctx,
 		       const char *fname);
 
+/* Every finding at a release site or an event a macro body made gets the
+ * macro (JSON "macro") and, unless it already names it, an "expanded from
+ * macro" note: whichever rule reported it. */
+void findings_macro_evidence(struct findings *fs, const struct model *m);
+
 /* Sorts (file, line, col, slug, message) and drops exact duplicates. */
 void findings_sort(struct findings *fs);
 /* Keeps the findings for which keep() is true, in order; frees the others. */

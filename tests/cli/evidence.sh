@@ -34,4 +34,12 @@ run --no-progress --tu-timeout 0 -v ubf
 check "-v says what to fix first" has err.txt "withheld (ubf-ignored): make the callback honour the unblocking function"
 run --no-progress --tu-timeout 0 --explain-callback hash_nogvl ubf
 check "explain: withheld by ubf-ignored" has out.txt "^  withheld (ubf-ignored): make the callback honour"
+
+# a finding at a release written through a macro carries the macro in the JSON
+mkdir mac
+cp "$SRC/corpus/missing-gc-guard/macro_release.c" mac/
+run --no-progress --tu-timeout 0 --format json mac
+check "macro: json parses" isjson out.txt
+check "the finding at the macro's release names it (JSON macro)" is \
+	"$(jq -r '.findings[] | select(.rule == "missing-gc-guard") | .macro' out.txt)" RELEASE
 finish
