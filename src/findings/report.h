@@ -74,6 +74,12 @@ void finding_site_note(struct finding *f, const struct model *m, const struct ms
  * macro" note: whichever rule reported it. */
 void findings_macro_evidence(struct findings *fs, const struct model *m);
 
+/* Advice that judges function fn's body (small work, CPU work, an offload
+ * verdict) names the #if branch it was judged on: the branch of a group with
+ * alternatives that holds the definition, and the compiled branch of a group
+ * inside the body. */
+void finding_branch_note(struct finding *f, const struct model *m, uint32_t fn);
+
 /* Sorts (file, line, col, slug, message) and drops exact duplicates. */
 void findings_sort(struct findings *fs);
 /* Keeps the findings for which keep() is true, in order; frees the others. */
