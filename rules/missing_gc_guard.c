@@ -74,6 +74,13 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 		}
 		const char *conv_name =
 			conv ? (conv->macro && !conv->in_macro_arg ? conv->macro : conv->u.call->name) : NULL;
+		/* the conversion happens in a helper of the gem, on its own
+		 * parameter (ruby-pg pg_cstr_enc, #738) */
+		const struct mfunc *helper = NULL;
+		const struct event *hconv =
+			!conv && temp < 0 && ov && !in->temporary ? io_helper_converts(m, sf, in->ev, &helper) : NULL;
+		const char *hconv_name =
+			hconv ? (hconv->macro && !hconv->in_macro_arg ? hconv->macro : hconv->u.call->name) : NULL;
 		char names[512] = "", guards[512] = "";
 		size_t nl = 0, gl = 0;
 		for (size_t k = 0; k < nothers && nl < sizeof(names) && gl < sizeof(guards); k++) {
@@ -82,7 +89,16 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 					       k + 1 < nothers ? ", " : " and ", on);
 			gl += (size_t)snprintf(guards + gl, sizeof(guards) - gl, ", RB_GC_GUARD(%s)", on);
 		}
-		if (conv && !nothers)
+		if (hconv && !nothers)
+			f = rule_report(rc, &rel->loc, df->f->name,
+					"nothing keeps '%s' alive past this call%s%s%s when it is not a String: '%s' "
+					"converts it with %s into its own parameter, which is gone when '%s' returns; "
+					"convert it here (StringValue(%s)) before passing it, and add RB_GC_GUARD(%s) "
+					"after the call",
+					o, in->via ? " (to '" : "", in->via ? in->via : "",
+					in->via ? "', which releases the GVL)" : "", helper->f->name, hconv_name,
+					helper->f->name, o, o);
+		else if (conv && !nothers)
 			/* only when the argument is not a String: say so first */
 			f = rule_report(
 				rc, &rel->loc, df->f->name,
@@ -137,7 +153,12 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 				     "'%s' is an argument of '%s', which '%s' calls here with '%s': no frame but this "
 				     "one is known to hold that value",
 				     o, sf->f->name, cf->f->name, text && *text ? text : "?");
-		} else if (conv)
+		} else if (hconv)
+			finding_note(f, &hconv->loc,
+				     "'%s' converts its parameter here: a #to_str result made by %s lives only in that "
+				     "parameter, and nothing holds it after '%s' returns",
+				     helper->f->name, hconv_name, helper->f->name);
+		else if (conv)
 			finding_note(f, &conv->loc,
 				     "'%s' is an argument, but '%s' may replace it with the result of #to_str, which "
 				     "only this C local holds (the method's frame holds the original)",
