@@ -3,6 +3,7 @@
 #include "offload.h"
 #include "io_fd.h"
 
+#include <fcntl.h> /* F_GETFL ... */
 #include <stdio.h> /* SEEK_SET, SEEK_CUR */
 #include <stdlib.h>
 #include <string.h>
@@ -649,6 +650,17 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 			if (str_eq(c->name, "lseek") || str_eq(c->name, "lseek64")) {
 				const struct expr *wh = c->nargs > 2 ? &c->args[2] : NULL;
 				if (!wh || !wh->has_ival || (wh->ival != SEEK_SET && wh->ival != SEEK_CUR))
+					small = false;
+				continue;
+			}
+			/* fcntl reading or setting descriptor and status flags only
+			 * updates the file table (F_SETLKW, F_OFD_SETLKW, F_SETLEASE ...
+			 * can wait) */
+			if (str_eq(c->name, "fcntl") || str_eq(c->name, "fcntl64")) {
+				const struct expr *cmd = c->nargs > 1 ? &c->args[1] : NULL;
+				if (!cmd || !cmd->has_ival ||
+				    (cmd->ival != F_GETFD && cmd->ival != F_SETFD && cmd->ival != F_GETFL &&
+				     cmd->ival != F_SETFL))
 					small = false;
 				continue;
 			}
