@@ -17,7 +17,10 @@ static void run(struct rule_ctx *rc)
 		struct strbuf sb = {0};
 		sb_printf(&sb, "offload verdict: %s", offload_verdict_name(oi->verdict));
 		if (oi->withheld_by)
-			sb_printf(&sb, " (withheld: %s, the cleanup at line %u runs outside rb_ensure)",
+			sb_printf(&sb,
+				  str_eq(oi->withheld_by, "ubf-ignored")
+					  ? " (withheld: %s, the callback ignores the unblocking function of line %u)"
+					  : " (withheld: %s, the cleanup at line %u runs outside rb_ensure)",
 				  oi->withheld_by, oi->withheld_loc.line);
 		for (int g = 0; g < GATE_COUNT; g++) {
 			if (oi->g.state[g] == GATE_PASS)

@@ -23,7 +23,9 @@ static void run(struct rule_ctx *rc)
 		const struct msite *s = &m->sites.v[i];
 		struct strbuf sb = {0};
 		char fl[128];
-		sb_printf(&sb, "%s site: %s", s->is_template ? "wrapper" : "release", s->api ? s->api->name : "?");
+		sb_printf(&sb, "%s site%s: %s", s->is_template ? "wrapper" : "release",
+			  s->unreachable ? " (unreachable: nothing in the gem calls the function)" : "",
+			  s->api ? s->api->name : "?");
 		if (s->inner >= 0)
 			sb_printf(&sb, " via '%s'", s->called);
 		sb_puts(&sb, ", callback ");

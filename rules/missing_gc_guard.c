@@ -49,6 +49,38 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 			"the memory of '%s' (taken by '%s') until the call returns; move it after the call",
 			o, s->called, o, in->what);
 	else {
+		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
+		/* a method argument: the method's frame holds what Ruby passed, so
+		 * say what else it may hold: a C caller's temporary, or the result of
+		 * #to_str that a StringValue conversion put in its place */
+		int temp = -1;
+		const struct event *conv = NULL;
+		if (ov && ov->kind == VK_PARAM) {
+			temp = io_param_caller_temp(m, sf, ov->param_index);
+			for (uint32_t k = 0; temp < 0 && k < sf->f->nevents && !conv; k++) {
+				const struct event *e = &sf->f->events[k];
+				if (e->kind != EV_CALL || !e->u.call->nargs ||
+				    (!str_eq(e->u.call->name, "rb_string_value") &&
+				     !str_eq(e->u.call->name, "rb_string_value_ptr") &&
+				     !str_eq(e->u.call->name, "rb_string_value_cstr")))
+					continue;
+				const struct expr *a0 = &e->u.call->args[0];
+				if (a0->kind == EX_REF && a0->ref.var == in->owner_ref.var)
+					conv = e;
+				for (uint32_t r = 0; r < a0->nreads && !conv; r++)
+					if (a0->reads[r].var == in->owner_ref.var)
+						conv = e;
+			}
+		}
+		const char *conv_name =
+			conv ? (conv->macro && !conv->in_macro_arg ? conv->macro : conv->u.call->name) : NULL;
+		/* the conversion happens in a helper of the gem, on its own
+		 * parameter (ruby-pg pg_cstr_enc, #738) */
+		const struct mfunc *helper = NULL;
+		const struct event *hconv =
+			!conv && temp < 0 && ov && !in->temporary ? io_helper_converts(m, sf, in->ev, &helper) : NULL;
+		const char *hconv_name =
+			hconv ? (hconv->macro && !hconv->in_macro_arg ? hconv->macro : hconv->u.call->name) : NULL;
 		char names[512] = "", guards[512] = "";
 		size_t nl = 0, gl = 0;
 		for (size_t k = 0; k < nothers && nl < sizeof(names) && gl < sizeof(guards); k++) {
@@ -57,18 +89,36 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 					       k + 1 < nothers ? ", " : " and ", on);
 			gl += (size_t)snprintf(guards + gl, sizeof(guards) - gl, ", RB_GC_GUARD(%s)", on);
 		}
-		f = rule_report(
-			rc, &rel->loc, df->f->name,
-			"nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; add "
-			"RB_GC_GUARD(%s)%s after the call",
-			o, names, in->via ? " (to '" : "", in->via ? in->via : "",
-			in->via ? "', which releases the GVL)" : "", nothers ? "their" : "its", o, guards);
+		if (hconv && !nothers)
+			f = rule_report(rc, &rel->loc, df->f->name,
+					"nothing keeps '%s' alive past this call%s%s%s when it is not a String: '%s' "
+					"converts it with %s into its own parameter, which is gone when '%s' returns; "
+					"convert it here (StringValue(%s)) before passing it, and add RB_GC_GUARD(%s) "
+					"after the call",
+					o, in->via ? " (to '" : "", in->via ? in->via : "",
+					in->via ? "', which releases the GVL)" : "", helper->f->name, hconv_name,
+					helper->f->name, o, o);
+		else if (conv && !nothers)
+			/* only when the argument is not a String: say so first */
+			f = rule_report(
+				rc, &rel->loc, df->f->name,
+				"nothing keeps '%s' alive past this call%s%s%s when it is not a String; %s then puts "
+				"#to_str's result there, held only by this C local, and the callback uses its memory: "
+				"add RB_GC_GUARD(%s) after the call",
+				o, in->via ? " (to '" : "", in->via ? in->via : "",
+				in->via ? "', which releases the GVL)" : "", conv_name, o);
+		else
+			f = rule_report(
+				rc, &rel->loc, df->f->name,
+				"nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; "
+				"add RB_GC_GUARD(%s)%s after the call",
+				o, names, in->via ? " (to '" : "", in->via ? in->via : "",
+				in->via ? "', which releases the GVL)" : "", nothers ? "their" : "its", o, guards);
 		finding_note(
 			f, &rel->loc,
 			"the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
 			"free or move the %s while the callback of %s runs",
 			in->what, noun, s->called);
-		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
 		/* its address went to a Ruby function (StringValue(x), rb_scan_args(..., &x)): say why that
 		 * does not keep it alive (bcrypt-ruby #270 and mysql2 #1504 were this shape, fixed with
 		 * RB_GC_GUARD on that very variable) */
@@ -92,44 +142,27 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 				"TruffleRuby "
 				"does not scan the C stack); only RB_GC_GUARD after the release call does",
 				o, esc->macro && !esc->in_macro_arg ? esc->macro : esc->u.call->name);
-		/* a method argument: say why the method's frame is not enough */
-		if (ov && ov->kind == VK_PARAM) {
-			bool c_callers = false;
-			for (uint32_t k = sf->in_begin; k < sf->in_end; k++)
-				if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
-					c_callers = true;
-			if (c_callers)
-				finding_note(f, &ov->loc,
-					     "'%s' is an argument of '%s', which C code calls too: a caller may pass a "
-					     "temporary that only this frame holds",
-					     o, sf->f->name);
-			else {
-				/* the conversion that may replace it: StringValue* */
-				const struct event *conv = NULL;
-				for (uint32_t k = 0; k < sf->f->nevents && !conv; k++) {
-					const struct event *e = &sf->f->events[k];
-					if (e->kind != EV_CALL || !e->u.call->nargs ||
-					    (!str_eq(e->u.call->name, "rb_string_value") &&
-					     !str_eq(e->u.call->name, "rb_string_value_ptr") &&
-					     !str_eq(e->u.call->name, "rb_string_value_cstr")))
-						continue;
-					const struct expr *a0 = &e->u.call->args[0];
-					if (a0->kind == EX_REF && a0->ref.var == in->owner_ref.var)
-						conv = e;
-					for (uint32_t r = 0; r < a0->nreads && !conv; r++)
-						if (a0->reads[r].var == in->owner_ref.var)
-							conv = e;
-				}
-				if (conv)
-					finding_note(
-						f, &conv->loc,
-						"'%s' is an argument, but '%s' may replace it with the result of "
-						"#to_str, "
-						"which only this C local holds (the method's frame holds the original)",
-						o,
-						conv->macro && !conv->in_macro_arg ? conv->macro : conv->u.call->name);
-			}
-		}
+		if (temp >= 0) {
+			const struct edge *ed = &m->edges.v[temp];
+			const struct mfunc *cf = &m->fns.v[ed->from];
+			const struct event *ce = &cf->f->events[ed->ev];
+			const char *text = ce->kind == EV_CALL && (uint32_t)ov->param_index < ce->u.call->nargs
+						   ? ce->u.call->args[ov->param_index].text
+						   : NULL;
+			finding_note(f, &ce->loc,
+				     "'%s' is an argument of '%s', which '%s' calls here with '%s': no frame but this "
+				     "one is known to hold that value",
+				     o, sf->f->name, cf->f->name, text && *text ? text : "?");
+		} else if (hconv)
+			finding_note(f, &hconv->loc,
+				     "'%s' converts its parameter here: a #to_str result made by %s lives only in that "
+				     "parameter, and nothing holds it after '%s' returns",
+				     helper->f->name, hconv_name, helper->f->name);
+		else if (conv)
+			finding_note(f, &conv->loc,
+				     "'%s' is an argument, but '%s' may replace it with the result of #to_str, which "
+				     "only this C local holds (the method's frame holds the original)",
+				     o, conv_name);
 	}
 	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s",
 		     in->temporary ? "the result of '" : "'", o, "'", in->helper ? " (in '" : "",

@@ -264,6 +264,7 @@ static void run(struct rule_ctx *rc)
 			"inputs owned and kept alive, no shared state), so a fiber scheduler's worker pool may run it "
 			"off the event loop",
 			cbname);
+		finding_branch_note(f, m, s->cb.targets[0]);
 		const char *why_not = build_fix(m, s, f);
 		if (why_not)
 			finding_note(f, &s->loc, "no automatic fix: %s", why_not);

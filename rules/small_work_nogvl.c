@@ -20,6 +20,7 @@ static void run(struct rule_ctx *rc)
 		for (size_t k = 0; k < oi->g.ev.n; k++)
 			if (oi->g.ev.v[k].gate == GATE_WORK_SIZE)
 				finding_note(f, &oi->g.ev.v[k].loc, "%s", oi->g.ev.v[k].msg);
+		finding_branch_note(f, m, s->cb.targets[0]);
 	}
 }
 

@@ -44,6 +44,7 @@ static void run(struct rule_ctx *rc)
 			finding_note(f, &root->f->loc,
 				     "'%s' makes no blocking system call (read, write, poll, waitpid, ...)",
 				     root->f->name);
+		finding_branch_note(f, m, s->cb.targets[0]);
 		if (s->macro)
 			finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);
 		cb_scan_free(&cs);

@@ -118,10 +118,10 @@ struct conn *conn_of(VALUE self);
 static VALUE conn_wait(VALUE self)
 {
 	struct conn *c = conn_of(self);
-	rb_thread_call_without_gvl(read_socket, c, wake_pipe, c); /* expect: ubf-ignored, offload-candidate */ /* expect-msg: 'read_socket' never waits on it */
-	rb_thread_call_without_gvl(poll_socket, c, wake_pipe, c); /* expect: ubf-ignored, offload-candidate */
-	rb_thread_call_without_gvl(select_socket, c, wake_event, c); /* expect: ubf-ignored, offload-candidate */
-	rb_thread_call_without_gvl(accept_socket, c, wake_named, c); /* expect: ubf-ignored, offload-candidate */
+	rb_thread_call_without_gvl(read_socket, c, wake_pipe, c); /* expect: ubf-ignored */ /* expect-msg: 'read_socket' never waits on it */
+	rb_thread_call_without_gvl(poll_socket, c, wake_pipe, c); /* expect: ubf-ignored */
+	rb_thread_call_without_gvl(select_socket, c, wake_event, c); /* expect: ubf-ignored */
+	rb_thread_call_without_gvl(accept_socket, c, wake_named, c); /* expect: ubf-ignored */
 	rb_thread_call_without_gvl(poll_both_named, c, wake_named, c); /* expect: offload-candidate */
 	rb_thread_call_without_gvl(poll_event, c, wake_event, c); /* expect: offload-candidate */
 	return LONG2NUM((long)c->n);
@@ -141,7 +141,7 @@ static VALUE conn_wait_prepared(VALUE self)
 static VALUE conn_wait_helper(VALUE self)
 {
 	struct conn *c = conn_of(self);
-	rb_thread_call_without_gvl(read_socket, c, wake_via_helper, c); /* expect: ubf-ignored, offload-candidate */
+	rb_thread_call_without_gvl(read_socket, c, wake_via_helper, c); /* expect: ubf-ignored */
 	return LONG2NUM((long)c->n);
 }
 

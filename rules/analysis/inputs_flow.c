@@ -1431,19 +1431,137 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
  * direct C callers. Unless StringValue* converted it without a type check
  * first: to_str's result then replaces the argument, and only the C local
  * holds it (mysql2 PR #1504). */
+/* A VALUE parameter that mf neither assigns nor lends before event `before`:
+ * it still holds what the caller passed. */
+static bool param_untouched(const struct mfunc *mf, int32_t var, uint32_t before)
+{
+	for (uint32_t i = 0; i < before && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & (ACC_WRITE | ACC_ADDR)))
+			return false;
+		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == var)
+			return false;
+		if (e->kind == EV_CALL)
+			for (uint32_t j = 0; j < e->u.call->nargs; j++) {
+				const struct expr *a = &e->u.call->args[j];
+				if (a->kind == EX_REF && a->ref.var == var && a->ref.addr)
+					return false;
+				for (uint32_t r = 0; r < a->nreads; r++)
+					if (a->reads[r].var == var && a->reads[r].addr)
+						return false;
+			}
+	}
+	return true;
+}
+
+#define CALLER_DEPTH 5
+
+/* path: the functions on the way up from the releasing one (a caller already
+ * on it closes a cycle that every entry into it is checked at, so only the
+ * argument it passes matters) */
+static int caller_temp(const struct model *m, const struct mfunc *mf, int32_t param_index, uint32_t *path,
+		       unsigned depth)
+{
+	if (param_index < 0)
+		return 0;
+	path[depth] = mf->id;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		uint32_t ei = m->in_edges.v[k];
+		const struct edge *ed = &m->edges.v[ei];
+		if (ed->kind != EDGE_DIRECT)
+			continue;
+		const struct mfunc *cf = &m->fns.v[ed->from];
+		bool on_path = false;
+		for (unsigned d = 0; d <= depth; d++)
+			on_path = on_path || path[d] == cf->id;
+		if (!on_path && depth + 1 >= CALLER_DEPTH)
+			return (int)ei + 1; /* too deep: not proved */
+		const struct event *ce = &cf->f->events[ed->ev];
+		if (ce->kind != EV_CALL || (uint32_t)param_index >= ce->u.call->nargs)
+			return (int)ei + 1;
+		const struct expr *a = &ce->u.call->args[param_index];
+		const struct var *av =
+			a->kind == EX_REF && !a->ref.addr && !a->ref.deref && (!a->ref.path || !*a->ref.path)
+				? mf_var(cf, a->ref.var)
+				: NULL;
+		if (!av || av->kind != VK_PARAM || !(av->flags & (VF_VALUE | VF_POINTER)) ||
+		    !param_untouched(cf, a->ref.var, ed->ev))
+			return (int)ei + 1;
+		if (!on_path && caller_temp(m, cf, av->param_index, path, depth + 1))
+			return (int)ei + 1;
+	}
+	return 0;
+}
+
+int io_param_caller_temp(const struct model *m, const struct mfunc *mf, int32_t param_index)
+{
+	uint32_t path[CALLER_DEPTH];
+	return caller_temp(m, mf, param_index, path, 0) - 1;
+}
+
+const struct event *io_helper_converts(const struct model *m, const struct mfunc *mf, uint32_t ev,
+				       const struct mfunc **helper)
+{
+	const struct event *e = ev < mf->f->nevents ? &mf->f->events[ev] : NULL;
+	if (!e || e->kind != EV_CALL || e->u.call->indirect)
+		return NULL;
+	const struct mfunc *h = model_callee(m, e->u.call->usr, mf);
+	if (!h || h == mf)
+		return NULL;
+	for (uint32_t i = 0; i < h->f->nevents; i++) {
+		const struct event *he = &h->f->events[i];
+		if (he->kind != EV_CALL || !he->u.call->nargs ||
+		    (!str_eq(he->u.call->name, "rb_string_value_ptr") &&
+		     !str_eq(he->u.call->name, "rb_string_value_cstr") && !str_eq(he->u.call->name, "rb_string_value")))
+			continue;
+		struct ref a;
+		const struct var *pv = arg_ref(&he->u.call->args[0], &a) ? mf_var(h, a.var) : NULL;
+		if (pv && pv->kind == VK_PARAM && (pv->flags & VF_VALUE) && (!a.path || !*a.path)) {
+			if (helper)
+				*helper = h;
+			return he;
+		}
+	}
+	return NULL;
+}
+
+/* The parameter a local copied from an argument stands for (query = argv[0]:
+ * argv), by the name classify recorded; -1. */
+static int32_t param_named(const struct mfunc *mf, const char *name)
+{
+	for (uint32_t i = 0; name && i < mf->f->nparams; i++) {
+		const struct var *pv = mf_var(mf, mf->f->params[i]);
+		if (pv && str_eq(pv->name, name))
+			return pv->param_index;
+	}
+	return -1;
+}
+
 static bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref *o, const struct cls *c,
 			uint32_t src, uint32_t rel)
 {
 	const struct var *v = mf_var(mf, o->var);
 	if (!v || !c->param)
 		return false;
-	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
-		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
-			return false; /* C callers may pass temporaries */
+	/* C callers may pass temporaries; one that passes its own untouched
+	 * argument (a method calling another method's function, argv handed
+	 * on) passes what a frame up the chain holds */
+	int32_t pidx = v->kind == VK_PARAM ? v->param_index : param_named(mf, c->arg);
+	if (pidx < 0) {
+		for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
+			if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
+				return false;
+	} else if (io_param_caller_temp(m, mf, pidx) >= 0)
+		return false;
 	bool converts = false, checked = false;
 	const struct event *se = &mf->f->events[src];
 	if (se->kind == EV_CALL &&
 	    (str_eq(se->u.call->name, "rb_string_value_ptr") || str_eq(se->u.call->name, "rb_string_value_cstr")))
+		converts = true;
+	/* a helper of the gem that converts its own parameter (ruby-pg
+	 * pg_cstr_enc: StringValueCStr(str)): the #to_str result is that
+	 * helper's local */
+	if (io_helper_converts(m, mf, src, NULL))
 		converts = true;
 	for (uint32_t i = 0; i < rel && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];

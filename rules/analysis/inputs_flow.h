@@ -156,6 +156,19 @@ static inline bool io_unfrozen(const struct io_input *in)
 	return in->state == IOS_SHARED || in->state == IOS_DUP || in->state == IOS_EXPOSED;
 }
 
+/* The first direct call (an edge id) that passes mf's parameter param_index
+ * something no frame up the chain is known to hold (a temporary, a local, a
+ * converted or reassigned argument), or -1 when every direct caller passes its
+ * own untouched VALUE argument, up to four callers up. */
+int io_param_caller_temp(const struct model *m, const struct mfunc *mf, int32_t param_index);
+
+/* Event ev of mf calls a helper of the gem that converts one of its own VALUE
+ * parameters with StringValue* (ruby-pg's pg_cstr_enc): that conversion, and
+ * the helper in *helper; else NULL. A #to_str result made there is held
+ * only by the helper's parameter. */
+const struct event *io_helper_converts(const struct model *m, const struct mfunc *mf, uint32_t ev,
+				       const struct mfunc **helper);
+
 /* Needs to be kept alive and is not. */
 static inline bool io_not_alive(const struct io_input *in)
 {

@@ -3,6 +3,7 @@
 #include "offload.h"
 #include "io_fd.h"
 
+#include <fcntl.h> /* F_GETFL ... */
 #include <stdio.h> /* SEEK_SET, SEEK_CUR */
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,19 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 	const char *what = NULL;
 	if (oi->verdict == OV_CANDIDATE && cleanup_after_release(m, s, &oi->withheld_loc, &what))
 		oi->withheld_by = "cleanup-not-ensured";
+	/* an unblocking function the callback ignores: offloading makes
+	 * cancellation routine (a scheduler's timeout or task stop runs the UBF
+	 * on the event-loop thread, then waits for the worker), and every such
+	 * cancel would hold the fiber and a pool worker for the callback's whole
+	 * run: fix the UBF first */
+	if (oi->verdict == OV_CANDIDATE && !oi->withheld_by) {
+		struct ubf_ignored ig;
+		if (ubf_ignored_check(m, s, &ig)) {
+			oi->withheld_by = "ubf-ignored";
+			oi->withheld_loc = s->loc;
+		}
+		ubf_ignored_free(&ig);
+	}
 	/* the missing fact is chosen from all the evidence, and kept by the cap */
 	drop_repeated_evidence(&oi->g);
 	bool cannot = oi->verdict == OV_CANNOT_VERIFY || oi->verdict == OV_FLAGGED_CANNOT_VERIFY;
@@ -670,6 +684,17 @@ void gate_check_work_size(const struct model *m, const struct msite *s, const st
 			if (str_eq(c->name, "lseek") || str_eq(c->name, "lseek64")) {
 				const struct expr *wh = c->nargs > 2 ? &c->args[2] : NULL;
 				if (!wh || !wh->has_ival || (wh->ival != SEEK_SET && wh->ival != SEEK_CUR))
+					small = false;
+				continue;
+			}
+			/* fcntl reading or setting descriptor and status flags only
+			 * updates the file table (F_SETLKW, F_OFD_SETLKW, F_SETLEASE ...
+			 * can wait) */
+			if (str_eq(c->name, "fcntl") || str_eq(c->name, "fcntl64")) {
+				const struct expr *cmd = c->nargs > 1 ? &c->args[1] : NULL;
+				if (!cmd || !cmd->has_ival ||
+				    (cmd->ival != F_GETFD && cmd->ival != F_SETFD && cmd->ival != F_GETFL &&
+				     cmd->ival != F_SETFL))
 					small = false;
 				continue;
 			}

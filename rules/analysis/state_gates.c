@@ -1166,6 +1166,51 @@ static void library_writes(struct state_ctx *c, struct gate_result *g, uint32_t 
 	shared_fail(c, g, fi, ei, w, via, call_display(e), false);
 }
 
+/* bump(&counter), reset(stats_ptr): a helper of the gem that writes through
+ * its pointer parameter, handed a static's address (or a static pointer's
+ * value) here. When every caller passes a static, the write is reported in
+ * the helper; when some caller passes its own memory, this call is the one
+ * that shares. */
+static void helper_writes(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
+{
+	const struct model *m = c->m;
+	const struct mfunc *mf = &m->fns.v[fi];
+	const struct event *e = &mf->f->events[ei];
+	const struct call *call = e->u.call;
+	if (call->indirect)
+		return;
+	const struct mfunc *callee = model_callee(m, call->usr, mf);
+	if (!callee || callee == mf)
+		return;
+	for (uint32_t i = 0; i < callee->f->nparams && i < call->nargs; i++) {
+		int32_t pvar = callee->f->params[i];
+		const struct var *pv = mf_var(callee, pvar);
+		if (!pv || !(pv->flags & VF_POINTER) || (pv->flags & VF_CONST))
+			continue;
+		const struct var *w = NULL;
+		if (!so_expr(c, mf, &call->args[i], &w) || !w)
+			continue;
+		const struct var *w2 = NULL;
+		if (so_var(c, callee, pvar, &w2))
+			continue; /* reported in the helper */
+		int32_t wev = -1;
+		for (uint32_t k = 0; k < callee->f->nevents && wev < 0; k++) {
+			const struct event *he = &callee->f->events[k];
+			const struct ref *r = he->kind == EV_ACCESS && (he->u.access.mode & ACC_WRITE)
+						      ? &he->u.access.ref
+					      : he->kind == EV_ASSIGN ? &he->u.assign->lhs
+								      : NULL;
+			if (r && r->var == pvar && r->ptr_deref && !(he->kind == EV_ACCESS && he->u.access.atomic_op) &&
+			    held_before(c, callee->id, k, NULL) == 0)
+				wev = (int32_t)k;
+		}
+		if (wev < 0)
+			continue;
+		shared_fail(c, g, fi, ei, w, NULL, callee->f->name, false);
+		return;
+	}
+}
+
 static void mt_unsafe(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei)
 {
 	const struct mfunc *mf = &c->m->fns.v[fi];
@@ -1262,7 +1307,8 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 					->ev = (int32_t)ei;
 			mt_unsafe(&c, g, fi, ei);
 			process_state(&c, g, fi, ei);
-		}
+		} else if (e->kind == EV_CALL && !locked && !life[fi])
+			helper_writes(&c, g, fi, ei);
 	}
 	free(prot);
 	free(life);

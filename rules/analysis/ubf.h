@@ -124,4 +124,19 @@ const char *site_ubf_spelling(const struct msite *s);
 /* Name of the (first) callback or UBF target. */
 const char *cbres_name(const struct model *m, const struct cbres *r);
 
+/* ---- ubf-ignored (ubf_ignored_scan.c) ---- */
+
+/* The proof that a custom UBF changes nothing the callback looks at: it only
+ * sets flags nobody else reads and writes pipes the callback never waits on.
+ * True when proved; *out holds the scans either way (ubf_ignored_free). */
+struct ubf_ignored {
+	struct ubf_scan us;
+	struct cb_scan cs;
+	bool have_us, have_cs;
+	const struct ubf_item *first_flag, *first_pipe;
+	bool waits_other; /* the callback waits on descriptors, only not on the pipe's */
+};
+bool ubf_ignored_check(const struct model *m, const struct msite *s, struct ubf_ignored *out);
+void ubf_ignored_free(struct ubf_ignored *r);
+
 #endif

@@ -25,6 +25,12 @@ struct ruby_use {
 	uint8_t representative; /* first event of its macro expansion with this class (report once) */
 };
 
+/* When a Ruby header redefines the libc name the code wrote as Ruby's own
+ * function (ruby/util.h `#define strdup(s) ruby_strdup(s)`, ruby/subst.h
+ * `#define snprintf ruby_snprintf`): that header; else NULL. Messages that
+ * rest on the redefinition say so. */
+const char *ruby_header_redefines(const char *written, const char *callee);
+
 /* Classifies a callee by name and where it is declared. */
 int ruby_class_of_call(const struct call *c);
 /* Ruby's object structs ("struct RString" ...). */

@@ -412,3 +412,25 @@ void use_groups_finish(struct use_groups *g)
 	hmap_free(&g->map);
 	strpool_free(&g->keys);
 }
+
+const char *ruby_header_redefines(const char *written, const char *callee)
+{
+	static const char *const redefs[][3] = {
+		{"close", "ruby_close", "ruby/subst.h"},
+		{"getpeername", "ruby_getpeername", "ruby/subst.h"},
+		{"getsockname", "ruby_getsockname", "ruby/subst.h"},
+		{"memcpy", "ruby_nonempty_memcpy", "ruby/internal/memory.h"},
+		{"posix_signal", "ruby_posix_signal", "ruby/internal/intern/signal.h"},
+		{"shutdown", "ruby_shutdown", "ruby/subst.h"},
+		{"snprintf", "ruby_snprintf", "ruby/subst.h"},
+		{"strdup", "ruby_strdup", "ruby/util.h"},
+		{"strtod", "ruby_strtod", "ruby/util.h"},
+		{"vsnprintf", "ruby_vsnprintf", "ruby/subst.h"},
+	};
+	if (!written || !callee)
+		return NULL;
+	for (size_t i = 0; i < sizeof(redefs) / sizeof(redefs[0]); i++)
+		if (strcmp(written, redefs[i][0]) == 0 && strcmp(callee, redefs[i][1]) == 0)
+			return redefs[i][2];
+	return NULL;
+}

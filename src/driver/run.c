@@ -460,6 +460,7 @@ static void phase_rules(const struct options *o, struct run *r)
 		struct rule_ctx rc2 = {r->model, rd, &r->findings, rd->severity};
 		rd->run(&rc2);
 	}
+	findings_macro_evidence(&r->findings, r->model);
 }
 
 /* What is reported of the findings: the project's files only, the
@@ -508,8 +509,10 @@ static void count_summary(struct run *r)
 			r->sum.notes++;
 	}
 	for (size_t i = 0; i < r->model->sites.n; i++)
-		if (!r->model->sites.v[i].is_template)
+		if (!r->model->sites.v[i].is_template) {
 			r->sum.sites++;
+			r->sum.sites_unreachable += r->model->sites.v[i].unreachable;
+		}
 	r->sum.callbacks = r->model->ncallbacks;
 	r->sum.unresolved = r->model->nsites_unresolved;
 }
@@ -525,6 +528,17 @@ static void log_sites(const struct run *r)
 		char *p = display_path(s->loc.file);
 		log_verbose(1, "%s:%u: callback of %s not resolved (%s: '%s')", p, s->loc.line, s->called,
 			    cb_how_text(s->cb.how), s->cb.text ? s->cb.text : "");
+		free(p);
+	}
+	for (size_t i = 0; i < r->model->sites.n; i++) {
+		const struct msite *s = &r->model->sites.v[i];
+		if (s->is_template || !s->unreachable)
+			continue;
+		char *p = display_path(s->loc.file);
+		log_verbose(1,
+			    "%s:%u: %s in '%s' is unreachable: that function is static and nothing in the gem refers "
+			    "to it (no call, no address taken, no other spelling); not counted as a site to fix",
+			    p, s->loc.line, s->called, r->model->fns.v[s->fn].f->name);
 		free(p);
 	}
 	for (size_t t = 0; t < r->ntus; t++) {
@@ -588,11 +602,12 @@ static void log_verdict(const struct run *r, size_t i)
 	}
 	if (oi && oi->withheld_by) {
 		char *p = display_path(s->loc.file), *wp = display_path(oi->withheld_loc.file);
+		const char *pre, *post;
+		offload_withheld_advice(oi, &pre, &post);
 		log_verbose(1,
 			    "%s:%u: offload: the callback of %s could take RB_NOGVL_OFFLOAD_SAFE, but the "
-			    "suggestion is withheld (%s): move the cleanup at %s:%u into an rb_ensure handler "
-			    "first (offloading adds a cancellation path that raises)",
-			    p, s->loc.line, s->called, oi->withheld_by, wp, oi->withheld_loc.line);
+			    "suggestion is withheld (%s): %s %s:%u %s",
+			    p, s->loc.line, s->called, oi->withheld_by, pre, wp, oi->withheld_loc.line, post);
 		free(p);
 		free(wp);
 	}

@@ -83,6 +83,180 @@ void finding_macro_note(struct finding *f, const struct event *ev)
 	}
 }
 
+static bool loc_same(const struct loc *a, const struct loc *b)
+{
+	return a->line == b->line && a->col == b->col && str_eq(a->file, b->file);
+}
+
+/* The finding already says which macro (headline or a note). */
+static bool macro_named(const struct finding *f, const char *macro)
+{
+	char *quoted = xasprintf("'%s'", macro);
+	bool named = strstr(f->msg, quoted) != NULL;
+	for (size_t i = 0; i < f->notes.n && !named; i++)
+		named = strstr(f->notes.v[i].msg, "expanded from macro") && strstr(f->notes.v[i].msg, quoted);
+	free(quoted);
+	return named;
+}
+
+void findings_macro_evidence(struct findings *fs, const struct model *m)
+{
+	for (size_t i = 0; i < fs->v.n; i++) {
+		struct finding *f = fs->v.v[i];
+		if (f->macro || !f->loc.file)
+			continue;
+		const char *macro = NULL;
+		/* a finding at a release site written through a macro */
+		for (size_t k = 0; k < m->sites.n && !macro; k++)
+			if (m->sites.v[k].macro && loc_same(&m->sites.v[k].loc, &f->loc))
+				macro = m->sites.v[k].macro;
+		/* a finding at a call or access that a macro body made */
+		for (size_t fi = 0; fi < m->fns.n && !macro && f->function; fi++) {
+			const struct func *fn = m->fns.v[fi].f;
+			if (!str_eq(fn->name, f->function))
+				continue;
+			for (uint32_t e = 0; e < fn->nevents && !macro; e++)
+				if (fn->events[e].macro && !fn->events[e].in_macro_arg &&
+				    loc_same(&fn->events[e].loc, &f->loc))
+					macro = fn->events[e].macro;
+		}
+		if (!macro)
+			continue;
+		f->macro = macro;
+		if (!macro_named(f, macro))
+			finding_note(f, &f->loc, "expanded from macro '%s'", macro);
+	}
+}
+
+/* The branches of the #if group branch ci belongs to: first (the #if) and
+ * their count; a branch starts right after the previous one ends. */
+static int32_t pp_group_first(const struct tu_facts *tu, int32_t ci, unsigned *nbranches)
+{
+	int32_t first = ci;
+	for (unsigned guard = 0; guard < 256; guard++) {
+		const struct pp_cond *c = &tu->pp_conds.v[first];
+		if (!str_eq(c->directive, "else") && !str_eq(c->directive, "elif"))
+			break;
+		int32_t prev = -1;
+		for (size_t i = 0; i < tu->pp_conds.n && prev < 0; i++)
+			if (tu->pp_conds.v[i].parent == c->parent && tu->pp_conds.v[i].line_end + 2 == c->line_begin)
+				prev = (int32_t)i;
+		if (prev < 0)
+			break;
+		first = prev;
+	}
+	unsigned n = 1;
+	int32_t cur = first;
+	for (unsigned guard = 0; guard < 256 && !tu->pp_conds.v[cur].closed_by_endif; guard++) {
+		int32_t next = -1;
+		for (size_t i = 0; i < tu->pp_conds.n && next < 0; i++)
+			if (tu->pp_conds.v[i].parent == tu->pp_conds.v[cur].parent &&
+			    tu->pp_conds.v[i].line_begin == tu->pp_conds.v[cur].line_end + 2)
+				next = (int32_t)i;
+		if (next < 0)
+			break;
+		cur = next;
+		n++;
+	}
+	*nbranches = n;
+	return first;
+}
+
+/* A condition as written, without a trailing comment, at most 120 bytes. */
+static int cond_len(const char *cond)
+{
+	if (!cond)
+		return 0;
+	size_t n = strlen(cond);
+	for (size_t i = 0; i + 1 < n; i++)
+		if (cond[i] == '/' && (cond[i + 1] == '*' || cond[i + 1] == '/')) {
+			n = i;
+			break;
+		}
+	while (n && (cond[n - 1] == ' ' || cond[n - 1] == '\t'))
+		n--;
+	return (int)(n > 120 ? 120 : n);
+}
+
+/* "#else of #ifdef HAVE_X" / "#elif X > 2" / "#if X" for branch ci. */
+static char *pp_branch_text(const struct tu_facts *tu, int32_t ci, int32_t first)
+{
+	const struct pp_cond *c = &tu->pp_conds.v[ci], *o = &tu->pp_conds.v[first];
+	if (str_eq(c->directive, "else"))
+		return xasprintf("#else of #%s %.*s", o->directive, cond_len(o->cond), o->cond ? o->cond : "");
+	return xasprintf("#%s %.*s", c->directive, cond_len(c->cond), c->cond ? c->cond : "");
+}
+
+void finding_branch_note(struct finding *f, const struct model *m, uint32_t fn)
+{
+	const struct mfunc *mf = &m->fns.v[fn];
+	const struct tu_facts *tu = mf->tu;
+	const struct func *fd = mf->f;
+	if (!tu || !str_eq(fd->loc.file, tu->path))
+		return;
+	/* the definition sits in one branch of a group that has others */
+	int32_t inner = -1;
+	for (size_t i = 0; i < tu->pp_conds.n; i++) {
+		const struct pp_cond *c = &tu->pp_conds.v[i];
+		if (fd->loc.line >= c->line_begin && fd->loc.line <= c->line_end &&
+		    (inner < 0 || c->line_begin >= tu->pp_conds.v[inner].line_begin))
+			inner = (int32_t)i;
+	}
+	for (int32_t ci = inner; ci >= 0; ci = tu->pp_conds.v[ci].parent) {
+		unsigned nb = 0;
+		int32_t first = pp_group_first(tu, ci, &nb);
+		if (nb < 2)
+			continue;
+		char *t = pp_branch_text(tu, ci, first);
+		struct loc at = {tu->path, tu->pp_conds.v[ci].line_begin > 1 ? tu->pp_conds.v[ci].line_begin - 1 : 1, 1,
+				 0};
+		finding_note(f, &at,
+			     "this judges the '%s' defined under %s, the branch this configuration compiled; the "
+			     "group has %u branches and the others were not analysed",
+			     fd->name, t, nb);
+		free(t);
+		break;
+	}
+	/* a group inside the body: say which branch was compiled when events tell */
+	for (size_t i = 0; i < tu->pp_conds.n; i++) {
+		const struct pp_cond *c = &tu->pp_conds.v[i];
+		if (c->line_begin <= fd->loc.line || c->line_end >= fd->end.line || str_eq(c->directive, "else") ||
+		    str_eq(c->directive, "elif"))
+			continue;
+		/* outermost within the body only */
+		if (c->parent >= 0 && tu->pp_conds.v[c->parent].line_begin > fd->loc.line)
+			continue;
+		unsigned nb = 0;
+		pp_group_first(tu, (int32_t)i, &nb);
+		int32_t compiled = -1, cur = (int32_t)i;
+		for (unsigned b = 0; b < nb && cur >= 0; b++) {
+			const struct pp_cond *bc = &tu->pp_conds.v[cur];
+			for (uint32_t e = 0; e < fd->nevents && compiled < 0; e++)
+				if (str_eq(fd->events[e].loc.file, tu->path) &&
+				    fd->events[e].loc.line >= bc->line_begin && fd->events[e].loc.line <= bc->line_end)
+					compiled = cur;
+			int32_t next = -1;
+			for (size_t k = 0; k < tu->pp_conds.n && next < 0 && !bc->closed_by_endif; k++)
+				if (tu->pp_conds.v[k].parent == bc->parent &&
+				    tu->pp_conds.v[k].line_begin == bc->line_end + 2)
+					next = (int32_t)k;
+			cur = next;
+		}
+		struct loc at = {tu->path, c->line_begin > 1 ? c->line_begin - 1 : 1, 1, 0};
+		if (compiled >= 0) {
+			char *t = pp_branch_text(tu, compiled, (int32_t)i);
+			finding_note(f, &at, "'%s' was judged on its %s branch (the one this configuration compiled)",
+				     fd->name, t);
+			free(t);
+		} else {
+			finding_note(f, &at,
+				     "'%s' has code under #%s %.*s that this configuration may not compile: it was "
+				     "judged without it",
+				     fd->name, c->directive, cond_len(c->cond), c->cond ? c->cond : "");
+		}
+	}
+}
+
 static const char *ctx_verb(enum ctx_kind ctx)
 {
 	switch (ctx) {

@@ -69,6 +69,17 @@ void finding_chain_set(struct finding *f, const struct model *m, const struct re
 void finding_site_note(struct finding *f, const struct model *m, const struct msite *s, enum ctx_kind ctx,
 		       const char *fname);
 
+/* Every finding at a release site or an event a macro body made gets the
+ * macro (JSON "macro") and, unless it already names it, an "expanded from
+ * macro" note: whichever rule reported it. */
+void findings_macro_evidence(struct findings *fs, const struct model *m);
+
+/* Advice that judges function fn's body (small work, CPU work, an offload
+ * verdict) names the #if branch it was judged on: the branch of a group with
+ * alternatives that holds the definition, and the compiled branch of a group
+ * inside the body. */
+void finding_branch_note(struct finding *f, const struct model *m, uint32_t fn);
+
 /* Sorts (file, line, col, slug, message) and drops exact duplicates. */
 void findings_sort(struct findings *fs);
 /* Keeps the findings for which keep() is true, in order; frees the others. */
@@ -89,6 +100,7 @@ struct summary {
 	size_t files, files_failed, files_with_errors, files_degraded;
 	size_t errors, warnings, notes;
 	size_t sites, callbacks, unresolved;
+	size_t sites_unreachable;     /* of sites: in functions nothing in the gem calls (not work to do) */
 	size_t suppressed, baselined; /* findings hidden by comments / by --baseline */
 	/* issue 14: what could not be read. files_missing_headers: analysed with
 	 * #includes that stayed unresolved (missing_headers names them, most-missed first);

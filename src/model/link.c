@@ -1228,6 +1228,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 		if (!s->cb.ntargets && !s->cb.nexternal)
 			m->nsites_unresolved++;
 	}
+	model_mark_unreachable(m);
 	context_compute(m);
 	return m;
 }

@@ -26,6 +26,7 @@ struct mfunc {
 	uint8_t protected_body;        /* passed as body to rb_protect/rb_ensure/rb_rescue */
 	uint8_t address_taken;         /* passed as an argument, assigned, or bound to a field
 					* anywhere: it has callers the call graph does not show */
+	uint8_t unreachable;           /* static, and nothing in the gem refers to it (reachable.c) */
 };
 
 enum edge_kind {
@@ -109,6 +110,7 @@ struct msite {
 				      callback resolved by name; data1/data2/flags unknown (NULL);
 				      ev is the first event after it */
 	uint8_t removed_api;
+	uint8_t unreachable; /* in a function nothing in the gem calls (model_mark_unreachable) */
 };
 
 struct wrapper {
@@ -171,6 +173,9 @@ struct model {
 };
 
 struct model *model_link(struct tu_facts **tus, size_t ntus);
+/* Marks functions (and their release sites) that nothing in the gem calls:
+ * static, never referred to (reachable.c). model_link calls it. */
+void model_mark_unreachable(struct model *m);
 void model_free(struct model *m);
 
 /* Lookups. */

@@ -247,3 +247,15 @@ const struct lib_model *gate_user_basis(const struct gate_result *g)
 			return g->basis.v[i].lm;
 	return NULL;
 }
+
+void offload_withheld_advice(const struct site_verdict *oi, const char **pre, const char **post)
+{
+	if (oi->withheld_by && strcmp(oi->withheld_by, "ubf-ignored") == 0) {
+		*pre = "make the callback honour the unblocking function of the call at";
+		*post = "first (ubf-ignored): an offloaded call is cancelled through its UBF, and a cancel it ignores "
+			"holds the fiber and a pool worker for the callback's whole run";
+		return;
+	}
+	*pre = "move the cleanup at";
+	*post = "into an rb_ensure handler first (offloading adds a cancellation path that raises)";
+}

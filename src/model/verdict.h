@@ -152,6 +152,11 @@ struct site_verdict {
 	struct loc withheld_loc;
 };
 
+/* What to fix before a withheld candidate is offered, around withheld_loc:
+ * "<*pre> FILE:LINE <*post>" (e.g. "move the cleanup at", "into an rb_ensure
+ * handler first ..."). */
+void offload_withheld_advice(const struct site_verdict *oi, const char **pre, const char **post);
+
 /* The verdict of site (the offload phase has run: an invariant). */
 const struct site_verdict *site_verdict_of(const struct model *m, uint32_t site);
 

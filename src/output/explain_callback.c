@@ -53,10 +53,11 @@ int offload_explain(FILE *out, const struct model *m, const char *name)
 			ubf_kind_text(s->ubf_kind));
 		fprintf(out, "  verdict: %s\n", offload_verdict_name(oi->verdict));
 		if (oi->withheld_by) {
-			fprintf(out, "  withheld (%s): move the cleanup at ", oi->withheld_by);
+			const char *pre, *post;
+			offload_withheld_advice(oi, &pre, &post);
+			fprintf(out, "  withheld (%s): %s ", oi->withheld_by, pre);
 			print_loc(out, &oi->withheld_loc);
-			fputs(" into an rb_ensure handler first: offloading adds a cancellation path that raises\n",
-			      out);
+			fprintf(out, " %s\n", post);
 		}
 		if (oi->missing.kind != FACT_NONE) {
 			char *t = missing_fact_text(&oi->missing);

@@ -267,6 +267,8 @@ static json_t *jsite(const struct model *m, const struct msite *s)
 	json_object_set_new(o, "via_wrapper", json_boolean(s->inner >= 0));
 	json_object_set_new(o, "macro", json_text(s->macro));
 	json_object_set_new(o, "removed_api", json_boolean(s->removed_api));
+	/* in a static function nothing in the gem refers to: not a site to fix */
+	json_object_set_new(o, "unreachable", json_boolean(s->unreachable));
 	json_object_set_new(o, "callback", jcbres(m, &s->cb));
 	json_t *u = jcbres(m, &s->ubf);
 	json_object_set_new(u, "kind", json_string(ubf_kind_text(s->ubf_kind)));
@@ -454,6 +456,7 @@ static json_t *jsummary(const struct options *o, const struct run *r)
 	json_object_set_new(sum, "baselined", json_integer((json_int_t)s->baselined));
 	json_object_set_new(sum, "failing", json_integer((json_int_t)run_failing_count(o, r)));
 	json_object_set_new(sum, "sites", json_integer((json_int_t)s->sites));
+	json_object_set_new(sum, "sites_unreachable", json_integer((json_int_t)s->sites_unreachable));
 	json_object_set_new(sum, "callbacks_resolved", json_integer((json_int_t)s->callbacks));
 	json_object_set_new(sum, "callbacks_unresolved", json_integer((json_int_t)s->unresolved));
 	/* what could not be read (issue 14) */
