@@ -177,19 +177,27 @@ static void load_tokens(struct xctx *x, struct fileinfo *fi, CXFile f)
 	xqsort(fi->toks, fi->ntoks, sizeof(*fi->toks), tok_cmp);
 }
 
+/* The number of tokens before off: those starting before it (by_end false), or
+ * those ending at or before it (by_end true). fi->toks is sorted by offset. */
+static uint32_t toks_before(const struct fileinfo *fi, uint32_t off, bool by_end)
+{
+	uint32_t lo = 0, hi = fi->ntoks;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (by_end ? fi->toks[mid].end <= off : fi->toks[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* First non-comment token at or after off. */
 const struct tok *tok_at(const struct fileinfo *fi, uint32_t off)
 {
 	if (!fi || !fi->ntoks)
 		return NULL;
-	uint32_t lo = 0, hi = fi->ntoks;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (fi->toks[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = toks_before(fi, off, false);
 	while (lo < fi->ntoks && fi->toks[lo].kind == CXToken_Comment)
 		lo++;
 	return lo < fi->ntoks ? &fi->toks[lo] : NULL;
@@ -200,14 +208,7 @@ const struct tok *tok_before(const struct fileinfo *fi, uint32_t off)
 {
 	if (!fi || !fi->ntoks)
 		return NULL;
-	uint32_t lo = 0, hi = fi->ntoks;
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-		if (fi->toks[mid].end <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t lo = toks_before(fi, off, true);
 	while (lo > 0 && fi->toks[lo - 1].kind == CXToken_Comment)
 		lo--;
 	return lo > 0 ? &fi->toks[lo - 1] : NULL;
