@@ -52,6 +52,20 @@ static bool has_ruby_h(const char *dir)
 	return r;
 }
 
+/* Takes rh->dirs as Ruby's headers, found by source, when one of them has
+ * ruby.h or ruby/config.h. */
+static bool take_dirs(struct ruby_headers *rh, const char *source)
+{
+	bool any = false;
+	for (size_t i = 0; i < rh->dirs.n; i++)
+		any = any || has_ruby_h(rh->dirs.v[i]);
+	if (!any)
+		return false;
+	rh->source = xstrdup(source);
+	rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
+	return true;
+}
+
 void add_dir(strlist *l, const char *d)
 {
 	char *abs = path_absolute(d);
@@ -73,16 +87,11 @@ int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, cha
 			}
 			add_dir(&rh->dirs, explicit_dirs->v[i]);
 		}
-		bool any = false;
-		for (size_t i = 0; i < rh->dirs.n; i++)
-			any = any || has_ruby_h(rh->dirs.v[i]);
-		if (!any) {
+		if (!take_dirs(rh, "--ruby-include")) {
 			*err = xasprintf("--ruby-include %s: no ruby.h or ruby/config.h there", explicit_dirs->v[0]);
 			strlist_free(&rh->dirs);
 			return -1;
 		}
-		rh->source = xstrdup("--ruby-include");
-		rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
 		return 0;
 	}
 	/* RbConfig of the installed ruby (runs the user's ruby, never the project) */
@@ -97,14 +106,8 @@ int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, cha
 			if (*line && path_is_dir(line))
 				add_dir(&rh->dirs, line);
 		free(out);
-		bool ok = false;
-		for (size_t i = 0; i < rh->dirs.n; i++)
-			ok = ok || has_ruby_h(rh->dirs.v[i]);
-		if (ok) {
-			rh->source = xstrdup("RbConfig (ruby)");
-			rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
+		if (take_dirs(rh, "RbConfig (ruby)"))
 			return 0;
-		}
 		strlist_free(&rh->dirs);
 	}
 	/* well-known locations */
@@ -127,16 +130,11 @@ int ruby_headers_find(const strlist *explicit_dirs, struct ruby_headers *rh, cha
 			globfree(&g);
 		}
 	}
-	bool ok = false;
-	for (size_t i = 0; i < rh->dirs.n; i++)
-		ok = ok || has_ruby_h(rh->dirs.v[i]);
-	if (!ok) {
+	if (!take_dirs(rh, "well-known directories")) {
 		strlist_free(&rh->dirs);
 		*err = xstrdup("cannot find Ruby's headers (install ruby-dev, or pass --ruby-include DIR)");
 		return -1;
 	}
-	rh->source = xstrdup("well-known directories");
-	rh->has_offload_flag = ruby_headers_have_offload(&rh->dirs);
 	return 0;
 }
 
