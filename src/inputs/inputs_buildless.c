@@ -454,23 +454,25 @@ static bool named_on_command_line(const struct options *o, const char *abs)
 	return false;
 }
 
-int build_buildless(const struct options *o, struct inputs *in, char **err)
+typedef VEC(unsigned char) flag_vec;
+
+/* The paths named on the command line: the roots they give, the sources of
+ * the directories (from_dir 1) and the files named (0), the extensions of
+ * named files (context_dirs) and named foreign-language files. -1 (err set)
+ * when a path cannot be read. */
+static int named_paths(const struct options *o, struct inputs *in, strlist *files, strlist *named_foreign,
+		       strlist *context_dirs, flag_vec *from_dir, char **err)
 {
-	for (size_t i = 0; i < o->paths.n; i++)
-		if (check_named_root(o, o->paths.v[i], err) != 0)
-			return 2;
-	strlist files = {0}, named_foreign = {0}, context_dirs = {0};
-	VEC(unsigned char) from_dir = {0}; /* per file: found in a directory */
 	for (size_t i = 0; i < o->paths.n; i++) {
 		const char *p = o->paths.v[i];
 		struct stat st;
 		if (stat(p, &st) != 0) {
 			*err = xasprintf("%s: %s", p, strerror(errno));
-			strlist_free(&files);
-			strlist_free(&named_foreign);
-			strlist_free(&context_dirs);
-			vec_free(&from_dir);
-			return 2;
+			strlist_free(files);
+			strlist_free(named_foreign);
+			strlist_free(context_dirs);
+			vec_free(from_dir);
+			return -1;
 		}
 		char *abs = path_absolute(p);
 		if (S_ISDIR(st.st_mode)) {
@@ -487,10 +489,10 @@ int build_buildless(const struct options *o, struct inputs *in, char **err)
 		}
 		free(abs);
 		if (S_ISDIR(st.st_mode)) {
-			size_t first = files.n;
-			discover_sources(p, o->include_vendor, &files, &in->warnings);
-			for (size_t k = first; k < files.n; k++)
-				vec_push(&from_dir, 1);
+			size_t first = files->n;
+			discover_sources(p, o->include_vendor, files, &in->warnings);
+			for (size_t k = first; k < files->n; k++)
+				vec_push(from_dir, 1);
 		} else if (is_source_file(p) || (is_header_name(p) && extension_dir_of(p))) {
 			/* a file of an extension: the report is about it, the analysis
 			 * takes the whole extension (callbacks cross files) */
@@ -498,15 +500,15 @@ int build_buildless(const struct options *o, struct inputs *in, char **err)
 			vec_push(&in->report_only, path_absolute(p));
 			if (ext) {
 				add_dir(&in->roots, ext);
-				add_dir(&context_dirs, ext);
+				add_dir(context_dirs, ext);
 				free(ext);
 			}
 			if (is_source_file(p)) {
-				vec_push(&from_dir, 0);
-				vec_push(&files, xstrdup(p));
+				vec_push(from_dir, 0);
+				vec_push(files, xstrdup(p));
 			}
 		} else if (foreign_language(p)) {
-			vec_push(&named_foreign, path_absolute(p));
+			vec_push(named_foreign, path_absolute(p));
 		} else {
 			const char *e = path_ext(p);
 			bool header = strcmp(e, ".h") == 0 || strcmp(e, ".hh") == 0 || strcmp(e, ".hpp") == 0;
@@ -516,21 +518,27 @@ int build_buildless(const struct options *o, struct inputs *in, char **err)
 						  : "not a C or C++ source file (.c, .cc, .cpp, .cxx)"));
 		}
 	}
-	/* the rest of each named file's extension, for context; when a
-	 * directory was named too, everything is in the report */
+	return 0;
+}
+
+/* The rest of each named file's extension, for context; when a directory was
+ * named too, everything is in the report. */
+static void add_context_files(const struct options *o, struct inputs *in, strlist *files, flag_vec *from_dir,
+			      strlist *context_dirs)
+{
 	bool named_dir = false;
 	for (size_t i = 0; i < o->paths.n; i++)
 		named_dir = named_dir || path_is_dir(o->paths.v[i]);
 	if (named_dir)
 		strlist_free(&in->report_only);
-	for (size_t i = 0; i < context_dirs.n; i++) {
+	for (size_t i = 0; i < context_dirs->n; i++) {
 		strlist more = {0};
-		discover_sources(context_dirs.v[i], o->include_vendor, &more, &in->warnings);
+		discover_sources(context_dirs->v[i], o->include_vendor, &more, &in->warnings);
 		for (size_t k = 0; k < more.n; k++) {
 			char *abs = path_absolute(more.v[k]);
 			bool have = false;
-			for (size_t m = 0; m < files.n && !have; m++) {
-				char *fa = path_absolute(files.v[m]);
+			for (size_t m = 0; m < files->n && !have; m++) {
+				char *fa = path_absolute(files->v[m]);
 				have = strcmp(fa, abs) == 0;
 				free(fa);
 			}
@@ -538,12 +546,127 @@ int build_buildless(const struct options *o, struct inputs *in, char **err)
 			if (have) {
 				free(more.v[k]);
 			} else {
-				vec_push(&files, more.v[k]);
-				vec_push(&from_dir, 1);
+				vec_push(files, more.v[k]);
+				vec_push(from_dir, 1);
 			}
 		}
 		vec_free(&more);
 	}
+}
+
+/* mkmf: -I. (the build directory; in place, the extconf.rb's), the Ruby
+ * directories, -I$(srcdir), then what extconf.rb adds; its defines, its
+ * create_header names and the probe a file is built under. */
+static void extension_args(struct inputs *in, const struct extconf_info *ei, struct tu_job *j, struct pkg_ctx *pc,
+			   struct hmap *ext_args)
+{
+	char *srcdir = path_dirname(ei->path);
+	vec_push(&j->args, xasprintf("-I%s", srcdir));
+	for (size_t k = 0; k < in->rh.dirs.n; k++)
+		vec_push(&j->args, xasprintf("-I%s", in->rh.dirs.v[k]));
+	strlist *ea = hmap_get(ext_args, ei->path);
+	if (!ea) {
+		ea = xcalloc(1, sizeof(*ea));
+		extconf_include_args(in, ei, srcdir, pc, ea);
+		hmap_put(ext_args, ei->path, ea);
+	}
+	for (size_t k = 0; k < ea->n; k++)
+		vec_push(&j->args, xstrdup(ea->v[k]));
+	free(srcdir);
+	for (size_t k = 0; k < ei->defines.n; k++)
+		vec_push(&j->args, xasprintf("-D%s", ei->defines.v[k]));
+	for (size_t k = 0; k < ei->headers.n; k++) {
+		bool dup = false;
+		for (size_t h = 0; h < in->extconf_headers.n && !dup; h++)
+			dup = strcmp(in->extconf_headers.v[h], ei->headers.v[k]) == 0;
+		if (!dup)
+			vec_push(&in->extconf_headers, xstrdup(ei->headers.v[k]));
+	}
+	const char *probe = extconf_build_probe(ei, j->file);
+	if (probe)
+		j->build_probe = xstrdup(probe);
+}
+
+/* The job of one source file, unless extconf.rb leaves it out of the build. */
+static void buildless_job(const struct options *o, struct inputs *in, const char *file, struct extconf_cache *ec,
+			  struct pkg_ctx *pc, struct hmap *ext_args)
+{
+	struct tu_job j = {0};
+	j.file = path_absolute(file);
+	j.display = display_path(j.file);
+	j.directory = path_dirname(j.file);
+	j.buildless = true;
+	j.cxx = is_cxx(j.file);
+	if (j.cxx)
+		vec_push(&j.args, xstrdup("-xc++"));
+	/* defines from the nearest extconf.rb (read, never run) */
+	const struct extconf_info *ei = extconf_for(ec, j.directory, in->roots.v, in->roots.n);
+	if (extconf_objs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
+		/* mkmf builds only $objs (issue 17, item 7) */
+		char *ed = display_path(ei->path);
+		vec_push(&in->notes,
+			 xasprintf("%s: not in $objs of %s (mkmf does not compile it); skipped", j.display, ed));
+		free(ed);
+		tu_job_free(&j);
+		return;
+	}
+	if (extconf_srcs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
+		/* $srcs set, and this file not added on this machine */
+		char *ed = display_path(ei->path);
+		vec_push(&in->notes,
+			 ei->not_built ? xasprintf("%s: %s builds nothing on this machine (its create_makefile is "
+						   "under a condition that fails here); skipped",
+						   j.display, ed)
+				       : xasprintf("%s: not in $srcs of %s as read for this machine (not compiled "
+						   "in this configuration); skipped",
+						   j.display, ed));
+		free(ed);
+		tu_job_free(&j);
+		return;
+	}
+	if (ei)
+		extension_args(in, ei, &j, pc, ext_args);
+	else
+		/* not part of an extension: its own directory */
+		vec_push(&j.args, xasprintf("-I%s", j.directory));
+	for (size_t k = 0; k < buildless_ndefines; k++)
+		vec_push(&j.args, xasprintf("-D%s", buildless_defines[k]));
+	vec_push(&j.args, xstrdup("-DRUBY_EXTCONF_H=\"extconf.h\""));
+	add_common_args(o, in, &j);
+	vec_push(&in->jobs, j);
+}
+
+/* The pkg-config answers kept for the run. */
+static void pkg_maps_free(struct hmap *pkg_cache, struct hmap *pkg_answers)
+{
+	hmap_foreach(pkg_cache, e)
+	{
+		if (e->val != &pkg_miss) {
+			strlist_free(e->val);
+			free(e->val);
+		}
+		free((char *)e->key);
+	}
+	hmap_free(pkg_cache);
+	hmap_foreach(pkg_answers, e)
+	{
+		if (e->val != &pkg_miss)
+			free(e->val);
+		free((char *)e->key);
+	}
+	hmap_free(pkg_answers);
+}
+
+int build_buildless(const struct options *o, struct inputs *in, char **err)
+{
+	for (size_t i = 0; i < o->paths.n; i++)
+		if (check_named_root(o, o->paths.v[i], err) != 0)
+			return 2;
+	strlist files = {0}, named_foreign = {0}, context_dirs = {0};
+	flag_vec from_dir = {0}; /* per file: found in a directory */
+	if (named_paths(o, in, &files, &named_foreign, &context_dirs, &from_dir, err) != 0)
+		return 2;
+	add_context_files(o, in, &files, &from_dir, &context_dirs);
 	strlist_free(&context_dirs);
 	drop_included_sources(&files, from_dir.v, &in->notes);
 	vec_free(&from_dir);
@@ -555,79 +678,8 @@ int build_buildless(const struct options *o, struct inputs *in, char **err)
 	ec.pkg = extconf_pkg;
 	ec.pkg_ctx = &pc;
 	struct hmap ext_args = {0}; /* extconf.rb path -> strlist * of its include arguments */
-	for (size_t i = 0; i < files.n; i++) {
-		struct tu_job j = {0};
-		j.file = path_absolute(files.v[i]);
-		j.display = display_path(j.file);
-		j.directory = path_dirname(j.file);
-		j.buildless = true;
-		j.cxx = is_cxx(j.file);
-		if (j.cxx)
-			vec_push(&j.args, xstrdup("-xc++"));
-		/* defines from the nearest extconf.rb (read, never run) */
-		const struct extconf_info *ei = extconf_for(&ec, j.directory, in->roots.v, in->roots.n);
-		if (extconf_objs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
-			/* mkmf builds only $objs (issue 17, item 7) */
-			char *ed = display_path(ei->path);
-			vec_push(&in->notes, xasprintf("%s: not in $objs of %s (mkmf does not compile it); skipped",
-						       j.display, ed));
-			free(ed);
-			tu_job_free(&j);
-			continue;
-		}
-		if (extconf_srcs_exclude(ei, j.file) && !named_on_command_line(o, j.file)) {
-			/* $srcs set, and this file not added on this machine */
-			char *ed = display_path(ei->path);
-			vec_push(&in->notes,
-				 ei->not_built
-					 ? xasprintf("%s: %s builds nothing on this machine (its create_makefile is "
-						     "under a condition that fails here); skipped",
-						     j.display, ed)
-					 : xasprintf("%s: not in $srcs of %s as read for this machine (not compiled "
-						     "in this configuration); skipped",
-						     j.display, ed));
-			free(ed);
-			tu_job_free(&j);
-			continue;
-		}
-		if (ei) {
-			/* mkmf: -I. (the build directory; in place, the extconf.rb's),
-			 * the Ruby directories, -I$(srcdir), then what extconf.rb adds */
-			char *srcdir = path_dirname(ei->path);
-			vec_push(&j.args, xasprintf("-I%s", srcdir));
-			for (size_t k = 0; k < in->rh.dirs.n; k++)
-				vec_push(&j.args, xasprintf("-I%s", in->rh.dirs.v[k]));
-			strlist *ea = hmap_get(&ext_args, ei->path);
-			if (!ea) {
-				ea = xcalloc(1, sizeof(*ea));
-				extconf_include_args(in, ei, srcdir, &pc, ea);
-				hmap_put(&ext_args, ei->path, ea);
-			}
-			for (size_t k = 0; k < ea->n; k++)
-				vec_push(&j.args, xstrdup(ea->v[k]));
-			free(srcdir);
-			for (size_t k = 0; k < ei->defines.n; k++)
-				vec_push(&j.args, xasprintf("-D%s", ei->defines.v[k]));
-			for (size_t k = 0; k < ei->headers.n; k++) {
-				bool dup = false;
-				for (size_t h = 0; h < in->extconf_headers.n && !dup; h++)
-					dup = strcmp(in->extconf_headers.v[h], ei->headers.v[k]) == 0;
-				if (!dup)
-					vec_push(&in->extconf_headers, xstrdup(ei->headers.v[k]));
-			}
-			const char *probe = extconf_build_probe(ei, j.file);
-			if (probe)
-				j.build_probe = xstrdup(probe);
-		} else {
-			/* not part of an extension: its own directory */
-			vec_push(&j.args, xasprintf("-I%s", j.directory));
-		}
-		for (size_t k = 0; k < buildless_ndefines; k++)
-			vec_push(&j.args, xasprintf("-D%s", buildless_defines[k]));
-		vec_push(&j.args, xstrdup("-DRUBY_EXTCONF_H=\"extconf.h\""));
-		add_common_args(o, in, &j);
-		vec_push(&in->jobs, j);
-	}
+	for (size_t i = 0; i < files.n; i++)
+		buildless_job(o, in, files.v[i], &ec, &pc, &ext_args);
 	hmap_foreach(&ext_args, e)
 	{
 		strlist_free(e->val);
@@ -639,22 +691,7 @@ int build_buildless(const struct options *o, struct inputs *in, char **err)
 	find_foreign(o, in, &ec, &named_foreign);
 	strlist_free(&named_foreign);
 	extconf_cache_free(&ec);
-	hmap_foreach(&pkg_cache, e)
-	{
-		if (e->val != &pkg_miss) {
-			strlist_free(e->val);
-			free(e->val);
-		}
-		free((char *)e->key);
-	}
-	hmap_free(&pkg_cache);
-	hmap_foreach(&pkg_answers, e)
-	{
-		if (e->val != &pkg_miss)
-			free(e->val);
-		free((char *)e->key);
-	}
-	hmap_free(&pkg_answers);
+	pkg_maps_free(&pkg_cache, &pkg_answers);
 	strlist_free(&files);
 	return 0;
 }
