@@ -263,41 +263,33 @@ static void add_compdb_root(const struct options *o, struct inputs *in, struct h
 	free(abs);
 }
 
-static int build_compdb(const struct options *o, struct inputs *in, char **err)
+/* The paths named with a compile database: filters of the report. -1 (err
+ * set) when one cannot be read. */
+static int named_filters(const struct options *o, strlist *only, char **err)
 {
-	struct compdb db = {0};
-	char *lerr = NULL;
-	if (compdb_load(o->compile_commands, &db, &lerr) != 0) {
-		*err = lerr;
-		compdb_free(&db);
-		return 2;
-	}
-	for (size_t i = 0; i < db.warnings.n; i++)
-		vec_push(&in->warnings, xasprintf("%s: %s", o->compile_commands, db.warnings.v[i]));
-	/* optional positional filters: only these files */
-	strlist only = {0};
 	for (size_t i = 0; i < o->paths.n; i++) {
 		if (check_named_root(o, o->paths.v[i], err) != 0) {
-			strlist_free(&only);
-			compdb_free(&db);
-			return 2;
+			strlist_free(only);
+			return -1;
 		}
 		if (access(o->paths.v[i], F_OK) != 0) {
 			*err = xasprintf("%s: %s", o->paths.v[i], strerror(errno));
-			strlist_free(&only);
-			compdb_free(&db);
-			return 2;
+			strlist_free(only);
+			return -1;
 		}
-		vec_push(&only, path_absolute(o->paths.v[i]));
+		vec_push(only, path_absolute(o->paths.v[i]));
 	}
-	char *dbabs = path_absolute(o->compile_commands);
-	char *dbdir = path_dirname(dbabs);
-	free(dbabs);
+	return 0;
+}
+
+/* A job per entry of the database (a source file, once, that exists). -1
+ * (err set) when an entry's flags cannot be read. */
+static int compdb_jobs(const struct options *o, struct inputs *in, const struct compdb *db, size_t *nmissing,
+		       char **first_missing, char **err)
+{
 	struct hmap seen = {0}, refused = {0};
-	size_t nmissing = 0;
-	char *first_missing = NULL;
-	for (size_t i = 0; i < db.entries.n; i++) {
-		struct compdb_entry *e = &db.entries.v[i];
+	for (size_t i = 0; i < db->entries.n; i++) {
+		struct compdb_entry *e = &db->entries.v[i];
 		if (!is_source_file(e->file)) {
 			/* assembler (.S), Objective-C, ...: not analysed; -v says so */
 			char *d = display_path(e->file);
@@ -329,11 +321,7 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			hmap_free(&seen);
 			hmap_foreach(&refused, r) free((char *)r->key);
 			hmap_free(&refused);
-			free(first_missing);
-			strlist_free(&only);
-			free(dbdir);
-			compdb_free(&db);
-			return 2;
+			return -1; /* the caller frees first_missing */
 		}
 		if (access(e->file, F_OK) != 0) {
 			/* a stale database (files moved or deleted): one warning for all
@@ -341,11 +329,11 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 			char *d = display_path(e->file);
 			vec_push(&in->notes,
 				 xasprintf("%s: named in the compile database, but it does not exist; skipped", d));
-			if (!nmissing)
-				first_missing = d;
+			if (!*nmissing)
+				*first_missing = d;
 			else
 				free(d);
-			nmissing++;
+			(*nmissing)++;
 			tu_job_free(&j);
 			continue;
 		}
@@ -361,35 +349,29 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 	hmap_free(&seen);
 	hmap_foreach(&refused, r) free((char *)r->key);
 	hmap_free(&refused);
-	if (nmissing && !in->jobs.n) {
-		*err = xasprintf("%s: every entry names a file that does not exist (%zu, such as %s): a database from "
-				 "another checkout or an old build?",
-				 o->compile_commands, nmissing, first_missing);
-		free(first_missing);
-		strlist_free(&only);
-		free(dbdir);
-		compdb_free(&db);
-		return 2;
-	}
-	if (nmissing)
-		vec_push(&in->warnings,
-			 xasprintf("%s: %zu entr%s for files that do not exist (such as %s) skipped; -v "
-				   "lists them",
-				   o->compile_commands, nmissing, nmissing == 1 ? "y" : "ies", first_missing));
-	free(first_missing);
-	for (size_t k = 0; k < only.n; k++)
-		add_dir(&in->report_only, only.v[k]);
-	for (size_t k = 0; k < only.n; k++) {
+	return 0;
+}
+
+/* The named paths narrow the report; one that no entry is below is said. */
+static void report_only_filters(const struct options *o, struct inputs *in, const strlist *only)
+{
+	for (size_t k = 0; k < only->n; k++)
+		add_dir(&in->report_only, only->v[k]);
+	for (size_t k = 0; k < only->n; k++) {
 		bool any = false;
 		for (size_t i = 0; i < in->jobs.n && !any; i++)
-			any = path_is_below(in->jobs.v[i].file, only.v[k]);
+			any = path_is_below(in->jobs.v[i].file, only->v[k]);
 		if (!any)
 			vec_push(&in->warnings, xasprintf("%s: no entry in the compile database", o->paths.v[k]));
 	}
-	/* --fix writes below the named paths, else below the database's tree
-	 * (its git work tree, else the current directory when the database is
-	 * in it, else its directory); never where an entry's "directory" or
-	 * "file" alone points (an entry for ../../other/x.c) */
+}
+
+/* --fix writes below the named paths, else below the database's tree (its git
+ * work tree, else the current directory when the database is in it, else its
+ * directory); never where an entry's "directory" or "file" alone points (an
+ * entry for ../../other/x.c). */
+static void compdb_write_roots(const struct options *o, struct inputs *in, const char *dbdir)
+{
 	if (o->paths.n) {
 		for (size_t k = 0; k < o->paths.n; k++) {
 			if (path_is_dir(o->paths.v[k])) {
@@ -427,7 +409,12 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		add_dir(&in->write_roots, tree);
 		free(tree);
 	}
-	/* roots are fixed only now; the common args go last */
+}
+
+/* The common args, last, once the roots are fixed; the have_func condition a
+ * source extconf.rb builds a file under. */
+static void compdb_common_args(const struct options *o, struct inputs *in)
+{
 	struct extconf_cache ec = {0};
 	ec.ruby_dirs = &in->rh.dirs;
 	for (size_t i = 0; i < in->jobs.n; i++) {
@@ -441,6 +428,56 @@ static int build_compdb(const struct options *o, struct inputs *in, char **err)
 		free(fd);
 	}
 	extconf_cache_free(&ec);
+}
+
+static int build_compdb(const struct options *o, struct inputs *in, char **err)
+{
+	struct compdb db = {0};
+	char *lerr = NULL;
+	if (compdb_load(o->compile_commands, &db, &lerr) != 0) {
+		*err = lerr;
+		compdb_free(&db);
+		return 2;
+	}
+	for (size_t i = 0; i < db.warnings.n; i++)
+		vec_push(&in->warnings, xasprintf("%s: %s", o->compile_commands, db.warnings.v[i]));
+	/* optional positional filters: only these files */
+	strlist only = {0};
+	if (named_filters(o, &only, err) != 0) {
+		compdb_free(&db);
+		return 2;
+	}
+	char *dbabs = path_absolute(o->compile_commands);
+	char *dbdir = path_dirname(dbabs);
+	free(dbabs);
+	size_t nmissing = 0;
+	char *first_missing = NULL;
+	if (compdb_jobs(o, in, &db, &nmissing, &first_missing, err) != 0) {
+		free(first_missing);
+		strlist_free(&only);
+		free(dbdir);
+		compdb_free(&db);
+		return 2;
+	}
+	if (nmissing && !in->jobs.n) {
+		*err = xasprintf("%s: every entry names a file that does not exist (%zu, such as %s): a database from "
+				 "another checkout or an old build?",
+				 o->compile_commands, nmissing, first_missing);
+		free(first_missing);
+		strlist_free(&only);
+		free(dbdir);
+		compdb_free(&db);
+		return 2;
+	}
+	if (nmissing)
+		vec_push(&in->warnings,
+			 xasprintf("%s: %zu entr%s for files that do not exist (such as %s) skipped; -v "
+				   "lists them",
+				   o->compile_commands, nmissing, nmissing == 1 ? "y" : "ies", first_missing));
+	free(first_missing);
+	report_only_filters(o, in, &only);
+	compdb_write_roots(o, in, dbdir);
+	compdb_common_args(o, in);
 	if (!db.entries.n)
 		vec_push(&in->warnings, xasprintf("%s: no entries", o->compile_commands));
 	strlist_free(&only);
