@@ -78,13 +78,11 @@ static char *gem_version_arg(const char *p)
 /* Reads, before the line-by-line pass, what depends on the library's
  * version: the module chosen from candidate lists, the variables holding
  * its version, and the helpers comparing them. */
-void read_versions(struct reader *r)
+/* pkg_config("x"): its include directories answer have_header. */
+static void pkg_config_dirs(struct reader *r)
 {
 	const struct extconf_env *env = r->env;
-	if (!env || !env->pkg)
-		return;
 	const char *t = r->text;
-	/* pkg_config("x"): its include directories answer have_header */
 	for (const char *p = t; (p = strstr(p, "pkg_config")) != NULL; p += 10) {
 		if (p > t && (isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '$' || p[-1] == '.'))
 			continue; /* abort_pkg_config(...), PKGConfig.pkg_config */
@@ -97,8 +95,14 @@ void read_versions(struct reader *r)
 			env->pkg(env->ctx, r->dir, args.v[0], NULL, &r->incdirs);
 		strlist_free(&args);
 	}
-	/* a module chosen from %w[...] candidates the gem asks pkg-config
-	 * about one by one: the newest installed one */
+}
+
+/* A module chosen from %w[...] candidates the gem asks pkg-config about one by
+ * one: the newest installed one. */
+static void choose_candidate(struct reader *r)
+{
+	const struct extconf_env *env = r->env;
+	const char *t = r->text;
 	bool chooses = strstr(t, "PKGConfig.exist?(") || strstr(t, "PKGConfig.have_package(");
 	unsigned asked = 0;
 	for (const char *p = t; chooses && (p = strstr(p, "%w")) != NULL; p += 2) {
@@ -142,89 +146,112 @@ void read_versions(struct reader *r)
 		if (strstr(t, "PKGConfig.cflags(") || strstr(t, "PKGConfig.cflags_only_I("))
 			add_unique(&r->out->pkg_modules, xstrdup(r->chosen));
 	}
-	/* $var = PKGConfig.modversion(...) / pkg_config("x", "modversion") */
-	char *copy = xstrdup(t), *save = NULL;
-	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		const char *mv = strstr(line, "PKGConfig.modversion(");
-		const char *pc = find_call(line, "pkg_config");
-		const char *eq = strchr(line, '=');
-		const char *v = line;
-		while (*v == ' ' || *v == '\t')
+}
+
+/* $var = PKGConfig.modversion(...) / pkg_config("x", "modversion"). */
+static void version_var(struct reader *r, const char *line)
+{
+	const struct extconf_env *env = r->env;
+	const char *mv = strstr(line, "PKGConfig.modversion(");
+	const char *pc = find_call(line, "pkg_config");
+	const char *eq = strchr(line, '=');
+	const char *v = line;
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if ((mv || pc) && eq && eq[1] != '=' && (*v == '$' || *v == '@' || isalpha((unsigned char)*v))) {
+		const char *vb = v;
+		if (*v == '$' || *v == '@')
 			v++;
-		if ((mv || pc) && eq && eq[1] != '=' && (*v == '$' || *v == '@' || isalpha((unsigned char)*v))) {
-			const char *vb = v;
-			if (*v == '$' || *v == '@')
-				v++;
-			while (isalnum((unsigned char)*v) || *v == '_')
-				v++;
-			char *name = xstrndup(vb, (size_t)(v - vb));
-			char *ver = NULL;
-			strlist args = {0};
-			if (mv) {
-				const char *a = mv + strlen("PKGConfig.modversion");
-				literal_args(a, &args);
-				if (args.n && module_word(args.v[0]))
-					env->pkg(env->ctx, r->dir, args.v[0], &ver, NULL);
-				else if (!args.n && r->chosen_version)
-					ver = xstrdup(r->chosen_version);
-			} else {
-				literal_args(pc, &args);
-				if (args.n == 2 && strcmp(args.v[1], "modversion") == 0 && module_word(args.v[0]))
-					env->pkg(env->ctx, r->dir, args.v[0], &ver, NULL);
-			}
-			strlist_free(&args);
-			if (ver) {
-				vec_push(&r->var_names, name);
-				vec_push(&r->var_versions, ver);
-			} else {
-				free(name);
-			}
+		while (isalnum((unsigned char)*v) || *v == '_')
+			v++;
+		char *name = xstrndup(vb, (size_t)(v - vb));
+		char *ver = NULL;
+		strlist args = {0};
+		if (mv) {
+			const char *a = mv + strlen("PKGConfig.modversion");
+			literal_args(a, &args);
+			if (args.n && module_word(args.v[0]))
+				env->pkg(env->ctx, r->dir, args.v[0], &ver, NULL);
+			else if (!args.n && r->chosen_version)
+				ver = xstrdup(r->chosen_version);
+		} else {
+			literal_args(pc, &args);
+			if (args.n == 2 && strcmp(args.v[1], "modversion") == 0 && module_word(args.v[0]))
+				env->pkg(env->ctx, r->dir, args.v[0], &ver, NULL);
 		}
-		/* def name(arg) ... Gem::Version.new($var) OP Gem::Version.new(arg) */
-		const char *d = line;
-		while (*d == ' ' || *d == '\t')
-			d++;
-		if (kw_at(d, "def")) {
-			const char *at = d + 3; /* `def` may end the line */
-			while (*at == ' ' || *at == '\t')
-				at++;
-			char *name = ident_at(at);
-			/* the body's first lines (the remaining text, up to 4 lines) */
-			const char *q = t + (line - copy) + strlen(line);
-			for (unsigned k = 0; name && k < 4 && *q; k++) {
-				q++;
-				const char *nl = strchr(q, '\n');
-				size_t len = nl ? (size_t)(nl - q) : strlen(q);
-				char *bl = xstrndup(q, len);
-				char *a1 = gem_version_arg(bl);
-				const char *g2 =
-					a1 ? strstr(strstr(bl, "Gem::Version.new(") + 1, "Gem::Version.new(") : NULL;
-				char *a2 = g2 ? gem_version_arg(g2) : NULL;
-				if (a1 && a2 && (a1[0] == '$' || a1[0] == '@')) {
-					const char *op = strstr(bl, ")");
-					while (op && *op && !strchr("<>=", *op))
-						op++;
-					struct ver_pred vp = {0};
-					if (op && *op && strchr("<>", *op)) {
-						vp.op[0] = op[0];
-						vp.op[1] = op[1] == '=' ? '=' : 0;
-						vp.name = name;
-						vp.var = a1;
-						a1 = NULL;
-						name = NULL;
-						vec_push(&r->preds, vp);
-					}
-				}
-				free(a1);
-				free(a2);
-				bool stop = strstr(bl, "end") != NULL;
-				free(bl);
-				if (stop || !nl)
-					break;
-				q = nl;
-			}
+		strlist_free(&args);
+		if (ver) {
+			vec_push(&r->var_names, name);
+			vec_push(&r->var_versions, ver);
+		} else {
 			free(name);
 		}
+	}
+}
+
+/* def name(arg) ... Gem::Version.new($var) OP Gem::Version.new(arg); line is
+ * at offset off of the text. */
+static void version_pred(struct reader *r, const char *line, size_t off)
+{
+	const char *t = r->text;
+	const char *d = line;
+	while (*d == ' ' || *d == '\t')
+		d++;
+	if (kw_at(d, "def")) {
+		const char *at = d + 3; /* `def` may end the line */
+		while (*at == ' ' || *at == '\t')
+			at++;
+		char *name = ident_at(at);
+		/* the body's first lines (the remaining text, up to 4 lines) */
+		const char *q = t + off + strlen(line);
+		for (unsigned k = 0; name && k < 4 && *q; k++) {
+			q++;
+			const char *nl = strchr(q, '\n');
+			size_t len = nl ? (size_t)(nl - q) : strlen(q);
+			char *bl = xstrndup(q, len);
+			char *a1 = gem_version_arg(bl);
+			const char *g2 = a1 ? strstr(strstr(bl, "Gem::Version.new(") + 1, "Gem::Version.new(") : NULL;
+			char *a2 = g2 ? gem_version_arg(g2) : NULL;
+			if (a1 && a2 && (a1[0] == '$' || a1[0] == '@')) {
+				const char *op = strstr(bl, ")");
+				while (op && *op && !strchr("<>=", *op))
+					op++;
+				struct ver_pred vp = {0};
+				if (op && *op && strchr("<>", *op)) {
+					vp.op[0] = op[0];
+					vp.op[1] = op[1] == '=' ? '=' : 0;
+					vp.name = name;
+					vp.var = a1;
+					a1 = NULL;
+					name = NULL;
+					vec_push(&r->preds, vp);
+				}
+			}
+			free(a1);
+			free(a2);
+			bool stop = strstr(bl, "end") != NULL;
+			free(bl);
+			if (stop || !nl)
+				break;
+			q = nl;
+		}
+		free(name);
+	}
+}
+
+void read_versions(struct reader *r)
+{
+	const struct extconf_env *env = r->env;
+	if (!env || !env->pkg)
+		return;
+	const char *t = r->text;
+	pkg_config_dirs(r);
+	choose_candidate(r);
+	/* each line: a version variable, a helper comparing versions */
+	char *copy = xstrdup(t), *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		version_var(r, line);
+		version_pred(r, line, (size_t)(line - copy));
 	}
 	free(copy);
 }
