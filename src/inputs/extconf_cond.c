@@ -131,6 +131,64 @@ static int binary(const struct reader *r, const char *e, const char *at, size_t 
 	return x == V_FALSE || y == V_FALSE ? V_FALSE : x == V_TRUE && y == V_TRUE ? V_TRUE : V_UNKNOWN;
 }
 
+/* RUBY_PLATFORM =~ /re/, /re/ =~ RUBY_PLATFORM, !~, ===, .match?(/re/),
+ * .include?('s'): its value on this machine. */
+static int platform_test(const char *e)
+{
+	int v = V_UNKNOWN;
+	const char *plat = platform_string(e);
+	const char *re = NULL;
+	bool neg = strstr(e, "!~") != NULL;
+	for (const char *p = e; *p && !re; p++)
+		if (*p == '/' && (p == e || strchr("(~= ", p[-1])))
+			re = p;
+	const char *inc = strstr(e, ".include?(");
+	if (re &&
+	    (strstr(e, "=~") || strstr(e, "!~") || strstr(e, "===") || strstr(e, ".match?(") || strstr(e, ".match(")))
+		v = regex_matches(re, plat);
+	else if (inc && plat) {
+		const char *a = inc + strlen(".include?(");
+		char *lit = read_literal(&a);
+		v = lit ? (strstr(plat, lit) ? V_TRUE : V_FALSE) : V_UNKNOWN;
+		free(lit);
+	}
+	if (v != V_UNKNOWN && neg)
+		v = v == V_TRUE ? V_FALSE : V_TRUE;
+	return v;
+}
+
+/* enable_config / with_config with no option given: the default (second
+ * argument), nil without. */
+static int config_default(const char *e)
+{
+	int v = V_UNKNOWN;
+	const char *a = e + (e[0] == 'e' ? strlen("enable_config") : strlen("with_config"));
+	while (*a == ' ' || *a == '(')
+		a++;
+	char *name = read_literal(&a);
+	while (*a == ' ')
+		a++;
+	if (!name) {
+		v = V_UNKNOWN;
+	} else if (*a == ')' || !*a) {
+		v = V_NIL;
+	} else if (*a == ',') {
+		a++;
+		while (*a == ' ')
+			a++;
+		if (str_starts(a, "true"))
+			v = V_TRUE;
+		else if (str_starts(a, "false"))
+			v = V_FALSE;
+		else if (str_starts(a, "nil") || str_starts(a, "ENV["))
+			v = V_NIL; /* an environment variable: unset in a default build */
+		else if (*a == '"' || *a == '\'')
+			v = V_TRUE;
+	}
+	free(name);
+	return v;
+}
+
 static int expr_value_d(const struct reader *r, const char *expr, unsigned depth)
 {
 	if (depth > 16)
@@ -180,51 +238,9 @@ static int expr_value_d(const struct reader *r, const char *expr, unsigned depth
 	} else if (strcmp(e, "Gem.win_platform?") == 0) {
 		v = platform_string(e) ? V_FALSE : V_UNKNOWN;
 	} else if (platform_subject(e)) {
-		/* RUBY_PLATFORM =~ /re/, /re/ =~ RUBY_PLATFORM, !~, ===, .match?(/re/), .include?('s') */
-		const char *plat = platform_string(e);
-		const char *re = NULL;
-		bool neg = strstr(e, "!~") != NULL;
-		for (const char *p = e; *p && !re; p++)
-			if (*p == '/' && (p == e || strchr("(~= ", p[-1])))
-				re = p;
-		const char *inc = strstr(e, ".include?(");
-		if (re && (strstr(e, "=~") || strstr(e, "!~") || strstr(e, "===") || strstr(e, ".match?(") ||
-			   strstr(e, ".match(")))
-			v = regex_matches(re, plat);
-		else if (inc && plat) {
-			const char *a = inc + strlen(".include?(");
-			char *lit = read_literal(&a);
-			v = lit ? (strstr(plat, lit) ? V_TRUE : V_FALSE) : V_UNKNOWN;
-			free(lit);
-		}
-		if (v != V_UNKNOWN && neg)
-			v = v == V_TRUE ? V_FALSE : V_TRUE;
+		v = platform_test(e);
 	} else if (str_starts(e, "enable_config") || str_starts(e, "with_config")) {
-		/* no option given: the default (second argument), nil without */
-		const char *a = e + (e[0] == 'e' ? strlen("enable_config") : strlen("with_config"));
-		while (*a == ' ' || *a == '(')
-			a++;
-		char *name = read_literal(&a);
-		while (*a == ' ')
-			a++;
-		if (!name) {
-			v = V_UNKNOWN;
-		} else if (*a == ')' || !*a) {
-			v = V_NIL;
-		} else if (*a == ',') {
-			a++;
-			while (*a == ' ')
-				a++;
-			if (str_starts(a, "true"))
-				v = V_TRUE;
-			else if (str_starts(a, "false"))
-				v = V_FALSE;
-			else if (str_starts(a, "nil") || str_starts(a, "ENV["))
-				v = V_NIL; /* an environment variable: unset in a default build */
-			else if (*a == '"' || *a == '\'')
-				v = V_TRUE;
-		}
-		free(name);
+		v = config_default(e);
 	} else if (str_starts(e, "pkg_config(") && e[n - 1] == ')' && r->env && r->env->pkg) {
 		/* pkg_config("x"): x's flags when pkg-config knows it, else nil */
 		strlist args = {0};
