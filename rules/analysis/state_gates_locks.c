@@ -308,20 +308,18 @@ static bool lock_elsewhere(struct state_ctx *c, const struct reach_set *rs, cons
 	return false;
 }
 
-void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
+/* The lock operations of the functions a callback reaches, by mutex. */
+static void collect_key_ops(struct state_ctx *c, const struct reach_set *rs, key_ops_vec *keys)
 {
-	struct state_ctx c;
-	ctx_init(&c, m);
-	key_ops_vec keys = {0};
 	for (uint32_t i = 0; i < rs->n; i++) {
 		uint32_t fi = rs->fns[i];
-		const lockop_vec *ops = fn_locks(&c, fi);
+		const lockop_vec *ops = fn_locks(c, fi);
 		for (size_t k = 0; k < ops->n; k++) {
 			const struct lockop *op = &ops->v[k];
 			/* a helper's own lock calls: the helper is in the reach set too */
 			if (!op->key || op->own)
 				continue;
-			struct key_ops *ko = key_ops_get(&keys, op->key);
+			struct key_ops *ko = key_ops_get(keys, op->key);
 			if (op->op == LOCK_ACQUIRE) {
 				if (!ko->acquires++) {
 					ko->first_acquire = op;
@@ -338,6 +336,167 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 			}
 		}
 	}
+}
+
+/* Mutexes reached through pointers (a helper's parameter): only an unlock in a
+ * callback that locks nothing at all is certain. */
+static void wild_unlock(const struct model *m, struct gate_result *g, const struct key_ops *ko, bool any_acquire,
+			const char *cb)
+{
+	if (any_acquire || !ko->first_release)
+		return;
+	const struct mfunc *rf = &m->fns.v[ko->rel_fn];
+	struct gate_evidence *ev =
+		gate_add(g, GATE_LOCK, GATE_FAIL, &rf->f->events[ko->first_release->ev].loc, (int32_t)ko->rel_fn,
+			 "'%s' unlocks mutex '%s', which the callback does not lock itself: with "
+			 "RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that locked it; "
+			 "lock "
+			 "and unlock on the same side of the call",
+			 rf->f->name, ko->first_release->text, cb);
+	ev->rule = "lock-across-boundary";
+	ev->ev = (int32_t)ko->first_release->ev;
+	return;
+}
+
+/* What the callers of a site do with a mutex: hold it across the call, or
+ * unlock it after. */
+struct caller_locks {
+	const struct lockop *held, *after;
+	uint32_t held_fn, after_fn;
+};
+
+static void caller_side(struct state_ctx *c, const struct msite *s, const struct msite *const *callers, uint32_t nc,
+			const struct key_ops *ko, struct caller_locks *cl)
+{
+	const struct model *m = c->m;
+	for (uint32_t ci = 0; ci < nc; ci++) {
+		const struct msite *cs = callers[ci];
+		const lockop_vec *ops = fn_locks(c, cs->fn);
+		const struct func *f = m->fns.v[cs->fn].f;
+		if (!cl->held && held_before(c, cs->fn, cs->ev, ko->key) > 0) {
+			for (size_t k = 0; k < ops->n; k++)
+				if (ops->v[k].key == ko->key && ops->v[k].op == LOCK_ACQUIRE &&
+				    op_applies(f, &ops->v[k], cs->ev))
+					cl->held = &ops->v[k];
+			cl->held_fn = cs->fn;
+		}
+		if (!cl->after) {
+			uint32_t end = cs == s ? next_site_event(m, cs) : f->nevents;
+			int relocked = 0;
+			for (size_t k = 0; k < ops->n; k++) {
+				const struct lockop *op = &ops->v[k];
+				if (op->key != ko->key || op->ev <= cs->ev || op->ev >= end)
+					continue;
+				if (op->op == LOCK_ACQUIRE)
+					relocked++;
+				else if (op->op == LOCK_RELEASE && !relocked) {
+					cl->after = op;
+					cl->after_fn = cs->fn;
+					break;
+				} else if (op->op == LOCK_RELEASE)
+					relocked--;
+			}
+		}
+	}
+}
+
+/* Releases (and condition waits) of a mutex the callback does not lock. */
+static void release_crossing(struct state_ctx *c, const struct reach_set *rs, struct gate_result *g,
+			     const struct key_ops *ko, const struct caller_locks *cl, const char *cb)
+{
+	const struct model *m = c->m;
+	const struct lockop *rel = ko->first_release ? ko->first_release : NULL;
+	uint32_t rel_fn = ko->rel_fn;
+	const char *verb = "unlocks";
+	if (!rel && ko->first_wait) {
+		rel = ko->first_wait;
+		rel_fn = ko->wait_fn;
+		verb = "waits on a condition with";
+	}
+	/* with the caller holding it, a release not preceded by an acquire in
+	 * its own function (unlock, work, re-lock) crosses too */
+	if (rel && cl->held && ko->acquires) {
+		const struct lockop *ops = fn_locks(c, rel_fn)->v;
+		size_t nops = fn_locks(c, rel_fn)->n;
+		bool own = false;
+		for (size_t k = 0; k < nops && ops[k].ev < rel->ev; k++)
+			if (ops[k].key == ko->key && ops[k].op == LOCK_ACQUIRE)
+				own = true;
+		if (own)
+			rel = NULL;
+	}
+	if (rel && (cl->held || !ko->acquires)) {
+		const struct mfunc *rf = &m->fns.v[rel_fn];
+		const struct event *re = &rf->f->events[rel->ev];
+		uint32_t ofn = 0;
+		const struct lockop *other = NULL;
+		if (cl->held) {
+			other = cl->held;
+			ofn = cl->held_fn;
+		} else if (!lock_elsewhere(c, rs, ko->key, LOCK_ACQUIRE, &ofn, &other)) {
+			other = NULL;
+		}
+		struct gate_evidence *ev;
+		if (cl->held)
+			ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+				      "'%s' %s mutex '%s' that the caller locked before the GVL was released: "
+				      "with RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not "
+				      "own it; lock and unlock on the same side of the call",
+				      rf->f->name, verb, rel->text, cb);
+		else
+			ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
+				      "'%s' %s mutex '%s', which the callback does not lock itself: with "
+				      "RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that "
+				      "locked it; lock and unlock on the same side of the call",
+				      rf->f->name, verb, rel->text, cb);
+		ev->rule = "lock-across-boundary";
+		ev->ev = (int32_t)rel->ev;
+		if (other) {
+			const struct mfunc *of = &m->fns.v[ofn];
+			gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is locked here, in '%s'", other->text,
+				      of->f->name);
+		}
+	}
+}
+
+/* Acquisitions the callback leaves for someone else to release. */
+static void acquire_left(struct state_ctx *c, const struct reach_set *rs, struct gate_result *g,
+			 const struct key_ops *ko, const struct caller_locks *cl, const char *cb)
+{
+	const struct model *m = c->m;
+	if (ko->first_acquire && !ko->releases) {
+		uint32_t ofn = 0;
+		const struct lockop *other = cl->after;
+		if (other)
+			ofn = cl->after_fn;
+		else if (!lock_elsewhere(c, rs, ko->key, LOCK_RELEASE, &ofn, &other))
+			other = NULL;
+		if (!other)
+			return; /* never unlocked anywhere: not a boundary problem */
+		const struct mfunc *af = &m->fns.v[ko->acq_fn];
+		const struct event *ae = &af->f->events[ko->first_acquire->ev];
+		struct gate_evidence *ev =
+			gate_add(g, GATE_LOCK, GATE_FAIL, &ae->loc, (int32_t)ko->acq_fn,
+				 "'%s' locks mutex '%s' and leaves it locked for %s to unlock: with "
+				 "RB_NOGVL_OFFLOAD_SAFE "
+				 "'%s' may run on another thread, so the unlock would come from a thread that "
+				 "does not own "
+				 "it; lock and unlock on the same side of the call",
+				 af->f->name, ko->first_acquire->text, cl->after ? "the caller" : "other code", cb);
+		ev->rule = "lock-across-boundary";
+		ev->ev = (int32_t)ko->first_acquire->ev;
+		const struct mfunc *of = &m->fns.v[ofn];
+		gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is unlocked here, in '%s'", other->text,
+			      of->f->name);
+	}
+}
+
+void gate_check_locks(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
+{
+	struct state_ctx c;
+	ctx_init(&c, m);
+	key_ops_vec keys = {0};
+	collect_key_ops(&c, rs, &keys);
 	const struct msite *callers[8];
 	uint32_t nc = site_callers(m, s, callers, 8);
 	const char *cb = cb_name(m, s);
@@ -349,134 +508,13 @@ void gate_check_locks(const struct model *m, const struct msite *s, const struct
 	for (size_t i = 0; i < keys.n; i++) {
 		struct key_ops *ko = &keys.v[i];
 		if (ko->key == wild) {
-			/* mutexes reached through pointers (a helper's parameter): only an
-			 * unlock in a callback that locks nothing at all is certain */
-			if (any_acquire || !ko->first_release)
-				continue;
-			const struct mfunc *rf = &m->fns.v[ko->rel_fn];
-			struct gate_evidence *ev = gate_add(
-				g, GATE_LOCK, GATE_FAIL, &rf->f->events[ko->first_release->ev].loc, (int32_t)ko->rel_fn,
-				"'%s' unlocks mutex '%s', which the callback does not lock itself: with "
-				"RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that locked it; "
-				"lock "
-				"and unlock on the same side of the call",
-				rf->f->name, ko->first_release->text, cb);
-			ev->rule = "lock-across-boundary";
-			ev->ev = (int32_t)ko->first_release->ev;
+			wild_unlock(m, g, ko, any_acquire, cb);
 			continue;
 		}
-		/* the caller's side: held across the call, or unlocked after it */
-		const struct lockop *held = NULL, *after = NULL;
-		uint32_t held_fn = 0, after_fn = 0;
-		for (uint32_t ci = 0; ci < nc; ci++) {
-			const struct msite *cs = callers[ci];
-			const lockop_vec *ops = fn_locks(&c, cs->fn);
-			const struct func *f = m->fns.v[cs->fn].f;
-			if (!held && held_before(&c, cs->fn, cs->ev, ko->key) > 0) {
-				for (size_t k = 0; k < ops->n; k++)
-					if (ops->v[k].key == ko->key && ops->v[k].op == LOCK_ACQUIRE &&
-					    op_applies(f, &ops->v[k], cs->ev))
-						held = &ops->v[k];
-				held_fn = cs->fn;
-			}
-			if (!after) {
-				uint32_t end = cs == s ? next_site_event(m, cs) : f->nevents;
-				int relocked = 0;
-				for (size_t k = 0; k < ops->n; k++) {
-					const struct lockop *op = &ops->v[k];
-					if (op->key != ko->key || op->ev <= cs->ev || op->ev >= end)
-						continue;
-					if (op->op == LOCK_ACQUIRE)
-						relocked++;
-					else if (op->op == LOCK_RELEASE && !relocked) {
-						after = op;
-						after_fn = cs->fn;
-						break;
-					} else if (op->op == LOCK_RELEASE)
-						relocked--;
-				}
-			}
-		}
-		/* releases (and condition waits) of a mutex the callback does not lock */
-		const struct lockop *rel = ko->first_release ? ko->first_release : NULL;
-		uint32_t rel_fn = ko->rel_fn;
-		const char *verb = "unlocks";
-		if (!rel && ko->first_wait) {
-			rel = ko->first_wait;
-			rel_fn = ko->wait_fn;
-			verb = "waits on a condition with";
-		}
-		/* with the caller holding it, a release not preceded by an acquire in
-		 * its own function (unlock, work, re-lock) crosses too */
-		if (rel && held && ko->acquires) {
-			const struct lockop *ops = fn_locks(&c, rel_fn)->v;
-			size_t nops = fn_locks(&c, rel_fn)->n;
-			bool own = false;
-			for (size_t k = 0; k < nops && ops[k].ev < rel->ev; k++)
-				if (ops[k].key == ko->key && ops[k].op == LOCK_ACQUIRE)
-					own = true;
-			if (own)
-				rel = NULL;
-		}
-		if (rel && (held || !ko->acquires)) {
-			const struct mfunc *rf = &m->fns.v[rel_fn];
-			const struct event *re = &rf->f->events[rel->ev];
-			uint32_t ofn = 0;
-			const struct lockop *other = NULL;
-			if (held) {
-				other = held;
-				ofn = held_fn;
-			} else if (!lock_elsewhere(&c, rs, ko->key, LOCK_ACQUIRE, &ofn, &other)) {
-				other = NULL;
-			}
-			struct gate_evidence *ev;
-			if (held)
-				ev = gate_add(
-					g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
-					"'%s' %s mutex '%s' that the caller locked before the GVL was released: "
-					"with RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread, which does not "
-					"own it; lock and unlock on the same side of the call",
-					rf->f->name, verb, rel->text, cb);
-			else
-				ev = gate_add(g, GATE_LOCK, GATE_FAIL, &re->loc, (int32_t)rel_fn,
-					      "'%s' %s mutex '%s', which the callback does not lock itself: with "
-					      "RB_NOGVL_OFFLOAD_SAFE '%s' may run on another thread than the one that "
-					      "locked it; lock and unlock on the same side of the call",
-					      rf->f->name, verb, rel->text, cb);
-			ev->rule = "lock-across-boundary";
-			ev->ev = (int32_t)rel->ev;
-			if (other) {
-				const struct mfunc *of = &m->fns.v[ofn];
-				gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is locked here, in '%s'",
-					      other->text, of->f->name);
-			}
-		}
-		/* acquisitions the callback leaves for someone else to release */
-		if (ko->first_acquire && !ko->releases) {
-			uint32_t ofn = 0;
-			const struct lockop *other = after;
-			if (other)
-				ofn = after_fn;
-			else if (!lock_elsewhere(&c, rs, ko->key, LOCK_RELEASE, &ofn, &other))
-				other = NULL;
-			if (!other)
-				continue; /* never unlocked anywhere: not a boundary problem */
-			const struct mfunc *af = &m->fns.v[ko->acq_fn];
-			const struct event *ae = &af->f->events[ko->first_acquire->ev];
-			struct gate_evidence *ev =
-				gate_add(g, GATE_LOCK, GATE_FAIL, &ae->loc, (int32_t)ko->acq_fn,
-					 "'%s' locks mutex '%s' and leaves it locked for %s to unlock: with "
-					 "RB_NOGVL_OFFLOAD_SAFE "
-					 "'%s' may run on another thread, so the unlock would come from a thread that "
-					 "does not own "
-					 "it; lock and unlock on the same side of the call",
-					 af->f->name, ko->first_acquire->text, after ? "the caller" : "other code", cb);
-			ev->rule = "lock-across-boundary";
-			ev->ev = (int32_t)ko->first_acquire->ev;
-			const struct mfunc *of = &m->fns.v[ofn];
-			gate_note_add(ev, &of->f->events[other->ev].loc, "'%s' is unlocked here, in '%s'", other->text,
-				      of->f->name);
-		}
+		struct caller_locks cl = {0};
+		caller_side(&c, s, callers, nc, ko, &cl);
+		release_crossing(&c, rs, g, ko, &cl, cb);
+		acquire_left(&c, rs, g, ko, &cl, cb);
 	}
 	vec_free(&keys);
 	ctx_free(&c);
