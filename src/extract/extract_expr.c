@@ -128,255 +128,211 @@ void walk_expr(struct xctx *x, CXCursor c, int mode, struct esum *out)
 	x->depth--;
 }
 
-static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
+/* A cast, parentheses or an implicit conversion: the expression inside, with
+ * the outer node's text and location. False when there is nothing to strip
+ * (the generic walk takes the node). */
+static bool walk_cast(struct xctx *x, CXCursor c, int mode, struct esum *out)
 {
-	enum CXCursorKind k = clang_getCursorKind(c);
-	set_expr_common(x, c, out);
-	out->e.ref.var = -1;
-	out->e.call = -1;
-
-	switch (k) {
-	case CXCursor_UnexposedExpr:
-	case CXCursor_ParenExpr:
-	case CXCursor_CStyleCastExpr: {
-		bool cast = false;
-		CXCursor s = strip_wrappers(c, &cast);
-		if (!clang_equalCursors(s, c)) {
-			struct esum in = {0};
-			walk_expr(x, s, mode, &in);
-			esum_merge(out, &in);
-			const char *text = out->e.text;
-			const char *macro = out->e.macro;
-			struct loc loc = out->e.loc;
-			bool isv = out->e.is_value;
-			uint8_t exact = out->e.exact;
-			uint32_t begin = out->e.begin, end = out->e.end;
-			out->e = in.e;
-			out->e.text = text;
-			out->e.exact = exact;
-			out->e.begin = begin;
-			out->e.end = end;
-			if (macro)
-				out->e.macro = macro;
-			out->e.loc = loc;
-			out->e.is_value = isv;
-			if (cast)
-				out->e.cast = 1;
-			if (cast && (in.e.kind == EX_INT || in.e.kind == EX_NULL) && in.e.has_ival &&
-			    type_is_pointerish(clang_getCursorType(c)))
-				out->e.kind = in.e.ival == 0 ? EX_NULL : EX_INT;
-			esum_free(&in);
-			return;
-		}
-		break; /* generic walk below */
-	}
-	case CXCursor_DeclRefExpr: {
-		CXCursor d = clang_getCursorReferenced(c);
-		enum CXCursorKind dk = clang_getCursorKind(d);
-		if (dk == CXCursor_FunctionDecl || dk == CXCursor_CXXMethod) {
-			out->e.kind = EX_FUNC;
-			out->e.func_usr = intern_cx(x, clang_getCursorUSR(d));
-			out->e.func_name = intern_cx(x, clang_getCursorSpelling(d));
-			return;
-		}
-		if (dk == CXCursor_EnumConstantDecl) {
-			out->e.kind = EX_INT;
-			out->e.has_ival = 1;
-			out->e.ival = clang_getEnumConstantDeclValue(d);
-			return;
-		}
-		if (dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) {
-			out->e.kind = EX_REF;
-			out->e.ref.var = var_index(x, d);
-			out->e.ref.path = "";
-			if (mode & ACC_READ)
-				vec_push(&out->reads, out->e.ref);
-			emit_access(x, c, &out->e.ref, mode ? mode : ACC_READ);
-			return;
-		}
-		return;
-	}
-	case CXCursor_CXXThisExpr: /* C++ `this` as a value: the object pointer */
-		walk_ref(x, c, out, mode);
-		if (out->e.kind == EX_REF && (mode & ACC_READ))
-			vec_push(&out->reads, out->e.ref);
-		return;
-	case CXCursor_MemberRefExpr:
-	case CXCursor_ArraySubscriptExpr: {
-		walk_ref(x, c, out, mode);
-		if (out->e.kind == EX_REF) {
-			if (mode & ACC_READ)
-				vec_push(&out->reads, out->e.ref);
-			emit_access(x, c, &out->e.ref, mode ? mode : ACC_READ);
-		}
-		return;
-	}
-	case CXCursor_CallExpr: {
-		int32_t idx = walk_call(x, c, out);
-		out->e.kind = EX_CALL;
-		out->e.call = idx;
-		if (idx >= 0)
-			vec_push(&out->calls, idx);
-		return;
-	}
-	case CXCursor_IntegerLiteral:
-	case CXCursor_CharacterLiteral:
-		try_evaluate(x, c, out);
-		if (!out->e.has_ival)
-			out->e.kind = EX_INT;
-		return;
-	case CXCursor_StringLiteral:
-		out->e.kind = EX_STRING;
-		return;
-	case CXCursor_FloatingLiteral:
-	case CXCursor_UnaryExpr: /* sizeof/alignof: reads nothing */
-		try_evaluate(x, c, out);
-		return;
-	case CXCursor_InitListExpr: {
-		struct ref tmp = {.var = -1, .path = ""};
-		walk_init_list(x, c, &tmp, clang_getCursorType(c));
-		return;
-	}
-	case CXCursor_StmtExpr: {
-		struct kids kd;
-		kids_get(c, &kd);
-		for (unsigned i = 0; i < kd.n; i++)
-			walk_stmt(x, kd.p[i]);
-		kids_free(&kd);
-		return;
-	}
-	case CXCursor_UnaryOperator: {
-		struct kids kd;
-		kids_get(c, &kd);
-		if (kd.n != 1) {
-			kids_free(&kd);
-			break;
-		}
-		struct range r;
-		bool addr_of = first_tok_is(x, c, "&", &r);
-		if (!addr_of && r.macro) {
-			/* inside a macro body (StringValue(v) is rb_string_value(&(v))) the
-			 * tokens are not the expansion's: the result is a pointer to the
-			 * operand's type */
-			CXType rt = clang_getCanonicalType(clang_getCursorType(c));
-			CXType ot = clang_getCanonicalType(clang_getCursorType(kd.p[0]));
-			addr_of = rt.kind == CXType_Pointer && clang_equalTypes(clang_getPointeeType(rt), ot);
-		}
-		if (addr_of) {
-			struct esum in = {0};
-			walk_ref(x, kd.p[0], &in, ACC_ADDR);
-			esum_merge(out, &in);
-			if (in.e.kind == EX_REF) {
-				out->e.kind = EX_REF;
-				out->e.ref = in.e.ref;
-				out->e.ref.addr = 1;
-				emit_access(x, c, &in.e.ref, ACC_ADDR);
-			} else if (in.e.kind == EX_FUNC) {
-				out->e.kind = EX_FUNC;
-				out->e.func_usr = in.e.func_usr;
-				out->e.func_name = in.e.func_name;
-			}
-			esum_free(&in);
-			kids_free(&kd);
-			return;
-		}
-		bool incdec = false;
-		if (!r.macro) {
-			const struct tok *t0 = tok_at(r.fi, r.begin);
-			const struct tok *tl = tok_before(r.fi, r.end);
-			if (t0 && (strcmp(t0->sp, "++") == 0 || strcmp(t0->sp, "--") == 0))
-				incdec = true;
-			if (tl && (strcmp(tl->sp, "++") == 0 || strcmp(tl->sp, "--") == 0))
-				incdec = true;
-			if (t0 && strcmp(t0->sp, "!") == 0)
-				out->negated = true;
-		}
-		if (incdec) {
-			struct esum in = {0};
-			walk_ref(x, kd.p[0], &in, ACC_READ | ACC_WRITE);
-			esum_merge(out, &in);
-			if (in.e.kind == EX_REF) {
-				vec_push(&out->reads, in.e.ref);
-				emit_access(x, c, &in.e.ref, ACC_READ | ACC_WRITE);
-			}
-			esum_free(&in);
-			kids_free(&kd);
-			return;
-		}
-		if (first_tok_is(x, c, "*", NULL)) {
-			struct esum in = {0};
-			walk_ref(x, c, &in, mode ? mode : ACC_READ);
-			esum_merge(out, &in);
-			if (in.e.kind == EX_REF) {
-				out->e.kind = EX_REF;
-				out->e.ref = in.e.ref;
-				if ((mode ? mode : ACC_READ) & ACC_READ)
-					vec_push(&out->reads, in.e.ref);
-				emit_access(x, c, &in.e.ref, mode ? mode : ACC_READ);
-			}
-			esum_free(&in);
-			kids_free(&kd);
-			return;
-		}
+	bool cast = false;
+	CXCursor s = strip_wrappers(c, &cast);
+	if (!clang_equalCursors(s, c)) {
 		struct esum in = {0};
-		walk_expr(x, kd.p[0], ACC_READ, &in);
+		walk_expr(x, s, mode, &in);
 		esum_merge(out, &in);
-		if (out->negated && in.e.kind == EX_CALL)
-			out->e.call = in.e.call;
+		const char *text = out->e.text;
+		const char *macro = out->e.macro;
+		struct loc loc = out->e.loc;
+		bool isv = out->e.is_value;
+		uint8_t exact = out->e.exact;
+		uint32_t begin = out->e.begin, end = out->e.end;
+		out->e = in.e;
+		out->e.text = text;
+		out->e.exact = exact;
+		out->e.begin = begin;
+		out->e.end = end;
+		if (macro)
+			out->e.macro = macro;
+		out->e.loc = loc;
+		out->e.is_value = isv;
+		if (cast)
+			out->e.cast = 1;
+		if (cast && (in.e.kind == EX_INT || in.e.kind == EX_NULL) && in.e.has_ival &&
+		    type_is_pointerish(clang_getCursorType(c)))
+			out->e.kind = in.e.ival == 0 ? EX_NULL : EX_INT;
+		esum_free(&in);
+		return true;
+	}
+	return false;
+}
+
+/* A name: a function, an enum constant, a variable or parameter. */
+static void walk_declref(struct xctx *x, CXCursor c, int mode, struct esum *out)
+{
+	CXCursor d = clang_getCursorReferenced(c);
+	enum CXCursorKind dk = clang_getCursorKind(d);
+	if (dk == CXCursor_FunctionDecl || dk == CXCursor_CXXMethod) {
+		out->e.kind = EX_FUNC;
+		out->e.func_usr = intern_cx(x, clang_getCursorUSR(d));
+		out->e.func_name = intern_cx(x, clang_getCursorSpelling(d));
+		return;
+	}
+	if (dk == CXCursor_EnumConstantDecl) {
+		out->e.kind = EX_INT;
+		out->e.has_ival = 1;
+		out->e.ival = clang_getEnumConstantDeclValue(d);
+		return;
+	}
+	if (dk == CXCursor_VarDecl || dk == CXCursor_ParmDecl) {
+		out->e.kind = EX_REF;
+		out->e.ref.var = var_index(x, d);
+		out->e.ref.path = "";
+		if (mode & ACC_READ)
+			vec_push(&out->reads, out->e.ref);
+		emit_access(x, c, &out->e.ref, mode ? mode : ACC_READ);
+		return;
+	}
+	return;
+}
+
+/* &x, ++/--, *p, !x and the other unary operators. False when the node is
+ * not one operator and its operand (the generic walk takes it). */
+static bool walk_unary(struct xctx *x, CXCursor c, int mode, struct esum *out)
+{
+	struct kids kd;
+	kids_get(c, &kd);
+	if (kd.n != 1) {
+		kids_free(&kd);
+		return false;
+	}
+	struct range r;
+	bool addr_of = first_tok_is(x, c, "&", &r);
+	if (!addr_of && r.macro) {
+		/* inside a macro body (StringValue(v) is rb_string_value(&(v))) the
+		 * tokens are not the expansion's: the result is a pointer to the
+		 * operand's type */
+		CXType rt = clang_getCanonicalType(clang_getCursorType(c));
+		CXType ot = clang_getCanonicalType(clang_getCursorType(kd.p[0]));
+		addr_of = rt.kind == CXType_Pointer && clang_equalTypes(clang_getPointeeType(rt), ot);
+	}
+	if (addr_of) {
+		struct esum in = {0};
+		walk_ref(x, kd.p[0], &in, ACC_ADDR);
+		esum_merge(out, &in);
+		if (in.e.kind == EX_REF) {
+			out->e.kind = EX_REF;
+			out->e.ref = in.e.ref;
+			out->e.ref.addr = 1;
+			emit_access(x, c, &in.e.ref, ACC_ADDR);
+		} else if (in.e.kind == EX_FUNC) {
+			out->e.kind = EX_FUNC;
+			out->e.func_usr = in.e.func_usr;
+			out->e.func_name = in.e.func_name;
+		}
 		esum_free(&in);
 		kids_free(&kd);
-		try_evaluate(x, c, out);
-		return;
+		return true;
 	}
-	case CXCursor_BinaryOperator:
-	case CXCursor_CompoundAssignOperator: {
-		struct kids kd;
-		kids_get(c, &kd);
-		if (kd.n != 2) {
-			kids_free(&kd);
-			break;
+	bool incdec = false;
+	if (!r.macro) {
+		const struct tok *t0 = tok_at(r.fi, r.begin);
+		const struct tok *tl = tok_before(r.fi, r.end);
+		if (t0 && (strcmp(t0->sp, "++") == 0 || strcmp(t0->sp, "--") == 0))
+			incdec = true;
+		if (tl && (strcmp(tl->sp, "++") == 0 || strcmp(tl->sp, "--") == 0))
+			incdec = true;
+		if (t0 && strcmp(t0->sp, "!") == 0)
+			out->negated = true;
+	}
+	if (incdec) {
+		struct esum in = {0};
+		walk_ref(x, kd.p[0], &in, ACC_READ | ACC_WRITE);
+		esum_merge(out, &in);
+		if (in.e.kind == EX_REF) {
+			vec_push(&out->reads, in.e.ref);
+			emit_access(x, c, &in.e.ref, ACC_READ | ACC_WRITE);
 		}
-		const char *op = k == CXCursor_CompoundAssignOperator ? "+=" : binop_spelling(x, kd.p[0], c);
-		if (is_assign_op(op)) {
-			bool compound = strcmp(op, "=") != 0;
-			struct esum rhs = {0}, lhs = {0};
-			walk_expr(x, kd.p[1], ACC_READ, &rhs);
-			walk_ref(x, kd.p[0], &lhs, compound ? (ACC_READ | ACC_WRITE) : ACC_WRITE);
-			esum_merge(out, &lhs);
-			esum_merge(out, &rhs);
-			if (lhs.e.kind == EX_REF) {
-				emit_access(x, c, &lhs.e.ref, compound ? (ACC_READ | ACC_WRITE) : ACC_WRITE);
-				emit_assign(x, c, &lhs.e.ref, &rhs, false, compound);
-				out->e.kind = EX_REF;
-				out->e.ref = lhs.e.ref;
-			} else {
-				/* unknown lvalue (inside a macro, or *f()): still record the rhs */
-				struct ref none = {.var = -1, .path = ""};
-				if (lhs.e.ref.field) {
-					none.field = lhs.e.ref.field;
-					none.record = lhs.e.ref.record;
-				}
-				emit_assign(x, c, &none, &rhs, false, compound);
-			}
-			esum_free(&rhs);
-			esum_free(&lhs);
-			kids_free(&kd);
-			return;
-		}
-		for (unsigned i = 0; i < kd.n; i++) {
-			struct esum in = {0};
-			walk_expr(x, kd.p[i], ACC_READ, &in);
-			esum_merge(out, &in);
-			esum_free(&in);
-		}
+		esum_free(&in);
 		kids_free(&kd);
-		try_evaluate(x, c, out);
-		return;
+		return true;
 	}
-	default:
-		break;
+	if (first_tok_is(x, c, "*", NULL)) {
+		struct esum in = {0};
+		walk_ref(x, c, &in, mode ? mode : ACC_READ);
+		esum_merge(out, &in);
+		if (in.e.kind == EX_REF) {
+			out->e.kind = EX_REF;
+			out->e.ref = in.e.ref;
+			if ((mode ? mode : ACC_READ) & ACC_READ)
+				vec_push(&out->reads, in.e.ref);
+			emit_access(x, c, &in.e.ref, mode ? mode : ACC_READ);
+		}
+		esum_free(&in);
+		kids_free(&kd);
+		return true;
 	}
-	/* generic: walk children as reads */
+	struct esum in = {0};
+	walk_expr(x, kd.p[0], ACC_READ, &in);
+	esum_merge(out, &in);
+	if (out->negated && in.e.kind == EX_CALL)
+		out->e.call = in.e.call;
+	esum_free(&in);
+	kids_free(&kd);
+	try_evaluate(x, c, out);
+	return true;
+}
+
+/* Assignments and binary operators. False when the node is not two operands
+ * (the generic walk takes it). */
+static bool walk_binary(struct xctx *x, CXCursor c, enum CXCursorKind k, struct esum *out)
+{
+	struct kids kd;
+	kids_get(c, &kd);
+	if (kd.n != 2) {
+		kids_free(&kd);
+		return false;
+	}
+	const char *op = k == CXCursor_CompoundAssignOperator ? "+=" : binop_spelling(x, kd.p[0], c);
+	if (is_assign_op(op)) {
+		bool compound = strcmp(op, "=") != 0;
+		struct esum rhs = {0}, lhs = {0};
+		walk_expr(x, kd.p[1], ACC_READ, &rhs);
+		walk_ref(x, kd.p[0], &lhs, compound ? (ACC_READ | ACC_WRITE) : ACC_WRITE);
+		esum_merge(out, &lhs);
+		esum_merge(out, &rhs);
+		if (lhs.e.kind == EX_REF) {
+			emit_access(x, c, &lhs.e.ref, compound ? (ACC_READ | ACC_WRITE) : ACC_WRITE);
+			emit_assign(x, c, &lhs.e.ref, &rhs, false, compound);
+			out->e.kind = EX_REF;
+			out->e.ref = lhs.e.ref;
+		} else {
+			/* unknown lvalue (inside a macro, or *f()): still record the rhs */
+			struct ref none = {.var = -1, .path = ""};
+			if (lhs.e.ref.field) {
+				none.field = lhs.e.ref.field;
+				none.record = lhs.e.ref.record;
+			}
+			emit_assign(x, c, &none, &rhs, false, compound);
+		}
+		esum_free(&rhs);
+		esum_free(&lhs);
+		kids_free(&kd);
+		return true;
+	}
+	for (unsigned i = 0; i < kd.n; i++) {
+		struct esum in = {0};
+		walk_expr(x, kd.p[i], ACC_READ, &in);
+		esum_merge(out, &in);
+		esum_free(&in);
+	}
+	kids_free(&kd);
+	try_evaluate(x, c, out);
+	return true;
+}
+
+/* Any other expression: its children walked as reads; an atomic builtin
+ * recorded as a call of the builtin. */
+static void walk_generic(struct xctx *x, CXCursor c, enum CXCursorKind k, struct esum *out)
+{
 	struct kids kd;
 	kids_get(c, &kd);
 	/* an AtomicExpr (pointer and memory order at least), not an implicit
@@ -461,6 +417,88 @@ static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
 	try_evaluate(x, c, out);
 }
 
+static void walk_expr_at(struct xctx *x, CXCursor c, int mode, struct esum *out)
+{
+	enum CXCursorKind k = clang_getCursorKind(c);
+	set_expr_common(x, c, out);
+	out->e.ref.var = -1;
+	out->e.call = -1;
+
+	switch (k) {
+	case CXCursor_UnexposedExpr:
+	case CXCursor_ParenExpr:
+	case CXCursor_CStyleCastExpr:
+		if (walk_cast(x, c, mode, out))
+			return;
+		break; /* generic walk below */
+	case CXCursor_DeclRefExpr:
+		walk_declref(x, c, mode, out);
+		return;
+	case CXCursor_CXXThisExpr: /* C++ `this` as a value: the object pointer */
+		walk_ref(x, c, out, mode);
+		if (out->e.kind == EX_REF && (mode & ACC_READ))
+			vec_push(&out->reads, out->e.ref);
+		return;
+	case CXCursor_MemberRefExpr:
+	case CXCursor_ArraySubscriptExpr: {
+		walk_ref(x, c, out, mode);
+		if (out->e.kind == EX_REF) {
+			if (mode & ACC_READ)
+				vec_push(&out->reads, out->e.ref);
+			emit_access(x, c, &out->e.ref, mode ? mode : ACC_READ);
+		}
+		return;
+	}
+	case CXCursor_CallExpr: {
+		int32_t idx = walk_call(x, c, out);
+		out->e.kind = EX_CALL;
+		out->e.call = idx;
+		if (idx >= 0)
+			vec_push(&out->calls, idx);
+		return;
+	}
+	case CXCursor_IntegerLiteral:
+	case CXCursor_CharacterLiteral:
+		try_evaluate(x, c, out);
+		if (!out->e.has_ival)
+			out->e.kind = EX_INT;
+		return;
+	case CXCursor_StringLiteral:
+		out->e.kind = EX_STRING;
+		return;
+	case CXCursor_FloatingLiteral:
+	case CXCursor_UnaryExpr: /* sizeof/alignof: reads nothing */
+		try_evaluate(x, c, out);
+		return;
+	case CXCursor_InitListExpr: {
+		struct ref tmp = {.var = -1, .path = ""};
+		walk_init_list(x, c, &tmp, clang_getCursorType(c));
+		return;
+	}
+	case CXCursor_StmtExpr: {
+		struct kids kd;
+		kids_get(c, &kd);
+		for (unsigned i = 0; i < kd.n; i++)
+			walk_stmt(x, kd.p[i]);
+		kids_free(&kd);
+		return;
+	}
+	case CXCursor_UnaryOperator:
+		if (walk_unary(x, c, mode, out))
+			return;
+		break;
+	case CXCursor_BinaryOperator:
+	case CXCursor_CompoundAssignOperator:
+		if (walk_binary(x, c, k, out))
+			return;
+		break;
+	default:
+		break;
+	}
+	/* generic: walk children as reads */
+	walk_generic(x, c, k, out);
+}
+
 static enum origin decl_origin(struct xctx *x, CXCursor d, CXCursor call, const char *name, const char **file)
 {
 	if (str_starts(name, "__builtin") || str_starts(name, "__atomic") || str_starts(name, "__sync") ||
@@ -481,6 +519,68 @@ static enum origin decl_origin(struct xctx *x, CXCursor d, CXCursor call, const 
 	return (enum origin)fi->origin;
 }
 
+/* Ruby 3.1 headers pick the callee with a constant test:
+ * rb_str_new(p, n) is `(CONSTANT_P(p) && CONSTANT_P(n) ? rb_str_new_static :
+ * rb_str_new)((p), (n))`. A conditional whose branches both name
+ * functions is a direct call to the last one (the general case). */
+static void constant_test_callee(const struct kids *kd, CXCursor *ref, enum CXCursorKind *rk)
+{
+	CXCursor cal = strip_wrappers(kd->p[0], NULL);
+	if (clang_getCursorKind(cal) != CXCursor_ConditionalOperator)
+		return;
+	struct kids ck;
+	kids_get(cal, &ck);
+	if (ck.n == 3) {
+		CXCursor t = strip_wrappers(ck.p[1], NULL), f = strip_wrappers(ck.p[2], NULL);
+		CXCursor td = clang_getCursorReferenced(t), fd = clang_getCursorReferenced(f);
+		if (clang_getCursorKind(t) == CXCursor_DeclRefExpr && clang_getCursorKind(f) == CXCursor_DeclRefExpr &&
+		    clang_getCursorKind(td) == CXCursor_FunctionDecl &&
+		    clang_getCursorKind(fd) == CXCursor_FunctionDecl) {
+			*ref = fd;
+			*rk = CXCursor_FunctionDecl;
+		}
+	}
+	kids_free(&ck);
+}
+
+/* The callee of a call: a function it names (directly or through a cast or
+ * `*`), or the expression of an indirect call (its reads go to out). */
+static void call_callee(struct xctx *x, CXCursor c, const struct kids *kd, CXCursor ref, enum CXCursorKind rk,
+			struct call *call, struct esum *out)
+{
+	if (rk == CXCursor_FunctionDecl || rk == CXCursor_CXXMethod || rk == CXCursor_Constructor) {
+		call->name = intern_cx(x, clang_getCursorSpelling(ref));
+		call->usr = intern_cx(x, clang_getCursorUSR(ref));
+		call->origin = (uint8_t)decl_origin(x, ref, c, call->name, &call->decl_file);
+		call->variadic = clang_Cursor_isVariadic(ref) != 0;
+		call->returns_value = type_is_value(clang_getResultType(clang_getCursorType(ref)));
+		struct esum ce = {0};
+		set_expr_common(x, kd->n ? kd->p[0] : c, &ce);
+		ce.e.kind = EX_FUNC;
+		ce.e.func_usr = call->usr;
+		ce.e.func_name = call->name;
+		esum_finish(x, &ce, &call->callee);
+		esum_free(&ce);
+	} else {
+		call->indirect = 1;
+		struct esum ce = {0};
+		if (kd->n)
+			walk_expr(x, kd->p[0], ACC_READ, &ce);
+		esum_merge(out, &ce);
+		esum_finish(x, &ce, &call->callee);
+		esum_free(&ce);
+		call->name = call->callee.ref.field ? call->callee.ref.field : call->callee.text;
+		if (call->callee.kind == EX_FUNC) {
+			/* (*fn)(x) or a cast function designator: still direct */
+			call->indirect = 0;
+			call->name = call->callee.func_name;
+			call->usr = call->callee.func_usr;
+		}
+		if (!call->name)
+			call->name = "";
+	}
+}
+
 int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 {
 	struct call call = {0};
@@ -496,61 +596,9 @@ int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out)
 	int nargs = clang_Cursor_getNumArguments(c);
 	if (nargs < 0)
 		nargs = 0;
-	if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod && rk != CXCursor_Constructor && kd.n) {
-		/* Ruby 3.1 headers pick the callee with a constant test:
-		 * rb_str_new(p, n) is `(CONSTANT_P(p) && CONSTANT_P(n) ? rb_str_new_static :
-		 * rb_str_new)((p), (n))`. A conditional whose branches both name
-		 * functions is a direct call to the last one (the general case). */
-		CXCursor cal = strip_wrappers(kd.p[0], NULL);
-		if (clang_getCursorKind(cal) == CXCursor_ConditionalOperator) {
-			struct kids ck;
-			kids_get(cal, &ck);
-			if (ck.n == 3) {
-				CXCursor t = strip_wrappers(ck.p[1], NULL), f = strip_wrappers(ck.p[2], NULL);
-				CXCursor td = clang_getCursorReferenced(t), fd = clang_getCursorReferenced(f);
-				if (clang_getCursorKind(t) == CXCursor_DeclRefExpr &&
-				    clang_getCursorKind(f) == CXCursor_DeclRefExpr &&
-				    clang_getCursorKind(td) == CXCursor_FunctionDecl &&
-				    clang_getCursorKind(fd) == CXCursor_FunctionDecl) {
-					ref = fd;
-					rk = CXCursor_FunctionDecl;
-				}
-			}
-			kids_free(&ck);
-		}
-	}
-
-	if (rk == CXCursor_FunctionDecl || rk == CXCursor_CXXMethod || rk == CXCursor_Constructor) {
-		call.name = intern_cx(x, clang_getCursorSpelling(ref));
-		call.usr = intern_cx(x, clang_getCursorUSR(ref));
-		call.origin = (uint8_t)decl_origin(x, ref, c, call.name, &call.decl_file);
-		call.variadic = clang_Cursor_isVariadic(ref) != 0;
-		call.returns_value = type_is_value(clang_getResultType(clang_getCursorType(ref)));
-		struct esum ce = {0};
-		set_expr_common(x, kd.n ? kd.p[0] : c, &ce);
-		ce.e.kind = EX_FUNC;
-		ce.e.func_usr = call.usr;
-		ce.e.func_name = call.name;
-		esum_finish(x, &ce, &call.callee);
-		esum_free(&ce);
-	} else {
-		call.indirect = 1;
-		struct esum ce = {0};
-		if (kd.n)
-			walk_expr(x, kd.p[0], ACC_READ, &ce);
-		esum_merge(out, &ce);
-		esum_finish(x, &ce, &call.callee);
-		esum_free(&ce);
-		call.name = call.callee.ref.field ? call.callee.ref.field : call.callee.text;
-		if (call.callee.kind == EX_FUNC) {
-			/* (*fn)(x) or a cast function designator: still direct */
-			call.indirect = 0;
-			call.name = call.callee.func_name;
-			call.usr = call.callee.func_usr;
-		}
-		if (!call.name)
-			call.name = "";
-	}
+	if (rk != CXCursor_FunctionDecl && rk != CXCursor_CXXMethod && rk != CXCursor_Constructor && kd.n)
+		constant_test_callee(&kd, &ref, &rk);
+	call_callee(x, c, &kd, ref, rk, &call, out);
 	call.nargs = (uint32_t)nargs;
 	call.args = nargs ? arena_alloc(&x->tu->arena, (size_t)nargs * sizeof(struct expr)) : NULL;
 	bool atomic = call.name && atomic_name(call.name);
