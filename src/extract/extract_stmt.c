@@ -270,6 +270,101 @@ void walk_stmt(struct xctx *x, CXCursor c)
 	x->depth--;
 }
 
+/* An if: its condition, its branches, and a gem's own GVL flag deciding
+ * which branch holds the GVL. */
+static void walk_if(struct xctx *x, CXCursor c)
+{
+	/* the statements after this if in its block (walk_compound) */
+	const CXCursor *rest = x->if_rest;
+	unsigned nrest = x->if_nrest;
+	x->if_rest = NULL;
+	x->if_nrest = 0;
+	struct kids kd;
+	kids_get(c, &kd);
+	unsigned i = 0;
+	while (i < kd.n && !is_expr_kind(clang_getCursorKind(kd.p[i])))
+		walk_stmt(x, kd.p[i++]); /* C++ init-statement / condition variable */
+	if (i >= kd.n) {
+		kids_free(&kd);
+		return;
+	}
+	struct esum cond = {0};
+	walk_expr(x, kd.p[i], ACC_READ, &cond);
+	int g = cond_gvl(x, &cond);
+	if (g == 0 && x->has_withgvl && i + 1 < kd.n) {
+		/* a gem's own GVL flag: f() in one branch, rb_thread_call_with_gvl(f)
+		 * in the other (or after this if, when the branch leaves) */
+		CXCursor thn = kd.p[i + 1];
+		bool has_else = i + 2 < kd.n;
+		CXCursor els = has_else ? kd.p[i + 2] : clang_getNullCursor();
+		if (has_else) {
+			if (own_gvl_flag_pair(&thn, 1, &els, 1))
+				g = 1;
+			else if (own_gvl_flag_pair(&els, 1, &thn, 1))
+				g = -1;
+		} else if (nrest && stmt_jumps_out(thn)) {
+			if (own_gvl_flag_pair(&thn, 1, rest, nrest))
+				g = 1;
+			else if (own_gvl_flag_pair(rest, nrest, &thn, 1))
+				x->rest_holds_gvl = true;
+		}
+	}
+	if (i + 1 < kd.n)
+		walk_branch(x, RG_THEN, kd.p[i + 1], &cond, cond.negated, g > 0);
+	if (i + 2 < kd.n)
+		walk_branch(x, RG_ELSE, kd.p[i + 2], &cond, cond.negated, g < 0);
+	esum_free(&cond);
+	kids_free(&kd);
+	return;
+}
+
+/* while, do and for: a loop region whose condition is its first expression. */
+static void walk_loop(struct xctx *x, CXCursor c)
+{
+	int32_t saved = x->region;
+	int32_t ri = push_region(x, RG_LOOP, c, NULL, false);
+	struct kids kd;
+	kids_get(c, &kd);
+	for (unsigned i = 0; i < kd.n; i++) {
+		if (is_expr_kind(clang_getCursorKind(kd.p[i]))) {
+			struct esum e = {0};
+			walk_expr(x, kd.p[i], ACC_READ, &e);
+			if (!x->rg.v[ri].cond.text || !*x->rg.v[ri].cond.text) {
+				esum_finish(x, &e, &x->rg.v[ri].cond);
+				struct range cr = cursor_range(x, kd.p[i]);
+				x->rg.v[ri].cond_end = cr.end;
+			}
+			esum_free(&e);
+		} else {
+			walk_stmt(x, kd.p[i]);
+		}
+	}
+	kids_free(&kd);
+	x->region = saved;
+	return;
+}
+
+/* A switch: a region with its condition. */
+static void walk_switch(struct xctx *x, CXCursor c)
+{
+	struct kids kd;
+	kids_get(c, &kd);
+	int32_t saved = x->region;
+	struct esum cond = {0};
+	unsigned i = 0;
+	if (kd.n && is_expr_kind(clang_getCursorKind(kd.p[0]))) {
+		walk_expr(x, kd.p[0], ACC_READ, &cond);
+		i = 1;
+	}
+	push_region(x, RG_SWITCH, c, &cond, false);
+	esum_free(&cond);
+	for (; i < kd.n; i++)
+		walk_stmt(x, kd.p[i]);
+	x->region = saved;
+	kids_free(&kd);
+	return;
+}
+
 static void walk_stmt_at(struct xctx *x, CXCursor c)
 {
 	enum CXCursorKind k = clang_getCursorKind(c);
@@ -286,93 +381,17 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 		kids_free(&kd);
 		return;
 	}
-	case CXCursor_IfStmt: {
-		/* the statements after this if in its block (walk_compound) */
-		const CXCursor *rest = x->if_rest;
-		unsigned nrest = x->if_nrest;
-		x->if_rest = NULL;
-		x->if_nrest = 0;
-		struct kids kd;
-		kids_get(c, &kd);
-		unsigned i = 0;
-		while (i < kd.n && !is_expr_kind(clang_getCursorKind(kd.p[i])))
-			walk_stmt(x, kd.p[i++]); /* C++ init-statement / condition variable */
-		if (i >= kd.n) {
-			kids_free(&kd);
-			return;
-		}
-		struct esum cond = {0};
-		walk_expr(x, kd.p[i], ACC_READ, &cond);
-		int g = cond_gvl(x, &cond);
-		if (g == 0 && x->has_withgvl && i + 1 < kd.n) {
-			/* a gem's own GVL flag: f() in one branch, rb_thread_call_with_gvl(f)
-			 * in the other (or after this if, when the branch leaves) */
-			CXCursor thn = kd.p[i + 1];
-			bool has_else = i + 2 < kd.n;
-			CXCursor els = has_else ? kd.p[i + 2] : clang_getNullCursor();
-			if (has_else) {
-				if (own_gvl_flag_pair(&thn, 1, &els, 1))
-					g = 1;
-				else if (own_gvl_flag_pair(&els, 1, &thn, 1))
-					g = -1;
-			} else if (nrest && stmt_jumps_out(thn)) {
-				if (own_gvl_flag_pair(&thn, 1, rest, nrest))
-					g = 1;
-				else if (own_gvl_flag_pair(rest, nrest, &thn, 1))
-					x->rest_holds_gvl = true;
-			}
-		}
-		if (i + 1 < kd.n)
-			walk_branch(x, RG_THEN, kd.p[i + 1], &cond, cond.negated, g > 0);
-		if (i + 2 < kd.n)
-			walk_branch(x, RG_ELSE, kd.p[i + 2], &cond, cond.negated, g < 0);
-		esum_free(&cond);
-		kids_free(&kd);
+	case CXCursor_IfStmt:
+		walk_if(x, c);
 		return;
-	}
 	case CXCursor_WhileStmt:
 	case CXCursor_DoStmt:
-	case CXCursor_ForStmt: {
-		int32_t saved = x->region;
-		int32_t ri = push_region(x, RG_LOOP, c, NULL, false);
-		struct kids kd;
-		kids_get(c, &kd);
-		for (unsigned i = 0; i < kd.n; i++) {
-			if (is_expr_kind(clang_getCursorKind(kd.p[i]))) {
-				struct esum e = {0};
-				walk_expr(x, kd.p[i], ACC_READ, &e);
-				if (!x->rg.v[ri].cond.text || !*x->rg.v[ri].cond.text) {
-					esum_finish(x, &e, &x->rg.v[ri].cond);
-					struct range cr = cursor_range(x, kd.p[i]);
-					x->rg.v[ri].cond_end = cr.end;
-				}
-				esum_free(&e);
-			} else {
-				walk_stmt(x, kd.p[i]);
-			}
-		}
-		kids_free(&kd);
-		x->region = saved;
+	case CXCursor_ForStmt:
+		walk_loop(x, c);
 		return;
-	}
-	case CXCursor_SwitchStmt: {
-		struct kids kd;
-		kids_get(c, &kd);
-		int32_t saved = x->region;
-		struct esum cond = {0};
-		unsigned i = 0;
-		if (kd.n && is_expr_kind(clang_getCursorKind(kd.p[0]))) {
-			walk_expr(x, kd.p[0], ACC_READ, &cond);
-			i = 1;
-		}
-		push_region(x, RG_SWITCH, c, &cond, false);
-		esum_free(&cond);
-		for (; i < kd.n; i++)
-			walk_stmt(x, kd.p[i]);
-		x->region = saved;
-		kids_free(&kd);
+	case CXCursor_SwitchStmt:
+		walk_switch(x, c);
 		return;
-	}
 	case CXCursor_CaseStmt:
 	case CXCursor_DefaultStmt:
 	case CXCursor_LabelStmt: {
