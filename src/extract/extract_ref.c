@@ -219,6 +219,77 @@ CXCursor strip_wrappers(CXCursor c, bool *cast)
 }
 
 /* Fills out with a reference summary for lvalue-ish nodes; falls back to walk_expr. */
+/* s.field, p->field, a C++ static data member or implicit this->field: the
+ * base's path with the field appended. */
+static void walk_member_ref(struct xctx *x, CXCursor s, struct esum *out)
+{
+	struct kids kd;
+	kids_get(s, &kd);
+	CXCursor base = clang_getNullCursor();
+	for (unsigned i = 0; i < kd.n; i++)
+		if (is_expr_kind(clang_getCursorKind(kd.p[i])))
+			base = kd.p[i];
+	kids_free(&kd);
+	const char *field = intern_cx(x, clang_getCursorSpelling(s));
+	CXCursor md = clang_getCursorReferenced(s);
+	enum CXCursorKind mk = clang_getCursorKind(md);
+	if (mk == CXCursor_VarDecl) {
+		/* C++ static data member (obj.s, this->s): one object for the
+		 * whole process, whatever the base */
+		if (!clang_Cursor_isNull(base)) {
+			struct esum b = {0};
+			walk_ref(x, base, &b, ACC_READ);
+			esum_merge(out, &b);
+			esum_free(&b);
+		}
+		out->e.kind = EX_REF;
+		out->e.ref.var = var_index(x, md);
+		out->e.ref.path = "";
+		return;
+	}
+	struct esum b = {0};
+	CXType bt;
+	bool ptr;
+	if (clang_Cursor_isNull(base)) {
+		/* C++ implicit this->field: a member of the object the
+		 * method was called on */
+		int32_t tv = mk == CXCursor_FieldDecl
+				     ? this_var(x, s, clang_getCursorType(clang_getCursorSemanticParent(md)))
+				     : -1;
+		if (tv < 0) {
+			out->e.kind = EX_OTHER;
+			return;
+		}
+		b.e.kind = EX_REF;
+		b.e.ref.var = tv;
+		b.e.ref.path = "";
+		bt = clang_getCursorType(clang_getCursorSemanticParent(md));
+		ptr = true;
+	} else {
+		walk_ref(x, base, &b, ACC_READ);
+		esum_merge(out, &b);
+		bt = clang_getCursorType(base);
+		ptr = type_is_pointerish(bt);
+	}
+	if (b.e.kind == EX_REF) {
+		out->e.kind = EX_REF;
+		out->e.ref = b.e.ref;
+		out->e.ref.path = path_append(x, b.e.ref.path, field, false);
+		out->e.ref.field = field;
+		out->e.ref.record = record_of(x, bt);
+		if (ptr)
+			out->e.ref.deref = out->e.ref.ptr_deref = 1;
+		out->e.ref.addr = 0;
+	} else {
+		out->e.kind = EX_OTHER;
+		out->e.ref.var = -1;
+		out->e.ref.field = field;
+		out->e.ref.record = record_of(x, bt);
+	}
+	esum_free(&b);
+	return;
+}
+
 void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 {
 	bool cast = false;
@@ -244,70 +315,7 @@ void walk_ref(struct xctx *x, CXCursor c, struct esum *out, int mode)
 		}
 	}
 	if (k == CXCursor_MemberRefExpr) {
-		struct kids kd;
-		kids_get(s, &kd);
-		CXCursor base = clang_getNullCursor();
-		for (unsigned i = 0; i < kd.n; i++)
-			if (is_expr_kind(clang_getCursorKind(kd.p[i])))
-				base = kd.p[i];
-		kids_free(&kd);
-		const char *field = intern_cx(x, clang_getCursorSpelling(s));
-		CXCursor md = clang_getCursorReferenced(s);
-		enum CXCursorKind mk = clang_getCursorKind(md);
-		if (mk == CXCursor_VarDecl) {
-			/* C++ static data member (obj.s, this->s): one object for the
-			 * whole process, whatever the base */
-			if (!clang_Cursor_isNull(base)) {
-				struct esum b = {0};
-				walk_ref(x, base, &b, ACC_READ);
-				esum_merge(out, &b);
-				esum_free(&b);
-			}
-			out->e.kind = EX_REF;
-			out->e.ref.var = var_index(x, md);
-			out->e.ref.path = "";
-			return;
-		}
-		struct esum b = {0};
-		CXType bt;
-		bool ptr;
-		if (clang_Cursor_isNull(base)) {
-			/* C++ implicit this->field: a member of the object the
-			 * method was called on */
-			int32_t tv = mk == CXCursor_FieldDecl
-					     ? this_var(x, s, clang_getCursorType(clang_getCursorSemanticParent(md)))
-					     : -1;
-			if (tv < 0) {
-				out->e.kind = EX_OTHER;
-				return;
-			}
-			b.e.kind = EX_REF;
-			b.e.ref.var = tv;
-			b.e.ref.path = "";
-			bt = clang_getCursorType(clang_getCursorSemanticParent(md));
-			ptr = true;
-		} else {
-			walk_ref(x, base, &b, ACC_READ);
-			esum_merge(out, &b);
-			bt = clang_getCursorType(base);
-			ptr = type_is_pointerish(bt);
-		}
-		if (b.e.kind == EX_REF) {
-			out->e.kind = EX_REF;
-			out->e.ref = b.e.ref;
-			out->e.ref.path = path_append(x, b.e.ref.path, field, false);
-			out->e.ref.field = field;
-			out->e.ref.record = record_of(x, bt);
-			if (ptr)
-				out->e.ref.deref = out->e.ref.ptr_deref = 1;
-			out->e.ref.addr = 0;
-		} else {
-			out->e.kind = EX_OTHER;
-			out->e.ref.var = -1;
-			out->e.ref.field = field;
-			out->e.ref.record = record_of(x, bt);
-		}
-		esum_free(&b);
+		walk_member_ref(x, s, out);
 		return;
 	}
 	if (k == CXCursor_ArraySubscriptExpr) {
