@@ -52,6 +52,55 @@ static char *probe_of_condition(const char *cond)
 /* Opens or closes a Ruby block on this (comment-stripped) line (at: the
  * line in r->text): blocks[] holds, per open block, the function its
  * condition requires or NULL, and whether its current branch is taken here. */
+/* else, elsif, when, rescue, ensure: another branch of the innermost block,
+ * whose condition no longer holds. */
+static void next_branch(const struct reader *r, const char *t, block_vec *blocks)
+{
+	if (!blocks->n)
+		return;
+	struct rblock *b = &blocks->v[blocks->n - 1];
+	free(b->probe);
+	b->probe = NULL;
+	if (kw_at(t, "when") && (b->plat || b->subject != V_UNKNOWN)) {
+		int v = b->taken ? 0 : when_matches(b, t + 4);
+		b->fails = v == 0;
+		b->taken = b->taken || v == 1;
+	} else if (kw_at(t, "rescue") || kw_at(t, "ensure") || kw_at(t, "when")) {
+		b->fails = false;
+	} else if (b->taken) {
+		b->fails = true; /* an earlier branch is taken here */
+	} else if (kw_at(t, "elsif")) {
+		int v = cond_value(r, t + 5);
+		b->fails = v == 0;
+		b->taken = v == 1;
+	} else {
+		b->fails = false;
+	}
+}
+
+/* `... do`, `... do |x|`, `... {`, `... { |x|` at the end of the line. */
+static bool opens_ruby_block(const char *t)
+{
+	size_t n = strlen(t);
+	while (n && isspace((unsigned char)t[n - 1]))
+		n--;
+	if (n && t[n - 1] == '|') {
+		const char *bar = NULL;
+		for (size_t k = n - 1; k > 0; k--)
+			if (t[k - 1] == '|') {
+				bar = t + k - 1;
+				break;
+			}
+		if (bar) {
+			n = (size_t)(bar - t);
+			while (n && isspace((unsigned char)t[n - 1]))
+				n--;
+		}
+	}
+	return (n >= 3 && strncmp(t + n - 2, "do", 2) == 0 && (isspace((unsigned char)t[n - 3]) || t[n - 3] == ')')) ||
+	       (n >= 1 && t[n - 1] == '{');
+}
+
 bool track_blocks(const struct reader *r, const char *line, const char *at, block_vec *blocks)
 {
 	const char *t = line;
@@ -65,27 +114,7 @@ bool track_blocks(const struct reader *r, const char *line, const char *at, bloc
 		return false;
 	}
 	if (kw_at(t, "else") || kw_at(t, "elsif") || kw_at(t, "when") || kw_at(t, "rescue") || kw_at(t, "ensure")) {
-		/* another branch: the condition of the block no longer holds */
-		if (blocks->n) {
-			struct rblock *b = &blocks->v[blocks->n - 1];
-			free(b->probe);
-			b->probe = NULL;
-			if (kw_at(t, "when") && (b->plat || b->subject != V_UNKNOWN)) {
-				int v = b->taken ? 0 : when_matches(b, t + 4);
-				b->fails = v == 0;
-				b->taken = b->taken || v == 1;
-			} else if (kw_at(t, "rescue") || kw_at(t, "ensure") || kw_at(t, "when")) {
-				b->fails = false;
-			} else if (b->taken) {
-				b->fails = true; /* an earlier branch is taken here */
-			} else if (kw_at(t, "elsif")) {
-				int v = cond_value(r, t + 5);
-				b->fails = v == 0;
-				b->taken = v == 1;
-			} else {
-				b->fails = false;
-			}
-		}
+		next_branch(r, t, blocks);
 		return false;
 	}
 	if (ends_with_end(t))
@@ -135,25 +164,7 @@ bool track_blocks(const struct reader *r, const char *line, const char *at, bloc
 		vec_push(blocks, none);
 		return false;
 	}
-	/* `... do`, `... do |x|`, `... {`, `... { |x|` at the end of the line */
-	size_t n = strlen(t);
-	while (n && isspace((unsigned char)t[n - 1]))
-		n--;
-	if (n && t[n - 1] == '|') {
-		const char *bar = NULL;
-		for (size_t k = n - 1; k > 0; k--)
-			if (t[k - 1] == '|') {
-				bar = t + k - 1;
-				break;
-			}
-		if (bar) {
-			n = (size_t)(bar - t);
-			while (n && isspace((unsigned char)t[n - 1]))
-				n--;
-		}
-	}
-	if ((n >= 3 && strncmp(t + n - 2, "do", 2) == 0 && (isspace((unsigned char)t[n - 3]) || t[n - 3] == ')')) ||
-	    (n >= 1 && t[n - 1] == '{'))
+	if (opens_ruby_block(t))
 		vec_push(blocks, none);
 	return false;
 }
