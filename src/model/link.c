@@ -203,6 +203,78 @@ static void find_address_taken(struct model *m)
 			mark_taken(m, m->tus[t]->bindings.v[i].fn_usr);
 }
 
+/* The functions a file defines: one model function each, but once for a
+ * definition seen again (a function in a header). */
+static void add_functions(struct model *m, struct tu_facts *tu)
+{
+	for (size_t i = 0; i < tu->funcs.n; i++) {
+		struct func *f = &tu->funcs.v[i];
+		if (!f->usr || !*f->usr)
+			continue;
+		int32_t first = fn_id(m, f->usr);
+		if (first >= 0) {
+			/* the same definition seen again (a function in a header) */
+			const struct func *g = m->fns.v[first].f;
+			if (g->loc.line == f->loc.line && g->loc.file && f->loc.file &&
+			    strcmp(g->loc.file, f->loc.file) == 0)
+				continue;
+			const u32vec *known = hmap_get(&m->fn_defs, f->usr);
+			bool dup = false;
+			for (size_t k = 0; known && k < known->n && !dup; k++) {
+				const struct func *h = m->fns.v[known->v[k]].f;
+				dup = h->loc.line == f->loc.line && h->loc.file && f->loc.file &&
+				      strcmp(h->loc.file, f->loc.file) == 0;
+			}
+			if (dup)
+				continue;
+		}
+		struct mfunc mf = {0};
+		mf.f = f;
+		mf.tu = tu;
+		mf.id = (uint32_t)m->fns.n;
+		mf.wrapper = -1;
+		vec_push(&m->fns, mf);
+		if (first < 0) {
+			hmap_put(&m->fn_by_usr, f->usr, (void *)(uintptr_t)m->fns.n);
+		} else {
+			/* another definition of the same name elsewhere: its own
+			 * function, reached from its own file and directory */
+			u32vec *d = hmap_get(&m->fn_defs, f->usr);
+			if (!d) {
+				d = xcalloc(1, sizeof(*d));
+				vec_push(d, (uint32_t)first);
+				hmap_put(&m->fn_defs, f->usr, d);
+			}
+			vec_push(d, mf.id);
+		}
+	}
+}
+
+/* Sites are referenced by index from wrappers: sort a copy of the order and
+ * remap. */
+static void sort_sites(struct model *m)
+{
+	size_t n = m->sites.n;
+	struct msite *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
+	if (n) /* no sites: m->sites.v is NULL, and memcpy from NULL is undefined */
+		memcpy(sorted, m->sites.v, n * sizeof(*sorted));
+	xqsort(sorted, n, sizeof(*sorted), site_cmp);
+	uint32_t *remap = xmalloc((n ? n : 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		remap[sorted[i].id] = (uint32_t)i;
+	for (size_t i = 0; i < n; i++) {
+		sorted[i].id = (uint32_t)i;
+		if (sorted[i].inner >= 0)
+			sorted[i].inner = (int32_t)remap[sorted[i].inner];
+	}
+	for (size_t i = 0; i < m->wrappers.n; i++)
+		m->wrappers.v[i].site = remap[m->wrappers.v[i].site];
+	if (n)
+		memcpy(m->sites.v, sorted, n * sizeof(*sorted));
+	free(sorted);
+	free(remap);
+}
+
 struct model *model_link(struct tu_facts **tus, size_t ntus)
 {
 	struct model *m = xcalloc(1, sizeof(*m));
@@ -210,47 +282,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 	m->ntus = ntus;
 	for (size_t t = 0; t < ntus; t++) {
 		struct tu_facts *tu = tus[t];
-		for (size_t i = 0; i < tu->funcs.n; i++) {
-			struct func *f = &tu->funcs.v[i];
-			if (!f->usr || !*f->usr)
-				continue;
-			int32_t first = fn_id(m, f->usr);
-			if (first >= 0) {
-				/* the same definition seen again (a function in a header) */
-				const struct func *g = m->fns.v[first].f;
-				if (g->loc.line == f->loc.line && g->loc.file && f->loc.file &&
-				    strcmp(g->loc.file, f->loc.file) == 0)
-					continue;
-				const u32vec *known = hmap_get(&m->fn_defs, f->usr);
-				bool dup = false;
-				for (size_t k = 0; known && k < known->n && !dup; k++) {
-					const struct func *h = m->fns.v[known->v[k]].f;
-					dup = h->loc.line == f->loc.line && h->loc.file && f->loc.file &&
-					      strcmp(h->loc.file, f->loc.file) == 0;
-				}
-				if (dup)
-					continue;
-			}
-			struct mfunc mf = {0};
-			mf.f = f;
-			mf.tu = tu;
-			mf.id = (uint32_t)m->fns.n;
-			mf.wrapper = -1;
-			vec_push(&m->fns, mf);
-			if (first < 0) {
-				hmap_put(&m->fn_by_usr, f->usr, (void *)(uintptr_t)m->fns.n);
-			} else {
-				/* another definition of the same name elsewhere: its own
-				 * function, reached from its own file and directory */
-				u32vec *d = hmap_get(&m->fn_defs, f->usr);
-				if (!d) {
-					d = xcalloc(1, sizeof(*d));
-					vec_push(d, (uint32_t)first);
-					hmap_put(&m->fn_defs, f->usr, d);
-				}
-				vec_push(d, mf.id);
-			}
-		}
+		add_functions(m, tu);
 		for (size_t i = 0; i < tu->bindings.n; i++)
 			add_binding(m, &tu->bindings.v[i]);
 		for (size_t i = 0; i < tu->vars.n; i++) {
@@ -267,29 +299,7 @@ struct model *model_link(struct tu_facts **tus, size_t ntus)
 	find_sites(m);
 	mark_token_sites(m);
 	add_token_sites(m);
-	/* sites are referenced by index from wrappers: sort a copy of the order and
-	 * remap */
-	{
-		size_t n = m->sites.n;
-		struct msite *sorted = xmalloc((n ? n : 1) * sizeof(*sorted));
-		if (n) /* no sites: m->sites.v is NULL, and memcpy from NULL is undefined */
-			memcpy(sorted, m->sites.v, n * sizeof(*sorted));
-		xqsort(sorted, n, sizeof(*sorted), site_cmp);
-		uint32_t *remap = xmalloc((n ? n : 1) * sizeof(uint32_t));
-		for (size_t i = 0; i < n; i++)
-			remap[sorted[i].id] = (uint32_t)i;
-		for (size_t i = 0; i < n; i++) {
-			sorted[i].id = (uint32_t)i;
-			if (sorted[i].inner >= 0)
-				sorted[i].inner = (int32_t)remap[sorted[i].inner];
-		}
-		for (size_t i = 0; i < m->wrappers.n; i++)
-			m->wrappers.v[i].site = remap[m->wrappers.v[i].site];
-		if (n)
-			memcpy(m->sites.v, sorted, n * sizeof(*sorted));
-		free(sorted);
-		free(remap);
-	}
+	sort_sites(m);
 	build_edges(m);
 	add_library_callback_edges(m);
 	index_edges(m);
