@@ -172,6 +172,15 @@ static void probe_functions_headers(struct parse_state *st, const char *line)
 		}
 	}
 	strlist_free(&args);
+	bool list = false;
+	char *listed = header_list_find(&st->r, line, &list);
+	if (listed) {
+		/* %w[a.h b.h].find { |h| have_header(h) }: the first one found */
+		char *n = mkmf_cpp_name(listed);
+		add_unique(&out->defines, xasprintf("HAVE_%s=1", n));
+		free(n);
+		free(listed);
+	}
 	const char *hdr_calls[] = {"have_header", "find_header", "check_header"};
 	for (size_t k = 0; k < ARRAY_SIZE(hdr_calls); k++) {
 		if ((a = find_call(line, hdr_calls[k])) != NULL) {

@@ -255,9 +255,16 @@ static int expr_value_d(const struct reader *r, const char *expr, unsigned depth
 	} else if ((v = name_value(r, e)) != V_UNKNOWN) {
 		/* a known variable or method */
 	} else {
-		char *h = header_probe_arg(e);
-		if (h && header_here(r, h))
-			v = V_TRUE;
+		bool list = false;
+		char *h = header_list_find(r, e, &list);
+		if (list)
+			v = h ? V_TRUE : V_NIL;
+		else {
+			free(h);
+			h = header_probe_arg(e);
+			if (h && header_here(r, h))
+				v = V_TRUE;
+		}
 		free(h);
 	}
 	free(e);

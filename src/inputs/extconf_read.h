@@ -81,6 +81,8 @@ struct rblock {
 	 * or (plat NULL) a known value V_TRUE/V_FALSE/V_NIL */
 	const char *plat;
 	int subject;
+	/* a `case` without a subject: each `when` is an elsif */
+	bool bare;
 };
 
 typedef VEC(struct rblock) block_vec;
@@ -111,6 +113,7 @@ void reader_free(struct reader *r);
 bool header_here(const struct reader *r, const char *h);
 int version_pred_value(const struct reader *r, const char *cond);
 char *header_probe_arg(const char *text);
+char *header_list_find(const struct reader *r, const char *text, bool *shape);
 bool only_conjunctions(const char *cond);
 
 /* extconf_cond.c */

@@ -61,7 +61,12 @@ static void next_branch(const struct reader *r, const char *t, block_vec *blocks
 	struct rblock *b = &blocks->v[blocks->n - 1];
 	free(b->probe);
 	b->probe = NULL;
-	if (kw_at(t, "when") && (b->plat || b->subject != V_UNKNOWN)) {
+	if (kw_at(t, "when") && b->bare) {
+		/* `case` / `when COND`: the first condition that holds */
+		int v = b->taken ? 0 : cond_value(r, t + 4);
+		b->fails = v == 0;
+		b->taken = b->taken || v == 1;
+	} else if (kw_at(t, "when") && (b->plat || b->subject != V_UNKNOWN)) {
 		int v = b->taken ? 0 : when_matches(b, t + 4);
 		b->fails = v == 0;
 		b->taken = b->taken || v == 1;
@@ -138,7 +143,7 @@ bool track_blocks(const struct reader *r, const char *line, const char *at, bloc
 	}
 	if (kw_at(t, "unless")) {
 		int v = cond_value(r, t + 6);
-		struct rblock b = {NULL, v == 1, v == 0, NULL, V_UNKNOWN};
+		struct rblock b = {NULL, v == 1, v == 0, NULL, V_UNKNOWN, false};
 		vec_push(blocks, b);
 		return true;
 	}
@@ -147,7 +152,10 @@ bool track_blocks(const struct reader *r, const char *line, const char *at, bloc
 	if (kw_at(t, "case")) {
 		struct rblock b = none;
 		const char *subj = t + 4;
-		if (platform_subject(subj))
+		b.bare = subj[strspn(subj, " \t")] == '\0';
+		if (b.bare)
+			;
+		else if (platform_subject(subj))
 			b.plat = platform_string(subj);
 		else
 			b.subject = name_value(r, subj + strspn(subj, " "));

@@ -426,6 +426,47 @@ static const char version_extconf[] = "require 'mkmf'\n"
 				      "  $defs.push('-DFALLBACK_LIB=1')\n"
 				      "end\n";
 
+/* A `case` without a subject whose `when`s probe headers (io-console's
+ * terminal-header choice, in our own words): the first condition that holds
+ * wins, a %w list's `.find { |h| have_header(h) }` defines the first header
+ * present, and the `when`s after it are not probed. */
+static const char bare_case_extconf[] = "require 'mkmf'\n"
+					"case\n"
+					"when hdr = %w\"nogvl_absent_term.h stdio.h\".find {|h| have_header(h)}\n"
+					"  $defs.push('-DPICKED_LIST=1')\n"
+					"when have_header(hdr = \"stdlib.h\")\n"
+					"  $defs.push('-DPICKED_OLD=1')\n"
+					"else\n"
+					"  $defs.push('-DPICKED_NONE=1')\n"
+					"end\n"
+					"case\n"
+					"when %w[nogvl_absent_a.h nogvl_absent_b.h].detect { |x| have_header(x) }\n"
+					"  $defs.push('-DPICKED_ABSENT=1')\n"
+					"when have_header('string.h')\n"
+					"  $defs.push('-DPICKED_STRING=1')\n"
+					"end\n";
+
+static void test_extconf__bare_case_header_list(void **state)
+{
+	(void)state;
+	struct extconf_env env = {&rh.dirs, NULL, NULL};
+	struct extconf_info ei;
+	memset(&ei, 0, sizeof(ei));
+	extconf_parse_env(bare_case_extconf, "/gem/ext/foo", &env, &ei);
+	assert_true(HAS(&ei, "HAVE_STDIO_H=1"));
+	assert_false(HAS(&ei, "HAVE_NOGVL_ABSENT_TERM_H=1"));
+	assert_true(HAS(&ei, "PICKED_LIST=1"));
+	/* the later when is neither probed nor taken */
+	assert_false(HAS(&ei, "HAVE_STDLIB_H=1"));
+	assert_false(HAS(&ei, "PICKED_OLD=1"));
+	assert_false(HAS(&ei, "PICKED_NONE=1"));
+	/* no header of the list here: that when fails, the next one is taken */
+	assert_false(HAS(&ei, "PICKED_ABSENT=1"));
+	assert_true(HAS(&ei, "HAVE_STRING_H=1"));
+	assert_true(HAS(&ei, "PICKED_STRING=1"));
+	extconf_info_free(&ei);
+}
+
 static void test_extconf__installed_library(void **state)
 {
 	(void)state;
@@ -625,6 +666,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__include_path),
 		cmocka_unit_test(test_extconf__objs),
 		cmocka_unit_test(test_extconf__installed_library),
+		cmocka_unit_test(test_extconf__bare_case_header_list),
 		cmocka_unit_test(test_extconf__default_build),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
