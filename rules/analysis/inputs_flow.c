@@ -1085,6 +1085,115 @@ static bool address_taken(const struct model *m, const struct mfunc *mf)
 	return mf->address_taken;
 }
 
+static bool x_reads(const struct expr *x, int32_t var)
+{
+	if (x->kind == EX_REF && x->ref.var == var)
+		return true;
+	for (uint32_t k = 0; k < x->nreads; k++)
+		if (x->reads[k].var == var)
+			return true;
+	return false;
+}
+
+/* x is exactly a call through parameter variable pv (r = fn(a, b)): its
+ * read of pv is the call's callee, whose arguments the call event shows. */
+static bool calls_param(const struct mfunc *g, const struct expr *x, int32_t pv)
+{
+	if (x->kind != EX_CALL || x->call < 0 || (uint32_t)x->call >= g->f->nevents)
+		return false;
+	const struct event *e = &g->f->events[x->call];
+	if (e->kind != EV_CALL || !e->u.call->indirect)
+		return false;
+	const struct expr *ce = &e->u.call->callee;
+	if (ce->kind != EX_REF || ce->ref.var != pv || (ce->ref.path && *ce->ref.path))
+		return false;
+	for (uint32_t k = 0; k < e->u.call->nargs; k++)
+		if (x_reads(&e->u.call->args[k], pv))
+			return false;
+	return true;
+}
+
+/* Is parameter index p of g only ever called (`func(conn, name)`): never
+ * stored, passed on, returned or its address taken? */
+static bool param_only_called(const struct mfunc *g, uint32_t p)
+{
+	if (p >= g->f->nparams)
+		return false;
+	int32_t pv = g->f->params[p];
+	for (uint32_t i = 0; i < g->f->nevents; i++) {
+		const struct event *e = &g->f->events[i];
+		if (e->kind == EV_CALL) {
+			for (uint32_t k = 0; k < e->u.call->nargs; k++)
+				if (x_reads(&e->u.call->args[k], pv))
+					return false;
+		} else if (e->kind == EV_ASSIGN) {
+			if (e->u.assign->lhs.var == pv ||
+			    (x_reads(&e->u.assign->rhs, pv) && !calls_param(g, &e->u.assign->rhs, pv)))
+				return false;
+		} else if (e->kind == EV_RETURN) {
+			if (e->u.ret && x_reads(e->u.ret, pv) && !calls_param(g, e->u.ret, pv))
+				return false;
+		} else if (e->kind == EV_ACCESS) {
+			if (e->u.access.ref.var == pv && (e->u.access.mode & (ACC_ADDR | ACC_WRITE)))
+				return false;
+		}
+	}
+	return true;
+}
+
+#define PARAM_CALLERS_MAX 64
+
+/* A function whose address is taken only to be handed to the gem's own
+ * functions, each of which does nothing with that parameter but call it
+ * (ruby-pg: pgconn_sync_describe_close_prepared_portal(self, name,
+ * gvl_PQdescribePortal) runs func(this->pgconn, stmt)): its callers are those
+ * parameter calls, made on a path through a caller that passes it (the
+ * linker's param_via entries). Anything else (stored, bound to a field, given
+ * to a library function or an indirect call, more than PARAM_CALLERS_MAX
+ * uses): false, the callers are not all known. */
+static bool taken_only_for_param_calls(const struct model *m, const struct mfunc *mf)
+{
+	if (!mf->f->usr || !*mf->f->usr)
+		return false;
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, mf->f->usr))
+				return false;
+	unsigned uses = 0;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_ASSIGN) {
+				if (e->u.assign->rhs.kind == EX_FUNC && str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
+					return false;
+				continue;
+			}
+			if (e->kind != EV_CALL)
+				continue;
+			const struct call *c = e->u.call;
+			for (uint32_t k = 0; k < c->nargs; k++) {
+				if (c->args[k].kind != EX_FUNC || !str_eq(c->args[k].func_usr, mf->f->usr))
+					continue;
+				if (++uses > PARAM_CALLERS_MAX || c->indirect || !c->usr)
+					return false;
+				const struct mfunc *g = model_callee(m, c->usr, &m->fns.v[fi]);
+				if (!g || g == mf || !(g->f->flags & FN_STATIC) || !param_only_called(g, k)) {
+					return false;
+				}
+				bool via = false;
+				for (size_t v = 0; v < m->param_via.n && !via; v++)
+					via = m->param_via.v[v].from == g->id &&
+					      m->param_via.v[v].to == (int32_t)mf->id && m->param_via.v[v].caller == fi;
+				if (!via) {
+					return false;
+				}
+			}
+		}
+	}
+	return uses > 0;
+}
+
 static struct cls classify_param(const struct model *m, const struct mfunc *mf, const struct var *v, int depth)
 {
 	struct cls shared = {.state = IOS_SHARED, .why_fn = mf->f->name, .arg = v->name, .loc = v->loc, .param = true};
@@ -1616,10 +1725,13 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
 	}
 	if (!np)
 		return;
-	bool all = only_this || (mf->in_begin < mf->in_end && !address_taken(m, mf));
+	/* called only through function-pointer parameters of the gem's own
+	 * functions: those calls are its callers */
+	bool by_param = !only_this && address_taken(m, mf) && taken_only_for_param_calls(m, mf);
+	bool all = only_this || (mf->in_begin < mf->in_end && (!address_taken(m, mf) || by_param));
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
 		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-		if (ed->kind != EDGE_DIRECT) {
+		if (ed->kind != EDGE_DIRECT && !(by_param && ed->kind == EDGE_PARAM)) {
 			all = false;
 			continue;
 		}
@@ -2262,7 +2374,8 @@ static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref
 			handle_value(h, cf, &c->args[v->param_index], pv->ev, depth + 1);
 		}
 		/* an entry point, or callers the call graph does not show */
-		if (!callers || mf->address_taken || !(mf->f->flags & FN_STATIC))
+		if (!callers || (mf->address_taken && !taken_only_for_param_calls(h->m, mf)) ||
+		    !(mf->f->flags & FN_STATIC))
 			handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
 		return;
 	}
