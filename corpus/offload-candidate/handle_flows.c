@@ -152,7 +152,7 @@ static VALUE packer_write(VALUE self)
 	args.ctx = packer_ctx(self);
 	args.in = &in;
 	args.out = &out;
-	rb_thread_call_without_gvl(obj_nogvl, &args, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: cannot verify; inputs cannot verify: 'pk->ctx' is state kept in a Ruby object's C struct */ /* (the inputs gate follows the returned handle into packer_ctx; the handle gate says the same) */
+	rb_thread_call_without_gvl(obj_nogvl, &args, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe; inputs fail: 'obj_nogvl' uses 'pk->ctx' of struct packer, a Ruby object's C struct, with no in-progress flag or mutex held across the call */ /* (the inputs gate follows the returned handle into packer_ctx; the object-state gate finds no guard) */
 	return SIZET2NUM(args.result);
 }
 

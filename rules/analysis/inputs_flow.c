@@ -17,6 +17,8 @@
 #include "knowledge.h"
 #include "libmodel.h"
 
+static const char *first_member(const struct mfunc *mf, const char *path);
+
 /* ---- knowledge ---- */
 
 /* Calls that return a pointer into a Ruby object's memory; the owner is the
@@ -577,7 +579,8 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 		for (size_t i = 0; i < fl->out->statics.n; i++)
 			if (fl->out->statics.v[i].var == r->var && fl->out->statics.v[i].name == v->name)
 				return;
-		struct io_static st = {r->var, v->name, fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc};
+		struct io_static st = {r->var, v->name, fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc, NULL,
+				       NULL};
 		vec_push(&fl->out->statics, st);
 		return;
 	}
@@ -594,7 +597,8 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 			seen |= fl->out->objstate.v[i].var == r->var;
 		if (!seen) {
 			struct io_static st = {r->var, ref_name(fl->mf, r),
-					       fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc};
+					       fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc, v->record,
+					       first_member(fl->mf, r->path)};
 			vec_push(&fl->out->objstate, st);
 		}
 	}
@@ -1079,6 +1083,16 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 /* Is the function's address taken anywhere (rb_define_method(c, "m", fn, 1),
  * an ops table, a function pointer)? Then it has callers the call graph does
  * not show: Ruby's calls into a method are not edges. */
+/* The first member of a path ("stream.avail_in" -> "stream"), in mf's TU
+ * arena; NULL for none. */
+static const char *first_member(const struct mfunc *mf, const char *path)
+{
+	if (!path || !*path)
+		return NULL;
+	size_t k = strcspn(path, ".[");
+	return k ? arena_printf(&mf->tu->arena, "%.*s", (int)k, path) : NULL;
+}
+
 static bool address_taken(const struct model *m, const struct mfunc *mf)
 {
 	(void)m;
@@ -2076,6 +2090,8 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				 "cannot verify",
 				 a.objstate.v[i].name);
 		ev->object_owned = true;
+		ev->obj_rec = a.objstate.v[i].rec;
+		ev->obj_field = a.objstate.v[i].field;
 		gate_fact(ev, FACT_DATA, a.objstate.v[i].name);
 	}
 	for (size_t i = 0; i < a.in.n; i++) {
@@ -2319,7 +2335,12 @@ static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref
 	if (member) {
 		/* a field of a Ruby object's C struct (this->pgconn, ptr->ctx) */
 		if (r->deref && var_typed_data(h, mf, r->var, at, 0)) {
+			bool first = h->out->origin != IOH_OBJECT || !h->out->name;
 			handle_worse(h, IOH_OBJECT, mf, name, &loc);
+			if (first && h->out->origin == IOH_OBJECT) {
+				h->out->rec = v->record;
+				h->out->field = first_member(mf, r->path);
+			}
 			return;
 		}
 		/* a member of a local struct: the stores to that member */

@@ -905,15 +905,18 @@ static void evidence_free(struct gate_evidence *ge)
  * evidence (evidence [0, upto) of GATE_INPUTS at the caller side) that is
  * about one of the settled object structs: every use of them is serialised
  * (or the object is still private to its creator). */
-static void settle(struct ostate *os, struct gate_result *g, size_t upto, const char *const *settled, unsigned ns,
-		   bool self_only)
+static void settle(struct ostate *os, struct gate_result *g, size_t from, size_t upto, const char *const *settled,
+		   unsigned ns, bool self_only)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < g->ev.n; i++) {
 		struct gate_evidence *ge = &g->ev.v[i];
 		bool drop = false;
-		if (i < upto && ge->gate == GATE_INPUTS && ge->state == GATE_UNKNOWN && ge->object_owned) {
-			const char *rec = evidence_record(os, ge, self_only);
+		if (i >= from && i < upto && ge->gate == GATE_INPUTS && ge->state == GATE_UNKNOWN && ge->object_owned) {
+			/* a field the flow named is that object's; the receiver's own
+			 * privacy is judged by the line (a handle from another object
+			 * stays) */
+			const char *rec = ge->obj_rec && !self_only ? ge->obj_rec : evidence_record(os, ge, self_only);
 			for (unsigned k = 0; rec && k < ns && !drop; k++)
 				drop = str_eq(settled[k], rec);
 		}
@@ -938,11 +941,20 @@ struct ofield {
 	char field[128];
 	const char *text; /* as written in the callback */
 	struct loc loc;
-	uint32_t fn;
+	int32_t fn; /* the function using it; -1: the callback's data, from the caller side */
 };
 
-void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
-			     struct gate_result *g)
+static const char *ofield_user(const struct model *m, const struct msite *s, const struct ofield *of)
+{
+	return of->fn >= 0 ? m->fns.v[of->fn].f->name : io_callback_name(m, s);
+}
+
+/* scan_callback: the fields the callback's own code uses, and the inputs
+ * gate's object evidence from index `from` on (the first run, from the
+ * inputs checker); otherwise only that evidence (the run after every gate,
+ * for the handles the per-handle library models followed). */
+static void object_state_run(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g, size_t from, bool scan_callback)
 {
 	struct ostate os = {.m = m};
 	find_records(&os);
@@ -951,13 +963,13 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 	size_t inputs_ev = g->ev.n; /* the inputs checker's evidence comes before ours */
 	/* an object still being created is private to its creator */
 	if (private_fn(&os, s->data_fn, UP_DEPTH) && private_fn(&os, s->fn, UP_DEPTH)) {
-		settle(&os, g, inputs_ev, os.records, os.nrecords, true);
+		settle(&os, g, from, inputs_ev, os.records, os.nrecords, true);
 		free_ostate(&os);
 		return;
 	}
 	struct ofield fields[MAX_FIELDS];
 	unsigned nf = 0;
-	for (uint32_t i = 0; i < rs->n && nf < MAX_FIELDS; i++) {
+	for (uint32_t i = 0; scan_callback && i < rs->n && nf < MAX_FIELDS; i++) {
 		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
 		for (uint32_t ei = 0; ei < mf->f->nevents && nf < MAX_FIELDS; ei++) {
 			const struct event *e = &mf->f->events[ei];
@@ -978,8 +990,27 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			snprintf(of->field, sizeof(of->field), "%s", fld);
 			of->text = ref_text(mf->tu, r);
 			of->loc = e->loc;
-			of->fn = rs->fns[i];
+			of->fn = (int32_t)rs->fns[i];
 		}
+	}
+	/* object state the inputs gate followed into the callback's data (a
+	 * handle stored in the object, `this->pgconn`): judged the same way */
+	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
+		const struct gate_evidence *ge = &g->ev.v[i];
+		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
+		    !ge->obj_field || !is_object_record(&os, ge->obj_rec))
+			continue;
+		bool dup = false;
+		for (unsigned k = 0; k < nf && !dup; k++)
+			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, ge->obj_field);
+		if (dup)
+			continue;
+		struct ofield *of = &fields[nf++];
+		of->rec = ge->obj_rec;
+		snprintf(of->field, sizeof(of->field), "%s", ge->obj_field);
+		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
+		of->loc = ge->loc;
+		of->fn = ge->fn;
 	}
 	if (!nf) {
 		free_ostate(&os);
@@ -998,7 +1029,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			first = !str_eq(fields[j].rec, of->rec);
 		if (!first)
 			continue;
-		const char *cb = m->fns.v[of->fn].f->name;
+		const char *cb = ofield_user(m, s, of);
 		struct guard gd = {0};
 		unsigned budget = 256;
 		int64_t open_fn = -1;
@@ -1118,6 +1149,18 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 	/* a fully guarded object: its state no longer leaves the inputs gate
 	 * open */
 	if (all_settled && nsettled)
-		settle(&os, g, inputs_ev, settled, nsettled, false);
+		settle(&os, g, from, inputs_ev, settled, nsettled, false);
 	free_ostate(&os);
+}
+
+void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g)
+{
+	object_state_run(m, s, rs, g, 0, true);
+}
+
+void gate_check_object_handles(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			       struct gate_result *g, size_t from)
+{
+	object_state_run(m, s, rs, g, from, false);
 }

@@ -1,0 +1,125 @@
+/* nogvl-lint-test: --enable debug-offload-verdict */
+/* A library handle kept in a Ruby object's C struct and handed to the
+ * callback through its data (the callback itself never touches the object):
+ * the object-state gate judges that field like one the callback uses. With an
+ * in-progress flag that every method checks, the call is offered
+ * RB_NOGVL_OFFLOAD_SAFE; when one method (close) frees the handle without
+ * checking the flag, another fiber can free it while the worker runs.
+ * Prototypes stand in for zstd.h. */
+#include <ruby.h>
+#include <ruby/thread.h>
+#include <string.h>
+
+typedef struct ZSTD_CCtx_s ZSTD_CCtx;
+typedef struct {
+	const void *src;
+	size_t size;
+	size_t pos;
+} ZSTD_inBuffer;
+typedef struct {
+	void *dst;
+	size_t size;
+	size_t pos;
+} ZSTD_outBuffer;
+size_t ZSTD_freeCCtx(ZSTD_CCtx *c);
+size_t ZSTD_compressStream2(ZSTD_CCtx *c, ZSTD_outBuffer *out, ZSTD_inBuffer *in, int end);
+
+struct run_args {
+	ZSTD_CCtx *ctx;
+	ZSTD_inBuffer *in;
+	ZSTD_outBuffer *out;
+	size_t result;
+};
+
+static void *run_nogvl(void *data)
+{
+	struct run_args *args = data;
+	args->result = ZSTD_compressStream2(args->ctx, args->out, args->in, 2);
+	return NULL;
+}
+
+/* ---- guarded: every method checks the flag the call sets ---- */
+
+struct stream {
+	ZSTD_CCtx *ctx;
+	int busy;
+};
+static const rb_data_type_t stream_type = {"stream", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static VALUE stream_write(VALUE self)
+{
+	struct stream *st;
+	unsigned char buf[512];
+	ZSTD_inBuffer in = {.src = buf, .size = 256, .pos = 0};
+	ZSTD_outBuffer out = {.dst = buf + 256, .size = 256, .pos = 0};
+	struct run_args args;
+	TypedData_Get_Struct(self, struct stream, &stream_type, st);
+	if (st->busy)
+		rb_raise(rb_eRuntimeError, "stream in use");
+	memset(buf, 0, sizeof(buf));
+	args.ctx = st->ctx;
+	args.in = &in;
+	args.out = &out;
+	st->busy = 1;
+	rb_nogvl(run_nogvl, &args, NULL, NULL, 0); /* expect: offload-candidate, debug-offload-verdict */ /* expect-msg: offload verdict: candidate; models: ZSTD_compressStream2 (zstd) */
+	st->busy = 0;
+	return SIZET2NUM(args.result);
+}
+
+static VALUE stream_close(VALUE self)
+{
+	struct stream *st;
+	TypedData_Get_Struct(self, struct stream, &stream_type, st);
+	if (st->busy)
+		rb_raise(rb_eRuntimeError, "stream in use");
+	ZSTD_freeCCtx(st->ctx);
+	st->ctx = NULL;
+	return Qnil;
+}
+
+/* ---- trap: the same flag, but close frees the handle without checking it ---- */
+
+struct pipe_state {
+	ZSTD_CCtx *ctx;
+	int busy;
+};
+static const rb_data_type_t pipe_type = {"pipe_state", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static VALUE pipe_write(VALUE self)
+{
+	struct pipe_state *ps;
+	unsigned char buf[512];
+	ZSTD_inBuffer in = {.src = buf, .size = 256, .pos = 0};
+	ZSTD_outBuffer out = {.dst = buf + 256, .size = 256, .pos = 0};
+	struct run_args args;
+	TypedData_Get_Struct(self, struct pipe_state, &pipe_type, ps);
+	if (ps->busy)
+		rb_raise(rb_eRuntimeError, "pipe in use");
+	memset(buf, 0, sizeof(buf));
+	args.ctx = ps->ctx;
+	args.in = &in;
+	args.out = &out;
+	ps->busy = 1;
+	rb_nogvl(run_nogvl, &args, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe; inputs fail: 'run_nogvl' uses 'ps->ctx' (field 'ctx' of struct pipe_state) under the in-progress flag 'busy', but 'pipe_close' touches the same field without it */
+	ps->busy = 0;
+	return SIZET2NUM(args.result);
+}
+
+static VALUE pipe_close(VALUE self)
+{
+	struct pipe_state *ps;
+	TypedData_Get_Struct(self, struct pipe_state, &pipe_type, ps);
+	ZSTD_freeCCtx(ps->ctx);
+	ps->ctx = NULL;
+	return Qnil;
+}
+
+void Init_object_handles(void)
+{
+	VALUE c = rb_define_class("HandleStream", rb_cObject);
+	rb_define_method(c, "write", stream_write, 0);
+	rb_define_method(c, "close", stream_close, 0);
+	VALUE p = rb_define_class("HandlePipe", rb_cObject);
+	rb_define_method(p, "write", pipe_write, 0);
+	rb_define_method(p, "close", pipe_close, 0);
+}
