@@ -1776,7 +1776,15 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
  * parameter of its caller, the data is no longer "from the caller". */
 static void ensure_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct io_analysis *out)
 {
-	static const char *const bodies[] = {"rb_ensure", "rb_protect", "rb_rescue", "rb_rescue2"};
+	/* the function run and its data argument: rb_ensure(body, data, ...),
+	 * rb_mutex_synchronize(mutex, body, data) */
+	static const struct {
+		const char *name;
+		unsigned fn, data;
+	} bodies[] = {
+		{"rb_ensure", 0, 1}, {"rb_mutex_synchronize", 1, 2}, {"rb_protect", 0, 1},
+		{"rb_rescue", 0, 1}, {"rb_rescue2", 0, 1},
+	};
 	if (!out->from_caller_cast || s->is_template || !mf->f->usr)
 		return;
 	unsigned found = 0, refs = 0, hops = 0;
@@ -1791,13 +1799,17 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 			for (uint32_t a = 0; a < c->nargs; a++)
 				if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
 					refs++;
-			if (c->nargs < 2 || c->args[0].kind != EX_FUNC || !str_eq(c->args[0].func_usr, mf->f->usr) ||
-			    !IN(c->name, bodies))
+			int b = -1;
+			for (size_t k2 = 0; k2 < ARRAY_SIZE(bodies) && b < 0; k2++)
+				if (str_eq(c->name, bodies[k2].name))
+					b = (int)k2;
+			if (b < 0 || c->nargs <= bodies[b].data || c->args[bodies[b].fn].kind != EX_FUNC ||
+			    !str_eq(c->args[bodies[b].fn].func_usr, mf->f->usr))
 				continue;
 			found++;
 			if (cf == mf || ++hops > 8)
 				continue;
-			const struct expr *xs[1] = {&c->args[1]};
+			const struct expr *xs[1] = {&c->args[bodies[b].data]};
 			struct hop_at at = {k, ei};
 			rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
 		}
