@@ -114,6 +114,74 @@ static VALUE pipe_close(VALUE self)
 	return Qnil;
 }
 
+/* ---- trap: the callback also counts in the object itself, and a setter
+ * writes another field of it without checking the flag: the handle alone
+ * is guarded, the object is not, so the verdict stays open ---- */
+
+struct meter {
+	ZSTD_CCtx *ctx;
+	long calls;
+	long level;
+	int busy;
+};
+static const rb_data_type_t meter_type = {"meter", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+struct meter_args {
+	struct meter *mt;
+	ZSTD_CCtx *ctx;
+	ZSTD_inBuffer *in;
+	ZSTD_outBuffer *out;
+	size_t result;
+};
+
+static void *meter_nogvl(void *data)
+{
+	struct meter_args *args = data;
+	args->mt->calls++;
+	args->result = ZSTD_compressStream2(args->ctx, args->out, args->in, 2);
+	return NULL;
+}
+
+static VALUE meter_write(VALUE self)
+{
+	struct meter *mt;
+	unsigned char buf[512];
+	ZSTD_inBuffer in = {.src = buf, .size = 256, .pos = 0};
+	ZSTD_outBuffer out = {.dst = buf + 256, .size = 256, .pos = 0};
+	struct meter_args args;
+	TypedData_Get_Struct(self, struct meter, &meter_type, mt);
+	if (mt->busy)
+		rb_raise(rb_eRuntimeError, "meter in use");
+	memset(buf, 0, sizeof(buf));
+	args.mt = mt;
+	args.ctx = mt->ctx;
+	args.in = &in;
+	args.out = &out;
+	mt->busy = 1;
+	rb_nogvl(meter_nogvl, &args, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: cannot verify */
+	mt->busy = 0;
+	return SIZET2NUM(args.result);
+}
+
+static VALUE meter_set_level(VALUE self, VALUE lv)
+{
+	struct meter *mt;
+	TypedData_Get_Struct(self, struct meter, &meter_type, mt);
+	mt->level = NUM2LONG(lv);
+	return lv;
+}
+
+static VALUE meter_close(VALUE self)
+{
+	struct meter *mt;
+	TypedData_Get_Struct(self, struct meter, &meter_type, mt);
+	if (mt->busy)
+		rb_raise(rb_eRuntimeError, "meter in use");
+	ZSTD_freeCCtx(mt->ctx);
+	mt->ctx = NULL;
+	return Qnil;
+}
+
 void Init_object_handles(void)
 {
 	VALUE c = rb_define_class("HandleStream", rb_cObject);
@@ -122,4 +190,8 @@ void Init_object_handles(void)
 	VALUE p = rb_define_class("HandlePipe", rb_cObject);
 	rb_define_method(p, "write", pipe_write, 0);
 	rb_define_method(p, "close", pipe_close, 0);
+	VALUE mc = rb_define_class("HandleMeter", rb_cObject);
+	rb_define_method(mc, "write", meter_write, 0);
+	rb_define_method(mc, "level=", meter_set_level, 1);
+	rb_define_method(mc, "close", meter_close, 0);
 }

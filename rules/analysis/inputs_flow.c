@@ -2055,6 +2055,51 @@ void io_free(struct io_analysis *a)
 
 /* ---- the offload gates ---- */
 
+static bool field_ref(const struct ref *r, const char *rec, const char *field)
+{
+	return r->var >= 0 && r->deref && str_eq(r->field, field) && str_eq(r->path, field) && str_eq(r->record, rec);
+}
+
+/* Does field `field` of object struct `rec` hold a pointer, as far as the
+ * gem shows: copied into a pointer variable (PGconn *c = this->pgconn), or
+ * passed to a pointer parameter of the gem's own function? Member types are
+ * not in the facts; a field only ever read as a number is not a pointer. */
+static bool field_pointer_like(const struct model *m, const char *rec, const char *field)
+{
+	if (!rec || !field)
+		return false;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind == EV_ASSIGN) {
+				const struct assign *as = e->u.assign;
+				if (as->rhs.kind != EX_REF || !field_ref(&as->rhs.ref, rec, field) ||
+				    !ref_is_var(&as->lhs))
+					continue;
+				const struct var *lv = mf_var(mf, as->lhs.var);
+				if (lv && (lv->flags & VF_POINTER))
+					return true;
+			} else if (e->kind == EV_CALL && e->u.call->usr) {
+				const struct call *c = e->u.call;
+				const struct mfunc *g = NULL;
+				for (uint32_t k = 0; k < c->nargs; k++) {
+					if (c->args[k].kind != EX_REF || !field_ref(&c->args[k].ref, rec, field))
+						continue;
+					if (!g)
+						g = model_callee(m, c->usr, mf);
+					if (!g || k >= g->f->nparams)
+						break;
+					const struct var *pv = mf_var(g, g->f->params[k]);
+					if (pv && (pv->flags & VF_POINTER))
+						return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
 void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	(void)rs;
@@ -2102,8 +2147,13 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				 "cannot verify",
 				 a.objstate.v[i].name);
 		ev->object_owned = true;
-		ev->obj_rec = a.objstate.v[i].rec;
-		ev->obj_field = a.objstate.v[i].field;
+		/* the object-state part judges the field's guard when it holds a
+		 * pointer (a handle, a buffer); a number copied out of the object
+		 * is not shared with the callback */
+		if (field_pointer_like(m, a.objstate.v[i].rec, a.objstate.v[i].field)) {
+			ev->obj_rec = a.objstate.v[i].rec;
+			ev->obj_field = a.objstate.v[i].field;
+		}
 		gate_fact(ev, FACT_DATA, a.objstate.v[i].name);
 	}
 	for (size_t i = 0; i < a.in.n; i++) {

@@ -942,6 +942,7 @@ struct ofield {
 	const char *text; /* as written in the callback */
 	struct loc loc;
 	int32_t fn; /* the function using it; -1: the callback's data, from the caller side */
+	bool cb;    /* used by the callback's own code (not from the inputs gate's evidence) */
 };
 
 static const char *ofield_user(const struct model *m, const struct msite *s, const struct ofield *of)
@@ -949,12 +950,15 @@ static const char *ofield_user(const struct model *m, const struct msite *s, con
 	return of->fn >= 0 ? m->fns.v[of->fn].f->name : io_callback_name(m, s);
 }
 
-/* scan_callback: the fields the callback's own code uses, and the inputs
- * gate's object evidence from index `from` on (the first run, from the
- * inputs checker); otherwise only that evidence (the run after every gate,
- * for the handles the per-handle library models followed). */
+/* The fields the callback's own code uses, and the object fields of the
+ * evidence from index `from` on. The first run (post false, from the inputs
+ * checker) judges both. The run after every gate (post true) is for the
+ * handles the per-handle library models followed: it judges each object
+ * struct again with all its fields, so that settling it stays a judgement on
+ * every use, but leaves the reporting of the callback's own fields to the
+ * first run. */
 static void object_state_run(const struct model *m, const struct msite *s, const struct reach_set *rs,
-			     struct gate_result *g, size_t from, bool scan_callback)
+			     struct gate_result *g, size_t from, bool post)
 {
 	struct ostate os = {.m = m};
 	find_records(&os);
@@ -969,7 +973,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 	}
 	struct ofield fields[MAX_FIELDS];
 	unsigned nf = 0;
-	for (uint32_t i = 0; scan_callback && i < rs->n && nf < MAX_FIELDS; i++) {
+	for (uint32_t i = 0; i < rs->n && nf < MAX_FIELDS; i++) {
 		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
 		for (uint32_t ei = 0; ei < mf->f->nevents && nf < MAX_FIELDS; ei++) {
 			const struct event *e = &mf->f->events[ei];
@@ -991,8 +995,10 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 			of->text = ref_text(mf->tu, r);
 			of->loc = e->loc;
 			of->fn = (int32_t)rs->fns[i];
+			of->cb = true;
 		}
 	}
+	unsigned ncb = nf;
 	/* object state the inputs gate followed into the callback's data (a
 	 * handle stored in the object, `this->pgconn`): judged the same way */
 	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
@@ -1011,8 +1017,9 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
 		of->loc = ge->loc;
 		of->fn = ge->fn;
+		of->cb = false;
 	}
-	if (!nf) {
+	if (!nf || (post && nf == ncb)) {
 		free_ostate(&os);
 		return;
 	}
@@ -1029,6 +1036,13 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 			first = !str_eq(fields[j].rec, of->rec);
 		if (!first)
 			continue;
+		/* the run after every gate reports only on objects the callback's
+		 * own code does not use (the first run reported those) */
+		bool mute = false;
+		for (unsigned j = k; j < nf && post && !mute; j++)
+			mute = fields[j].cb && str_eq(fields[j].rec, of->rec);
+		struct gate_result scratch = {0};
+		struct gate_result *og = mute ? &scratch : g;
 		const char *cb = ofield_user(m, s, of);
 		struct guard gd = {0};
 		unsigned budget = 256;
@@ -1038,7 +1052,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 			       gd.kind != GUARD_NONE;
 		if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
 			struct gate_evidence *ev = gate_add(
-				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways "
 				"into "
 				"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
@@ -1049,6 +1063,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 			gate_note_add(ev, &gd.loc, "the guard is taken here");
 			gate_note_add(ev, &m->fns.v[open_fn].f->loc, "'%s' reaches the call without it",
 				      m->fns.v[open_fn].f->name);
+			gate_result_free(&scratch);
 			all_settled = false;
 			continue;
 		}
@@ -1064,13 +1079,14 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 			if (os.why[0])
 				snprintf(why, sizeof(why), " (%s)", os.why);
 			struct gate_evidence *ev = gate_add(
-				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
 				"held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
 				"thread keep running and may use or close the object while the worker runs",
 				cb, of->text ? of->text : of->field, extra, of->rec, why);
 			if (os.why[0])
 				gate_note_add(ev, &os.why_loc, "%s", os.why);
+			gate_result_free(&scratch);
 			all_settled = false;
 			continue;
 		}
@@ -1128,7 +1144,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 				snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", nothers,
 					 nothers == 1 ? "" : "s", others, nothers > 8 ? " ..." : "");
 			bev = gate_add(
-				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
 				"with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
 				cb,
@@ -1141,6 +1157,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 				      tfld, gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
 			gate_note_add(bev, &gd.loc, "the guard is taken here");
 		}
+		gate_result_free(&scratch);
 		if (bad || open)
 			all_settled = false;
 		else
@@ -1149,18 +1166,18 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 	/* a fully guarded object: its state no longer leaves the inputs gate
 	 * open */
 	if (all_settled && nsettled)
-		settle(&os, g, from, inputs_ev, settled, nsettled, false);
+		settle(&os, g, 0, inputs_ev, settled, nsettled, false);
 	free_ostate(&os);
 }
 
 void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g)
 {
-	object_state_run(m, s, rs, g, 0, true);
+	object_state_run(m, s, rs, g, 0, false);
 }
 
 void gate_check_object_handles(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			       struct gate_result *g, size_t from)
 {
-	object_state_run(m, s, rs, g, from, false);
+	object_state_run(m, s, rs, g, from, true);
 }
