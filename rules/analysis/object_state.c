@@ -225,6 +225,7 @@ struct guard {
 	const char *what;  /* mutex argument text, or flag field */
 	const char *field; /* the mutex's (or flag's) member name, to find it in other functions */
 	const char *rec;   /* the flag's object struct (NULL for a mutex) */
+	const char *mrec;  /* a mutex kept in an object struct: that struct (NULL: a global or local mutex) */
 	const char *bit;   /* a bit flag (flags |= BIT): the bit's spelling */
 	struct loc loc;
 	char buf[128];
@@ -455,6 +456,7 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 				g->kind = GUARD_MUTEX;
 				g->what = t;
 				g->field = last_field(&e->u.call->args[0]);
+				g->mrec = owner >= 0 ? var_record(mf, owner) : NULL;
 				g->loc = e->loc;
 				return true;
 			}
@@ -754,6 +756,7 @@ static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char
 				g->kind = GUARD_MUTEX;
 				g->what = ce->u.call->args[0].text ? ce->u.call->args[0].text : "?";
 				g->field = last_field(&ce->u.call->args[0]);
+				g->mrec = owner >= 0 ? var_record(cm, owner) : NULL;
 				g->loc = ce->loc;
 			}
 			continue;
@@ -773,6 +776,19 @@ static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char
 
 /* ---- other functions that touch the same state ---- */
 
+/* Is mutex expression x (in mf) the guard's mutex: the same member of the
+ * same object struct (st->lock of struct stream, not another struct's
+ * member named lock), or, for a mutex outside any object, the same
+ * spelling? */
+static bool same_mutex(const struct ostate *os, const struct mfunc *mf, const struct expr *x, const struct guard *g)
+{
+	int32_t owner = mutex_owner(os, mf, x);
+	if (g->mrec)
+		return owner >= 0 && g->field && str_eq(last_field(x), g->field) &&
+		       str_eq(var_record(mf, owner), g->mrec);
+	return owner < 0 && str_eq(x->text, g->what);
+}
+
 /* Does fi take the guard (itself or through every caller)? A flag counts when
  * fi checks it (reads it in a condition). */
 static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, int depth)
@@ -782,11 +798,8 @@ static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, i
 	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 		const struct event *e = &mf->f->events[ei];
 		if (g->kind == GUARD_MUTEX && (is_call(e, "rb_mutex_lock") || is_call(e, "rb_mutex_synchronize")) &&
-		    e->u.call->nargs >= 1) {
-			const char *lf = last_field(&e->u.call->args[0]);
-			if ((g->field && str_eq(lf, g->field)) || str_eq(e->u.call->args[0].text, g->what))
-				return true;
-		}
+		    e->u.call->nargs >= 1 && same_mutex(os, mf, &e->u.call->args[0], g))
+			return true;
 	}
 	if (g->kind == GUARD_FLAG && flag_checked(os, fi, g->rec, g->field, g->bit, UINT32_MAX))
 		return true;
@@ -798,8 +811,7 @@ static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, i
 	for (size_t i = 0; i < cs.n && ok; i++) {
 		const struct event *ce = &m->fns.v[cs.v[i].fn].f->events[cs.v[i].ev];
 		if (g->kind == GUARD_MUTEX && is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 1 &&
-		    ((g->field && str_eq(last_field(&ce->u.call->args[0]), g->field)) ||
-		     str_eq(ce->u.call->args[0].text, g->what)))
+		    same_mutex(os, &m->fns.v[cs.v[i].fn], &ce->u.call->args[0], g))
 			continue;
 		/* registered as a method (rb_define_method(klass, "close", fn, 0)): an entry point */
 		if (ce->kind == EV_CALL && str_starts(ce->u.call->name, "rb_define_")) {
