@@ -182,6 +182,88 @@ static VALUE meter_close(VALUE self)
 	return Qnil;
 }
 
+/* ---- the handle read in a helper given the object's struct: guarded by
+ * the method that calls it (a candidate), and the same helper shape with a
+ * close that skips the flag (unsafe) ---- */
+
+struct tank {
+	ZSTD_CCtx *ctx;
+	int busy;
+};
+static const rb_data_type_t tank_type = {"tank", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static size_t tank_pack(struct tank *tk, unsigned char *buf)
+{
+	ZSTD_inBuffer in = {.src = buf, .size = 256, .pos = 0};
+	ZSTD_outBuffer out = {.dst = buf + 256, .size = 256, .pos = 0};
+	struct run_args args = {.ctx = tk->ctx, .in = &in, .out = &out, .result = 0};
+	rb_nogvl(run_nogvl, &args, NULL, NULL, 0); /* expect: offload-candidate, debug-offload-verdict */ /* expect-msg: offload verdict: candidate; models: ZSTD_compressStream2 (zstd) */
+	return args.result;
+}
+
+static VALUE tank_write(VALUE self)
+{
+	struct tank *tk;
+	unsigned char buf[512];
+	TypedData_Get_Struct(self, struct tank, &tank_type, tk);
+	if (tk->busy)
+		rb_raise(rb_eRuntimeError, "tank in use");
+	memset(buf, 0, sizeof(buf));
+	tk->busy = 1;
+	size_t r = tank_pack(tk, buf);
+	tk->busy = 0;
+	return SIZET2NUM(r);
+}
+
+static VALUE tank_close(VALUE self)
+{
+	struct tank *tk;
+	TypedData_Get_Struct(self, struct tank, &tank_type, tk);
+	if (tk->busy)
+		rb_raise(rb_eRuntimeError, "tank in use");
+	ZSTD_freeCCtx(tk->ctx);
+	tk->ctx = NULL;
+	return Qnil;
+}
+
+struct vat {
+	ZSTD_CCtx *ctx;
+	int busy;
+};
+static const rb_data_type_t vat_type = {"vat", {NULL, NULL, NULL}, NULL, NULL, 0};
+
+static size_t vat_pack(struct vat *vt, unsigned char *buf)
+{
+	ZSTD_inBuffer in = {.src = buf, .size = 256, .pos = 0};
+	ZSTD_outBuffer out = {.dst = buf + 256, .size = 256, .pos = 0};
+	struct run_args args = {.ctx = vt->ctx, .in = &in, .out = &out, .result = 0};
+	rb_nogvl(run_nogvl, &args, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe */
+	return args.result;
+}
+
+static VALUE vat_write(VALUE self)
+{
+	struct vat *vt;
+	unsigned char buf[512];
+	TypedData_Get_Struct(self, struct vat, &vat_type, vt);
+	if (vt->busy)
+		rb_raise(rb_eRuntimeError, "vat in use");
+	memset(buf, 0, sizeof(buf));
+	vt->busy = 1;
+	size_t r = vat_pack(vt, buf);
+	vt->busy = 0;
+	return SIZET2NUM(r);
+}
+
+static VALUE vat_close(VALUE self)
+{
+	struct vat *vt;
+	TypedData_Get_Struct(self, struct vat, &vat_type, vt);
+	ZSTD_freeCCtx(vt->ctx);
+	vt->ctx = NULL;
+	return Qnil;
+}
+
 void Init_object_handles(void)
 {
 	VALUE c = rb_define_class("HandleStream", rb_cObject);
@@ -194,4 +276,10 @@ void Init_object_handles(void)
 	rb_define_method(mc, "write", meter_write, 0);
 	rb_define_method(mc, "level=", meter_set_level, 1);
 	rb_define_method(mc, "close", meter_close, 0);
+	VALUE tc = rb_define_class("HandleTank", rb_cObject);
+	rb_define_method(tc, "write", tank_write, 0);
+	rb_define_method(tc, "close", tank_close, 0);
+	VALUE vc = rb_define_class("HandleVat", rb_cObject);
+	rb_define_method(vc, "write", vat_write, 0);
+	rb_define_method(vc, "close", vat_close, 0);
 }

@@ -2280,6 +2280,38 @@ static bool var_typed_data(struct hflow *h, const struct mfunc *mf, int32_t var,
 	return false;
 }
 
+/* Is pointer parameter v of mf an object's C struct in every caller: each
+ * direct caller passes a variable taken out of a typed/data object there (or
+ * its own such parameter, two levels up)? hiredis_read(self) takes
+ * `connection` out of self and hands it to hiredis_read_internal, whose
+ * connection->context is then the object's state. */
+static bool param_typed_data(struct hflow *h, const struct mfunc *mf, const struct var *v, int depth)
+{
+	if (depth > 2 || v->kind != VK_PARAM || v->param_index < 0 || !(v->flags & VF_POINTER) ||
+	    !(mf->f->flags & FN_STATIC) || mf->address_taken)
+		return false;
+	unsigned callers = 0;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &h->m->edges.v[h->m->in_edges.v[k]];
+		if (ed->kind != EDGE_DIRECT)
+			return false;
+		if (!handle_budget(h, 1))
+			return false;
+		const struct mfunc *cf = &h->m->fns.v[ed->from];
+		const struct call *c = cf->f->events[ed->ev].u.call;
+		if ((uint32_t)v->param_index >= c->nargs || cf == mf)
+			return false;
+		const struct expr *a = &c->args[v->param_index];
+		if (a->kind != EX_REF || !ref_is_var(&a->ref) || a->ref.addr)
+			return false;
+		const struct var *av = mf_var(cf, a->ref.var);
+		if (!av || !(var_typed_data(h, cf, a->ref.var, ed->ev, 0) || param_typed_data(h, cf, av, depth + 1)))
+			return false;
+		callers++;
+	}
+	return callers > 0;
+}
+
 static bool is_ruby_call_name(const char *n)
 {
 	return n &&
@@ -2396,7 +2428,7 @@ static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref
 	bool member = r->path && *r->path;
 	if (member) {
 		/* a field of a Ruby object's C struct (this->pgconn, ptr->ctx) */
-		if (r->deref && var_typed_data(h, mf, r->var, at, 0)) {
+		if (r->deref && (var_typed_data(h, mf, r->var, at, 0) || param_typed_data(h, mf, v, 0))) {
 			bool first = h->out->origin != IOH_OBJECT || !h->out->name;
 			handle_worse(h, IOH_OBJECT, mf, name, &loc);
 			if (first && h->out->origin == IOH_OBJECT) {
