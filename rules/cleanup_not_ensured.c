@@ -112,39 +112,102 @@ static const char *why(const struct msite *s)
 	       "callback returns";
 }
 
-/* The first cleanup after site s in its function that rb_ensure does not
- * protect (whatever the site's flags: offloading adds a raising path). */
-bool cleanup_after_release(const struct model *m, const struct msite *s, struct loc *where, const char **what)
+/* Cleanups a raise at site s skips: after the release in its function, and
+ * after the call on the way up, in its callers and their callers
+ * (UP_FRAMES, a zstd-style `compress_io` that frees its buffers after
+ * `compress` returns from the helper that releases). A function run as the
+ * body of rb_protect/rb_ensure leaves the cleanup to its caller, so the walk
+ * stops there; so it does at callers the call graph cannot list (a pointer
+ * call), whose frames are not looked at. */
+#define UP_FRAMES 2
+#define UP_CALLERS 16
+
+struct skipped {
+	uint32_t fn, ev; /* the cleanup call */
+	uint32_t via_fn; /* the function called at that level on the way down (fn itself at the site's level) */
+};
+typedef VEC(struct skipped) skipped_vec;
+
+static void skipped_in(const struct model *m, const struct msite *s, uint32_t fi, uint32_t after, uint32_t via,
+		       int depth, skipped_vec *out)
 {
-	const struct mfunc *mf = &m->fns.v[s->fn];
-	if (mf->protected_body || s->is_template)
-		return false;
+	const struct mfunc *mf = &m->fns.v[fi];
+	if (mf->protected_body)
+		return;
 	const struct func *f = mf->f;
-	for (uint32_t i = s->ev + 1; i < f->nevents; i++) {
+	for (uint32_t i = after + 1; i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
 		struct ref r;
 		if (e->kind != EV_CALL || !is_cleanup(e->u.call->name) || !freed_ref(e->u.call, &r))
 			continue;
+		/* allocated (or locked) again after the call: not at risk from it.
+		 * The release call's own result (salt = rb_thread_call_without_gvl(...))
+		 * was made before the raise point. */
 		bool fresh = false;
-		for (uint32_t j = s->ev + 1; j < i && !fresh; j++) {
+		for (uint32_t j = after + 1; j < i && !fresh; j++) {
 			const struct event *a = &f->events[j];
 			if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var &&
 			    ref_path_prefix(a->u.assign->lhs.path, r.path) &&
-			    !(a->u.assign->rhs.kind == EX_CALL && a->u.assign->rhs.call == (int32_t)s->ev))
+			    !(fi == s->fn && a->u.assign->rhs.kind == EX_CALL &&
+			      a->u.assign->rhs.call == (int32_t)after))
+				fresh = true;
+			if (a->kind == EV_CALL && str_eq(e->u.call->name, "rb_str_unlocktmp") &&
+			    str_eq(a->u.call->name, "rb_str_locktmp") && a->u.call->nargs &&
+			    a->u.call->args[0].kind == EX_REF && ref_same(&a->u.call->args[0].ref, &r))
 				fresh = true;
 		}
 		if (fresh)
 			continue;
+		bool dup = false;
+		for (size_t k = 0; k < out->n && !dup; k++)
+			dup = out->v[k].fn == fi && out->v[k].ev == i;
+		if (!dup) {
+			struct skipped sk = {fi, i, via};
+			vec_push(out, sk);
+		}
+	}
+	if (depth <= 0)
+		return;
+	unsigned n = 0;
+	for (uint32_t k = mf->in_begin; k < mf->in_end && n < UP_CALLERS; k++) {
+		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+		if (ed->kind != EDGE_DIRECT || ed->from == fi)
+			continue;
+		n++;
+		skipped_in(m, s, ed->from, ed->ev, fi, depth - 1, out);
+	}
+}
+
+static void skipped_cleanups(const struct model *m, const struct msite *s, skipped_vec *out)
+{
+	if (s->fn >= m->fns.n)
+		return;
+	skipped_in(m, s, s->fn, s->ev, s->fn, UP_FRAMES, out);
+}
+
+/* The first cleanup a raise at site s skips that rb_ensure does not protect
+ * (whatever the site's flags: offloading adds a raising path): in its
+ * function, else in a caller up to UP_FRAMES levels. */
+bool cleanup_after_release(const struct model *m, const struct msite *s, struct loc *where, const char **what)
+{
+	if (s->is_template)
+		return false;
+	skipped_vec sv = {0};
+	skipped_cleanups(m, s, &sv);
+	bool found = sv.n > 0;
+	if (found) {
+		const struct event *e = &m->fns.v[sv.v[0].fn].f->events[sv.v[0].ev];
 		*where = e->loc;
 		*what = e->u.call->name;
-		return true;
 	}
-	return false;
+	vec_free(&sv);
+	return found;
 }
 
 struct hit {
 	uint32_t fn, ev; /* the cleanup call */
 	int32_t site;    /* the latest raising site before it */
+	uint32_t via;    /* the function fn calls on the way to the site (fn itself: the site is in fn) */
 };
 
 struct hit;
@@ -158,53 +221,34 @@ static void run(struct rule_ctx *rc)
 		const struct msite *s = &m->sites.v[si];
 		if (!can_raise(s))
 			continue;
-		const struct mfunc *mf = &m->fns.v[s->fn];
-		if (mf->protected_body)
-			continue;
-		const struct func *f = mf->f;
-		for (uint32_t i = s->ev + 1; i < f->nevents; i++) {
+		skipped_vec sv = {0};
+		skipped_cleanups(m, s, &sv);
+		for (size_t q = 0; q < sv.n; q++) {
+			uint32_t fi = sv.v[q].fn, i = sv.v[q].ev;
+			const struct func *f = m->fns.v[fi].f;
 			const struct event *e = &f->events[i];
-			if (e->kind != EV_CALL || !is_cleanup(e->u.call->name))
-				continue;
-			struct ref r;
-			if (!freed_ref(e->u.call, &r))
-				continue;
-			/* allocated (or locked) again after the call: not at risk from it.
-			 * The release call's own result (salt = rb_thread_call_without_gvl(...))
-			 * was made before the raise point. */
-			bool fresh = false;
-			for (uint32_t j = s->ev + 1; j < i && !fresh; j++) {
-				const struct event *a = &f->events[j];
-				if (a->kind == EV_ASSIGN && a->u.assign->lhs.var == r.var &&
-				    ref_path_prefix(a->u.assign->lhs.path, r.path) &&
-				    !(a->u.assign->rhs.kind == EX_CALL && a->u.assign->rhs.call == (int32_t)s->ev))
-					fresh = true;
-				if (a->kind == EV_CALL && str_eq(e->u.call->name, "rb_str_unlocktmp") &&
-				    str_eq(a->u.call->name, "rb_str_locktmp") && a->u.call->nargs &&
-				    a->u.call->args[0].kind == EX_REF && ref_same(&a->u.call->args[0].ref, &r))
-					fresh = true;
-			}
-			if (fresh)
-				continue;
 			bool found = false;
 			for (size_t k = 0; k < hits.n && e->macro && !e->in_macro_arg; k++) {
 				/* one finding per use of a cleanup macro (FREE_BINDS) */
 				const struct event *o = &f->events[hits.v[k].ev];
-				if (hits.v[k].fn == s->fn && hits.v[k].ev != i && o->macro == e->macro &&
+				if (hits.v[k].fn == fi && hits.v[k].ev != i && o->macro == e->macro &&
 				    o->loc.off == e->loc.off && !o->in_macro_arg)
 					found = true;
 			}
 			for (size_t k = 0; k < hits.n; k++)
-				if (hits.v[k].fn == s->fn && hits.v[k].ev == i) {
-					if ((uint32_t)m->sites.v[hits.v[k].site].ev < s->ev)
-						hits.v[k].site = (int32_t)si;
+				if (hits.v[k].fn == fi && hits.v[k].ev == i) {
+					/* the latest raising site before it, in the same function */
+					const struct msite *o = &m->sites.v[hits.v[k].site];
+					if (o->fn == fi && s->fn == fi && o->ev < s->ev)
+						hits.v[k].site = (int32_t)si, hits.v[k].via = sv.v[q].via_fn;
 					found = true;
 				}
 			if (!found) {
-				struct hit h = {s->fn, i, (int32_t)si};
+				struct hit h = {fi, i, (int32_t)si, sv.v[q].via_fn};
 				vec_push(&hits, h);
 			}
 		}
+		vec_free(&sv);
 	}
 	/* one finding per raising call and function: the first skipped cleanup
 	 * (a skipped wipe of secret material first), the others as notes */
@@ -226,6 +270,11 @@ static void run(struct rule_ctx *rc)
 		const struct event *e = &mf->f->events[hits.v[lead].ev];
 		const struct msite *s = &m->sites.v[hits.v[lead].site];
 		struct finding *f = report_hit(rc, m, &hits.v[lead]);
+		if (hits.v[lead].via != hits.v[lead].fn) {
+			const struct func *vf = m->fns.v[hits.v[lead].via].f;
+			finding_note(f, &vf->loc, "'%s' calls '%s', which reaches the release in '%s'", mf->f->name,
+				     vf->name, m->fns.v[s->fn].f->name);
+		}
 		finding_note(f, &s->loc, "%s can raise here%s: %s", s->called,
 			     (s->flags & NOGVL_OFFLOAD_SAFE) ? " (RB_NOGVL_OFFLOAD_SAFE)" : " (no RB_NOGVL_INTR_FAIL)",
 			     why(s));

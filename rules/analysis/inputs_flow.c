@@ -17,6 +17,8 @@
 #include "knowledge.h"
 #include "libmodel.h"
 
+static const char *first_member(const struct mfunc *mf, const char *path);
+
 /* ---- knowledge ---- */
 
 /* Calls that return a pointer into a Ruby object's memory; the owner is the
@@ -587,7 +589,8 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 		for (size_t i = 0; i < fl->out->statics.n; i++)
 			if (fl->out->statics.v[i].var == r->var && fl->out->statics.v[i].name == v->name)
 				return;
-		struct io_static st = {r->var, v->name, fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc};
+		struct io_static st = {r->var, v->name, fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc, NULL,
+				       NULL};
 		vec_push(&fl->out->statics, st);
 		return;
 	}
@@ -604,7 +607,8 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 			seen |= fl->out->objstate.v[i].var == r->var;
 		if (!seen) {
 			struct io_static st = {r->var, ref_name(fl->mf, r),
-					       fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc};
+					       fl->mf->f->events[fl->cur < fl->limit ? fl->cur : 0].loc, v->record,
+					       first_member(fl->mf, r->path)};
 			vec_push(&fl->out->objstate, st);
 		}
 	}
@@ -1086,10 +1090,129 @@ static struct cls classify_expr(const struct model *m, const struct mfunc *mf, c
 /* Is the function's address taken anywhere (rb_define_method(c, "m", fn, 1),
  * an ops table, a function pointer)? Then it has callers the call graph does
  * not show: Ruby's calls into a method are not edges. */
+/* The first member of a path ("stream.avail_in" -> "stream"), in mf's TU
+ * arena; NULL for none. */
+static const char *first_member(const struct mfunc *mf, const char *path)
+{
+	if (!path || !*path)
+		return NULL;
+	size_t k = strcspn(path, ".[");
+	return k ? arena_printf(&mf->tu->arena, "%.*s", (int)k, path) : NULL;
+}
+
 static bool address_taken(const struct model *m, const struct mfunc *mf)
 {
 	(void)m;
 	return mf->address_taken;
+}
+
+static bool x_reads(const struct expr *x, int32_t var)
+{
+	if (x->kind == EX_REF && x->ref.var == var)
+		return true;
+	for (uint32_t k = 0; k < x->nreads; k++)
+		if (x->reads[k].var == var)
+			return true;
+	return false;
+}
+
+/* x is exactly a call through parameter variable pv (r = fn(a, b)): its
+ * read of pv is the call's callee, whose arguments the call event shows. */
+static bool calls_param(const struct mfunc *g, const struct expr *x, int32_t pv)
+{
+	if (x->kind != EX_CALL || x->call < 0 || (uint32_t)x->call >= g->f->nevents)
+		return false;
+	const struct event *e = &g->f->events[x->call];
+	if (e->kind != EV_CALL || !e->u.call->indirect)
+		return false;
+	const struct expr *ce = &e->u.call->callee;
+	if (ce->kind != EX_REF || ce->ref.var != pv || (ce->ref.path && *ce->ref.path))
+		return false;
+	for (uint32_t k = 0; k < e->u.call->nargs; k++)
+		if (x_reads(&e->u.call->args[k], pv))
+			return false;
+	return true;
+}
+
+/* Is parameter index p of g only ever called (`func(conn, name)`): never
+ * stored, passed on, returned or its address taken? */
+static bool param_only_called(const struct mfunc *g, uint32_t p)
+{
+	if (p >= g->f->nparams)
+		return false;
+	int32_t pv = g->f->params[p];
+	for (uint32_t i = 0; i < g->f->nevents; i++) {
+		const struct event *e = &g->f->events[i];
+		if (e->kind == EV_CALL) {
+			for (uint32_t k = 0; k < e->u.call->nargs; k++)
+				if (x_reads(&e->u.call->args[k], pv))
+					return false;
+		} else if (e->kind == EV_ASSIGN) {
+			if (e->u.assign->lhs.var == pv ||
+			    (x_reads(&e->u.assign->rhs, pv) && !calls_param(g, &e->u.assign->rhs, pv)))
+				return false;
+		} else if (e->kind == EV_RETURN) {
+			if (e->u.ret && x_reads(e->u.ret, pv) && !calls_param(g, e->u.ret, pv))
+				return false;
+		} else if (e->kind == EV_ACCESS) {
+			if (e->u.access.ref.var == pv && (e->u.access.mode & (ACC_ADDR | ACC_WRITE)))
+				return false;
+		}
+	}
+	return true;
+}
+
+#define PARAM_CALLERS_MAX 64
+
+/* A function whose address is taken only to be handed to the gem's own
+ * functions, each of which does nothing with that parameter but call it
+ * (ruby-pg: pgconn_sync_describe_close_prepared_portal(self, name,
+ * gvl_PQdescribePortal) runs func(this->pgconn, stmt)): its callers are those
+ * parameter calls, made on a path through a caller that passes it (the
+ * linker's param_via entries). Anything else (stored, bound to a field, given
+ * to a library function or an indirect call, more than PARAM_CALLERS_MAX
+ * uses): false, the callers are not all known. */
+static bool taken_only_for_param_calls(const struct model *m, const struct mfunc *mf)
+{
+	if (!mf->f->usr || !*mf->f->usr)
+		return false;
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, mf->f->usr))
+				return false;
+	unsigned uses = 0;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct func *f = m->fns.v[fi].f;
+		for (uint32_t ei = 0; ei < f->nevents; ei++) {
+			const struct event *e = &f->events[ei];
+			if (e->kind == EV_ASSIGN) {
+				if (e->u.assign->rhs.kind == EX_FUNC && str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
+					return false;
+				continue;
+			}
+			if (e->kind != EV_CALL)
+				continue;
+			const struct call *c = e->u.call;
+			for (uint32_t k = 0; k < c->nargs; k++) {
+				if (c->args[k].kind != EX_FUNC || !str_eq(c->args[k].func_usr, mf->f->usr))
+					continue;
+				if (++uses > PARAM_CALLERS_MAX || c->indirect || !c->usr)
+					return false;
+				const struct mfunc *g = model_callee(m, c->usr, &m->fns.v[fi]);
+				if (!g || g == mf || !(g->f->flags & FN_STATIC) || !param_only_called(g, k)) {
+					return false;
+				}
+				bool via = false;
+				for (size_t v = 0; v < m->param_via.n && !via; v++)
+					via = m->param_via.v[v].from == g->id &&
+					      m->param_via.v[v].to == (int32_t)mf->id && m->param_via.v[v].caller == fi;
+				if (!via) {
+					return false;
+				}
+			}
+		}
+	}
+	return uses > 0;
 }
 
 static struct cls classify_param(const struct model *m, const struct mfunc *mf, const struct var *v, int depth)
@@ -1741,10 +1864,13 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
 	}
 	if (!np)
 		return;
-	bool all = only_this || (mf->in_begin < mf->in_end && !address_taken(m, mf));
+	/* called only through function-pointer parameters of the gem's own
+	 * functions: those calls are its callers */
+	bool by_param = !only_this && address_taken(m, mf) && taken_only_for_param_calls(m, mf);
+	bool all = only_this || (mf->in_begin < mf->in_end && (!address_taken(m, mf) || by_param));
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
 		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-		if (ed->kind != EDGE_DIRECT) {
+		if (ed->kind != EDGE_DIRECT && !(by_param && ed->kind == EDGE_PARAM)) {
 			all = false;
 			continue;
 		}
@@ -1775,7 +1901,15 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
  * parameter of its caller, the data is no longer "from the caller". */
 static void ensure_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct io_analysis *out)
 {
-	static const char *const bodies[] = {"rb_ensure", "rb_protect", "rb_rescue", "rb_rescue2"};
+	/* the function run and its data argument: rb_ensure(body, data, ...),
+	 * rb_mutex_synchronize(mutex, body, data) */
+	static const struct {
+		const char *name;
+		unsigned fn, data;
+	} bodies[] = {
+		{"rb_ensure", 0, 1}, {"rb_mutex_synchronize", 1, 2}, {"rb_protect", 0, 1},
+		{"rb_rescue", 0, 1}, {"rb_rescue2", 0, 1},
+	};
 	if (!out->from_caller_cast || s->is_template || !mf->f->usr)
 		return;
 	unsigned found = 0, refs = 0, hops = 0;
@@ -1790,13 +1924,17 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 			for (uint32_t a = 0; a < c->nargs; a++)
 				if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
 					refs++;
-			if (c->nargs < 2 || c->args[0].kind != EX_FUNC || !str_eq(c->args[0].func_usr, mf->f->usr) ||
-			    !IN(c->name, bodies))
+			int b = -1;
+			for (size_t k2 = 0; k2 < ARRAY_SIZE(bodies) && b < 0; k2++)
+				if (str_eq(c->name, bodies[k2].name))
+					b = (int)k2;
+			if (b < 0 || c->nargs <= bodies[b].data || c->args[bodies[b].fn].kind != EX_FUNC ||
+			    !str_eq(c->args[bodies[b].fn].func_usr, mf->f->usr))
 				continue;
 			found++;
 			if (cf == mf || ++hops > 8)
 				continue;
-			const struct expr *xs[1] = {&c->args[1]};
+			const struct expr *xs[1] = {&c->args[bodies[b].data]};
 			struct hop_at at = {k, ei};
 			rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
 		}
@@ -2042,6 +2180,51 @@ void io_free(struct io_analysis *a)
 
 /* ---- the offload gates ---- */
 
+static bool field_ref(const struct ref *r, const char *rec, const char *field)
+{
+	return r->var >= 0 && r->deref && str_eq(r->field, field) && str_eq(r->path, field) && str_eq(r->record, rec);
+}
+
+/* Does field `field` of object struct `rec` hold a pointer, as far as the
+ * gem shows: copied into a pointer variable (PGconn *c = this->pgconn), or
+ * passed to a pointer parameter of the gem's own function? Member types are
+ * not in the facts; a field only ever read as a number is not a pointer. */
+static bool field_pointer_like(const struct model *m, const char *rec, const char *field)
+{
+	if (!rec || !field)
+		return false;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind == EV_ASSIGN) {
+				const struct assign *as = e->u.assign;
+				if (as->rhs.kind != EX_REF || !field_ref(&as->rhs.ref, rec, field) ||
+				    !ref_is_var(&as->lhs))
+					continue;
+				const struct var *lv = mf_var(mf, as->lhs.var);
+				if (lv && (lv->flags & VF_POINTER))
+					return true;
+			} else if (e->kind == EV_CALL && e->u.call->usr) {
+				const struct call *c = e->u.call;
+				const struct mfunc *g = NULL;
+				for (uint32_t k = 0; k < c->nargs; k++) {
+					if (c->args[k].kind != EX_REF || !field_ref(&c->args[k].ref, rec, field))
+						continue;
+					if (!g)
+						g = model_callee(m, c->usr, mf);
+					if (!g || k >= g->f->nparams)
+						break;
+					const struct var *pv = mf_var(g, g->f->params[k]);
+					if (pv && (pv->flags & VF_POINTER))
+						return true;
+				}
+			}
+		}
+	}
+	return false;
+}
+
 void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
 {
 	(void)rs;
@@ -2089,6 +2272,13 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				 "cannot verify",
 				 a.objstate.v[i].name);
 		ev->object_owned = true;
+		/* the object-state part judges the field's guard when it holds a
+		 * pointer (a handle, a buffer); a number copied out of the object
+		 * is not shared with the callback */
+		if (field_pointer_like(m, a.objstate.v[i].rec, a.objstate.v[i].field)) {
+			ev->obj_rec = a.objstate.v[i].rec;
+			ev->obj_field = a.objstate.v[i].field;
+		}
 		gate_fact(ev, FACT_DATA, a.objstate.v[i].name);
 	}
 	for (size_t i = 0; i < a.in.n; i++) {
@@ -2215,6 +2405,38 @@ static bool var_typed_data(struct hflow *h, const struct mfunc *mf, int32_t var,
 	return false;
 }
 
+/* Is pointer parameter v of mf an object's C struct in every caller: each
+ * direct caller passes a variable taken out of a typed/data object there (or
+ * its own such parameter, two levels up)? hiredis_read(self) takes
+ * `connection` out of self and hands it to hiredis_read_internal, whose
+ * connection->context is then the object's state. */
+static bool param_typed_data(struct hflow *h, const struct mfunc *mf, const struct var *v, int depth)
+{
+	if (depth > 2 || v->kind != VK_PARAM || v->param_index < 0 || !(v->flags & VF_POINTER) ||
+	    !(mf->f->flags & FN_STATIC) || mf->address_taken)
+		return false;
+	unsigned callers = 0;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &h->m->edges.v[h->m->in_edges.v[k]];
+		if (ed->kind != EDGE_DIRECT)
+			return false;
+		if (!handle_budget(h, 1))
+			return false;
+		const struct mfunc *cf = &h->m->fns.v[ed->from];
+		const struct call *c = cf->f->events[ed->ev].u.call;
+		if ((uint32_t)v->param_index >= c->nargs || cf == mf)
+			return false;
+		const struct expr *a = &c->args[v->param_index];
+		if (a->kind != EX_REF || !ref_is_var(&a->ref) || a->ref.addr)
+			return false;
+		const struct var *av = mf_var(cf, a->ref.var);
+		if (!av || !(var_typed_data(h, cf, a->ref.var, ed->ev, 0) || param_typed_data(h, cf, av, depth + 1)))
+			return false;
+		callers++;
+	}
+	return callers > 0;
+}
+
 static bool is_ruby_call_name(const char *n)
 {
 	return n &&
@@ -2331,8 +2553,13 @@ static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref
 	bool member = r->path && *r->path;
 	if (member) {
 		/* a field of a Ruby object's C struct (this->pgconn, ptr->ctx) */
-		if (r->deref && var_typed_data(h, mf, r->var, at, 0)) {
+		if (r->deref && (var_typed_data(h, mf, r->var, at, 0) || param_typed_data(h, mf, v, 0))) {
+			bool first = h->out->origin != IOH_OBJECT || !h->out->name;
 			handle_worse(h, IOH_OBJECT, mf, name, &loc);
+			if (first && h->out->origin == IOH_OBJECT) {
+				h->out->rec = v->record;
+				h->out->field = first_member(mf, r->path);
+			}
 			return;
 		}
 		/* a member of a local struct: the stores to that member */
@@ -2387,7 +2614,8 @@ static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref
 			handle_value(h, cf, &c->args[v->param_index], pv->ev, depth + 1);
 		}
 		/* an entry point, or callers the call graph does not show */
-		if (!callers || mf->address_taken || !(mf->f->flags & FN_STATIC))
+		if (!callers || (mf->address_taken && !taken_only_for_param_calls(h->m, mf)) ||
+		    !(mf->f->flags & FN_STATIC))
 			handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
 		return;
 	}

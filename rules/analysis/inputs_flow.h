@@ -88,6 +88,9 @@ struct io_static {
 	int32_t var; /* a static or global buffer handed to the callback */
 	const char *name;
 	struct loc loc;
+	/* objstate: the object struct and its field (NULL when not known) */
+	const char *rec;
+	const char *field;
 };
 
 struct io_analysis {
@@ -201,6 +204,9 @@ struct io_handle {
 	const char *fn;   /* the function it is in */
 	struct loc loc;
 	bool escapes; /* IOH_UNKNOWN: made there, but stored or handed out */
+	/* IOH_OBJECT: the object struct and the field holding the handle */
+	const char *rec;
+	const char *field;
 };
 /* A call that makes a new handle: a library function modelled thread_safe:
  * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an

@@ -225,6 +225,7 @@ struct guard {
 	const char *what;  /* mutex argument text, or flag field */
 	const char *field; /* the mutex's (or flag's) member name, to find it in other functions */
 	const char *rec;   /* the flag's object struct (NULL for a mutex) */
+	const char *mrec;  /* a mutex kept in an object struct: that struct (NULL: a global or local mutex) */
 	const char *bit;   /* a bit flag (flags |= BIT): the bit's spelling */
 	struct loc loc;
 	char buf[128];
@@ -445,6 +446,7 @@ static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *re
 				g->kind = GUARD_MUTEX;
 				g->what = t;
 				g->field = last_field(&e->u.call->args[0]);
+				g->mrec = owner >= 0 ? var_record(mf, owner) : NULL;
 				g->loc = e->loc;
 				return true;
 			}
@@ -744,6 +746,7 @@ static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char
 				g->kind = GUARD_MUTEX;
 				g->what = ce->u.call->args[0].text ? ce->u.call->args[0].text : "?";
 				g->field = last_field(&ce->u.call->args[0]);
+				g->mrec = owner >= 0 ? var_record(cm, owner) : NULL;
 				g->loc = ce->loc;
 			}
 			continue;
@@ -763,6 +766,19 @@ static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char
 
 /* ---- other functions that touch the same state ---- */
 
+/* Is mutex expression x (in mf) the guard's mutex: the same member of the
+ * same object struct (st->lock of struct stream, not another struct's
+ * member named lock), or, for a mutex outside any object, the same
+ * spelling? */
+static bool same_mutex(const struct ostate *os, const struct mfunc *mf, const struct expr *x, const struct guard *g)
+{
+	int32_t owner = mutex_owner(os, mf, x);
+	if (g->mrec)
+		return owner >= 0 && g->field && str_eq(last_field(x), g->field) &&
+		       str_eq(var_record(mf, owner), g->mrec);
+	return owner < 0 && str_eq(x->text, g->what);
+}
+
 /* Does fi take the guard (itself or through every caller)? A flag counts when
  * fi checks it (reads it in a condition). */
 static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, int depth)
@@ -772,11 +788,8 @@ static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, i
 	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 		const struct event *e = &mf->f->events[ei];
 		if (g->kind == GUARD_MUTEX && (is_call(e, "rb_mutex_lock") || is_call(e, "rb_mutex_synchronize")) &&
-		    e->u.call->nargs >= 1) {
-			const char *lf = last_field(&e->u.call->args[0]);
-			if ((g->field && str_eq(lf, g->field)) || str_eq(e->u.call->args[0].text, g->what))
-				return true;
-		}
+		    e->u.call->nargs >= 1 && same_mutex(os, mf, &e->u.call->args[0], g))
+			return true;
 	}
 	if (g->kind == GUARD_FLAG && flag_checked(os, fi, g->rec, g->field, g->bit, UINT32_MAX))
 		return true;
@@ -788,8 +801,7 @@ static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, i
 	for (size_t i = 0; i < cs.n && ok; i++) {
 		const struct event *ce = &m->fns.v[cs.v[i].fn].f->events[cs.v[i].ev];
 		if (g->kind == GUARD_MUTEX && is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 1 &&
-		    ((g->field && str_eq(last_field(&ce->u.call->args[0]), g->field)) ||
-		     str_eq(ce->u.call->args[0].text, g->what)))
+		    same_mutex(os, &m->fns.v[cs.v[i].fn], &ce->u.call->args[0], g))
 			continue;
 		/* registered as a method (rb_define_method(klass, "close", fn, 0)): an entry point */
 		if (ce->kind == EV_CALL && str_starts(ce->u.call->name, "rb_define_")) {
@@ -895,15 +907,18 @@ static void evidence_free(struct gate_evidence *ge)
  * evidence (evidence [0, upto) of GATE_INPUTS at the caller side) that is
  * about one of the settled object structs: every use of them is serialised
  * (or the object is still private to its creator). */
-static void settle(struct ostate *os, struct gate_result *g, size_t upto, const char *const *settled, unsigned ns,
-		   bool self_only)
+static void settle(struct ostate *os, struct gate_result *g, size_t from, size_t upto, const char *const *settled,
+		   unsigned ns, bool self_only)
 {
 	size_t w = 0;
 	for (size_t i = 0; i < g->ev.n; i++) {
 		struct gate_evidence *ge = &g->ev.v[i];
 		bool drop = false;
-		if (i < upto && ge->gate == GATE_INPUTS && ge->state == GATE_UNKNOWN && ge->object_owned) {
-			const char *rec = evidence_record(os, ge, self_only);
+		if (i >= from && i < upto && ge->gate == GATE_INPUTS && ge->state == GATE_UNKNOWN && ge->object_owned) {
+			/* a field the flow named is that object's; the receiver's own
+			 * privacy is judged by the line (a handle from another object
+			 * stays) */
+			const char *rec = ge->obj_rec && !self_only ? ge->obj_rec : evidence_record(os, ge, self_only);
 			for (unsigned k = 0; rec && k < ns && !drop; k++)
 				drop = str_eq(settled[k], rec);
 		}
@@ -928,11 +943,24 @@ struct ofield {
 	char field[128];
 	const char *text; /* as written in the callback */
 	struct loc loc;
-	uint32_t fn;
+	int32_t fn; /* the function using it; -1: the callback's data, from the caller side */
+	bool cb;    /* used by the callback's own code (not from the inputs gate's evidence) */
 };
 
-void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
-			     struct gate_result *g)
+static const char *ofield_user(const struct model *m, const struct msite *s, const struct ofield *of)
+{
+	return of->fn >= 0 ? m->fns.v[of->fn].f->name : io_callback_name(m, s);
+}
+
+/* The fields the callback's own code uses, and the object fields of the
+ * evidence from index `from` on. The first run (post false, from the inputs
+ * checker) judges both. The run after every gate (post true) is for the
+ * handles the per-handle library models followed: it judges each object
+ * struct again with all its fields, so that settling it stays a judgement on
+ * every use, but leaves the reporting of the callback's own fields to the
+ * first run. */
+static void object_state_run(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g, size_t from, bool post)
 {
 	struct ostate os = {.m = m};
 	find_records(&os);
@@ -941,7 +969,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 	size_t inputs_ev = g->ev.n; /* the inputs checker's evidence comes before ours */
 	/* an object still being created is private to its creator */
 	if (private_fn(&os, s->data_fn, UP_DEPTH) && private_fn(&os, s->fn, UP_DEPTH)) {
-		settle(&os, g, inputs_ev, os.records, os.nrecords, true);
+		settle(&os, g, from, inputs_ev, os.records, os.nrecords, true);
 		free_ostate(&os);
 		return;
 	}
@@ -968,10 +996,32 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			snprintf(of->field, sizeof(of->field), "%s", fld);
 			of->text = ref_text(mf->tu, r);
 			of->loc = e->loc;
-			of->fn = rs->fns[i];
+			of->fn = (int32_t)rs->fns[i];
+			of->cb = true;
 		}
 	}
-	if (!nf) {
+	unsigned ncb = nf;
+	/* object state the inputs gate followed into the callback's data (a
+	 * handle stored in the object, `this->pgconn`): judged the same way */
+	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
+		const struct gate_evidence *ge = &g->ev.v[i];
+		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
+		    !ge->obj_field || !is_object_record(&os, ge->obj_rec))
+			continue;
+		bool dup = false;
+		for (unsigned k = 0; k < nf && !dup; k++)
+			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, ge->obj_field);
+		if (dup)
+			continue;
+		struct ofield *of = &fields[nf++];
+		of->rec = ge->obj_rec;
+		snprintf(of->field, sizeof(of->field), "%s", ge->obj_field);
+		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
+		of->loc = ge->loc;
+		of->fn = ge->fn;
+		of->cb = false;
+	}
+	if (!nf || (post && nf == ncb)) {
 		free_ostate(&os);
 		return;
 	}
@@ -988,7 +1038,14 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			first = !str_eq(fields[j].rec, of->rec);
 		if (!first)
 			continue;
-		const char *cb = m->fns.v[of->fn].f->name;
+		/* the run after every gate reports only on objects the callback's
+		 * own code does not use (the first run reported those) */
+		bool mute = false;
+		for (unsigned j = k; j < nf && post && !mute; j++)
+			mute = fields[j].cb && str_eq(fields[j].rec, of->rec);
+		struct gate_result scratch = {0};
+		struct gate_result *og = mute ? &scratch : g;
+		const char *cb = ofield_user(m, s, of);
 		struct guard gd = {0};
 		unsigned budget = 256;
 		int64_t open_fn = -1;
@@ -997,7 +1054,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			       gd.kind != GUARD_NONE;
 		if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
 			struct gate_evidence *ev = gate_add(
-				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways "
 				"into "
 				"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
@@ -1008,6 +1065,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			gate_note_add(ev, &gd.loc, "the guard is taken here");
 			gate_note_add(ev, &m->fns.v[open_fn].f->loc, "'%s' reaches the call without it",
 				      m->fns.v[open_fn].f->name);
+			gate_result_free(&scratch);
 			all_settled = false;
 			continue;
 		}
@@ -1023,13 +1081,14 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 			if (os.why[0])
 				snprintf(why, sizeof(why), " (%s)", os.why);
 			struct gate_evidence *ev = gate_add(
-				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
 				"held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
 				"thread keep running and may use or close the object while the worker runs",
 				cb, of->text ? of->text : of->field, extra, of->rec, why);
 			if (os.why[0])
 				gate_note_add(ev, &os.why_loc, "%s", os.why);
+			gate_result_free(&scratch);
 			all_settled = false;
 			continue;
 		}
@@ -1087,7 +1146,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 				snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", nothers,
 					 nothers == 1 ? "" : "s", others, nothers > 8 ? " ..." : "");
 			bev = gate_add(
-				g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
 				"with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
 				cb,
@@ -1100,6 +1159,7 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 				      tfld, gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
 			gate_note_add(bev, &gd.loc, "the guard is taken here");
 		}
+		gate_result_free(&scratch);
 		if (bad || open)
 			all_settled = false;
 		else
@@ -1108,6 +1168,18 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
 	/* a fully guarded object: its state no longer leaves the inputs gate
 	 * open */
 	if (all_settled && nsettled)
-		settle(&os, g, inputs_ev, settled, nsettled, false);
+		settle(&os, g, 0, inputs_ev, settled, nsettled, false);
 	free_ostate(&os);
+}
+
+void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			     struct gate_result *g)
+{
+	object_state_run(m, s, rs, g, 0, false);
+}
+
+void gate_check_object_handles(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			       struct gate_result *g, size_t from)
+{
+	object_state_run(m, s, rs, g, from, true);
 }

@@ -228,7 +228,10 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 	oi->threshold_guard = threshold_guarded(m, s);
 	struct reach_set rs;
 	model_reach_from(m, &s->cb, (int32_t)s->id, &rs);
+	size_t handles_from = 0;
 	for (int gi = 0; gi < GATE_COUNT; gi++) {
+		if (gi == GATE_INPUTS + 1)
+			handles_from = oi->g.ev.n; /* the object evidence of later gates */
 		if (gi == GATE_RUBY_API || gi == GATE_THREAD_STATE)
 			gate_memo(memo, gi, "", m, s, &rs, &oi->g);
 		else if (gi == GATE_SHARED_STATE)
@@ -236,6 +239,7 @@ static void evaluate(struct cb_memo *memo, const struct model *m, const struct m
 		else
 			checkers[gi](m, s, &rs, &oi->g);
 	}
+	gate_check_object_handles(m, s, &rs, &oi->g, handles_from);
 	reach_set_free(&rs);
 	if (!s->flags_known)
 		gate_fact(gate_add(&oi->g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
@@ -437,6 +441,10 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 				"during the call unless an in-progress guard stops them: cannot verify",
 				mf->f->name, c->name, where, h, ho.fn ? ho.fn : "?");
 			gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
+			/* the object-state part judges that field's guard */
+			ge->object_owned = true;
+			ge->obj_rec = ho.rec;
+			ge->obj_field = ho.field;
 		} else if (ho.origin == IOH_UNKNOWN && (!ho.fn || ho.fn == mf->f->name)) {
 			ge = gate_add(
 				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,

@@ -36,6 +36,11 @@ void gate_check_inputs_all(const struct model *m, const struct msite *s, const s
  * call and every other function touching them (gvl-semantics.md 2.9). */
 void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g);
+/* The same for the object fields the other gates found from evidence index
+ * `from` on (a per-handle library call whose handle lives in the object:
+ * `this->pgconn`); run after every gate. */
+void gate_check_object_handles(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			       struct gate_result *g, size_t from);
 void gate_check_work_size(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			  struct gate_result *g);
 

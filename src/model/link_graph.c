@@ -215,7 +215,9 @@ bool add_param_edges(struct model *m)
 				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
 				if (ed->kind != EDGE_DIRECT)
 					continue;
-				const struct mfunc *caller = &m->fns.v[ed->from];
+				/* add_edge may move m->edges: keep what is needed of ed */
+				const uint32_t from = ed->from;
+				const struct mfunc *caller = &m->fns.v[from];
 				const struct expr *a = arg_at(caller->f->events[ed->ev].u.call, p);
 				if (!a)
 					continue;
@@ -224,7 +226,7 @@ bool add_param_edges(struct model *m)
 					partial = true;
 				for (uint32_t i = 0; i < r.ntargets; i++) {
 					add_edge(m, fi, (int32_t)r.targets[i], ei, EDGE_PARAM);
-					struct param_via pv = {fi, ei, (int32_t)r.targets[i], ed->from};
+					struct param_via pv = {fi, ei, (int32_t)r.targets[i], from};
 					vec_push(&m->param_via, pv);
 					any = true;
 				}

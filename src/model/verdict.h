@@ -85,6 +85,12 @@ struct gate_evidence {
 	 * gate (rules/object_state.c) drops it when every use of that object is
 	 * serialised, or the object is still private to its creator */
 	bool object_owned;
+	/* ... and, when known, which object struct and field it is (a handle
+	 * followed to `this->pgconn`): the object-state part then judges that
+	 * field's guard as if the callback used it (not owned: the model's
+	 * strings) */
+	const char *obj_rec;
+	const char *obj_field;
 };
 
 /* A library model entry that decided a gate for a call the callback makes
