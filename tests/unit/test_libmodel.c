@@ -46,7 +46,7 @@ static void builtins_load(void **state)
 	static const char *const libs[] = {"posix",    "linux",    "pthread", "intrinsics", "zlib",    "zstd",
 					   "lz4",      "brotli",   "bzip2",   "liblzma",    "openssl", "libpq",
 					   "mysql",    "sqlite",   "libcurl", "libgit2",    "libxml2", "libyaml",
-					   "libmagic", "liburing", "libev",   "hiredis",    "magick",  "libvips",
+					   "libmagic", "liburing", "libev",   "hiredis",    "magickcore", "libvips",
 					   "freetds",  "duckdb",   "lmdb",    "libsodium",  "libffi"};
 	for (size_t k = 0; k < ARRAY_SIZE(libs); k++) {
 		bool found = false;
