@@ -43,11 +43,11 @@ static void builtins_load(void **state)
 		assert_false(all[i]->user);
 	}
 	/* every library the issue lists has a model file */
-	static const char *const libs[] = {"posix",    "linux",    "pthread", "intrinsics", "zlib",    "zstd",
-					   "lz4",      "brotli",   "bzip2",   "liblzma",    "openssl", "libpq",
-					   "mysql",    "sqlite",   "libcurl", "libgit2",    "libxml2", "libyaml",
-					   "libmagic", "liburing", "libev",   "hiredis",    "magick",  "libvips",
-					   "freetds",  "duckdb",   "lmdb",    "libsodium",  "libffi"};
+	static const char *const libs[] = {"posix",    "linux",    "pthread", "intrinsics", "zlib",       "zstd",
+					   "lz4",      "brotli",   "bzip2",   "liblzma",    "openssl",    "libpq",
+					   "mysql",    "sqlite",   "libcurl", "libgit2",    "libxml2",    "libyaml",
+					   "libmagic", "liburing", "libev",   "hiredis",    "magickcore", "magickwand",
+					   "libvips",  "freetds",  "duckdb",  "lmdb",       "libsodium",  "libffi"};
 	for (size_t k = 0; k < ARRAY_SIZE(libs); k++) {
 		bool found = false;
 		for (size_t i = 0; i < n && !found; i++)
@@ -87,6 +87,23 @@ static void queries(void **state)
 	assert_non_null(model_find("sqlite3_backup_step")->registered_by);
 	assert_string_equal(model_find("sqlite3_backup_step")->registered_by[0], "sqlite3_busy_handler");
 	assert_null(model_find("sqlite3_backup_step")->registered_by[1]);
+	/* ImageMagick: an operation is per image and may run the progress
+	 * monitor and the memory handlers the gem registered */
+	const struct lib_model *rz = model_find("ResizeImage");
+	assert_int_equal(rz->thread_safe, LM_TS_PER_HANDLE);
+	assert_int_equal(rz->handle_arg, 0);
+	assert_string_equal(rz->library, "magickcore");
+	bool monitor = false, memory = false;
+	for (const char *const *r = rz->registered_by; r && *r; r++) {
+		monitor = monitor || str_eq(*r, "SetImageProgressMonitor");
+		memory = memory || str_eq(*r, "SetMagickMemoryMethods");
+	}
+	assert_true(monitor && memory);
+	assert_int_equal(model_find("SetImageProgressMonitor")->registers_handler, 1);
+	assert_int_equal(model_find("SetMagickMemoryMethods")->registers_handler, 0);
+	assert_int_equal(model_find("ImageToBlob")->handle_arg, 1);
+	assert_int_equal(model_find("ReadImage")->blocks, LM_BLOCKS_UNINTERRUPTIBLE);
+	assert_int_equal(model_find("MagickResizeImage")->thread_safe, LM_TS_PER_HANDLE);
 	assert_int_equal(model_find("ERR_get_error")->err_use, LM_ERR_READS);
 	assert_int_equal(model_find("PKCS5_PBKDF2_HMAC")->err_use, LM_ERR_PRODUCES);
 	assert_string_equal(model_find("PKCS5_PBKDF2_HMAC")->err_read_with, "ERR_get_error");
