@@ -185,6 +185,25 @@ static int tok_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* The whole of file f (size bytes) as a range to tokenize. For the main file
+ * the translation unit's own extent: clang_getLocationForOffset maps through
+ * macro arguments, which makes libclang index every macro expansion of the
+ * TU first (with a preamble, deserialising Ruby's headers' ones), about a
+ * tenth of a file's parse time spent on two locations. */
+static CXSourceRange whole_file(CXTranslationUnit ctu, CXFile f, size_t size)
+{
+	CXSourceRange tr = clang_getCursorExtent(clang_getTranslationUnitCursor(ctu));
+	CXFile mf = NULL, ef = NULL;
+	unsigned bo = 1, eo = 0;
+	clang_getFileLocation(clang_getRangeStart(tr), &mf, NULL, NULL, &bo);
+	clang_getFileLocation(clang_getRangeEnd(tr), &ef, NULL, NULL, &eo);
+	if (mf && ef && clang_File_isEqual(mf, f) && clang_File_isEqual(ef, f) && bo == 0 && eo == size)
+		return tr;
+	CXSourceLocation b = clang_getLocationForOffset(ctu, f, 0);
+	CXSourceLocation e = clang_getLocationForOffset(ctu, f, (unsigned)size);
+	return clang_getRange(b, e);
+}
+
 static void load_tokens(struct xctx *x, struct fileinfo *fi, CXFile f)
 {
 	fi->toks_done = true;
@@ -192,11 +211,9 @@ static void load_tokens(struct xctx *x, struct fileinfo *fi, CXFile f)
 	const char *contents = clang_getFileContents(x->ctu, f, &size);
 	if (!contents)
 		return;
-	CXSourceLocation b = clang_getLocationForOffset(x->ctu, f, 0);
-	CXSourceLocation e = clang_getLocationForOffset(x->ctu, f, (unsigned)size);
 	CXToken *toks = NULL;
 	unsigned n = 0;
-	clang_tokenize(x->ctu, clang_getRange(b, e), &toks, &n);
+	clang_tokenize(x->ctu, whole_file(x->ctu, f, size), &toks, &n);
 	if (!n)
 		return;
 	fi->toks = arena_alloc(&x->tu->arena, n * sizeof(*fi->toks));
@@ -2461,11 +2478,9 @@ void extract_token_sites(CXTranslationUnit ctu, struct tu_facts *tu)
 	if (!contents)
 		return;
 	CXSourceRangeList *skipped = clang_getSkippedRanges(ctu, f);
-	CXSourceLocation b = clang_getLocationForOffset(ctu, f, 0);
-	CXSourceLocation e = clang_getLocationForOffset(ctu, f, (unsigned)size);
 	CXToken *toks = NULL;
 	unsigned n = 0;
-	clang_tokenize(ctu, clang_getRange(b, e), &toks, &n);
+	clang_tokenize(ctu, whole_file(ctu, f, size), &toks, &n);
 	VEC(struct rawtok) rt = {0};
 	for (unsigned i = 0; i < n; i++) {
 		CXTokenKind k = clang_getTokenKind(toks[i]);
