@@ -75,6 +75,8 @@ struct xctx {
 	struct hmap vars;  /* USR -> var index + 1 */
 	CXFile main_file;
 	const char *main_path;
+	CXFile last_file; /* file_info's last answer (most lookups repeat it) */
+	struct fileinfo *last_fi;
 
 	/* current function */
 	int32_t fn_index;
@@ -134,6 +136,8 @@ static struct fileinfo *file_info(struct xctx *x, CXFile f)
 {
 	if (!f)
 		return NULL;
+	if (f == x->last_file && x->last_fi)
+		return x->last_fi;
 	CXString s = clang_getFileName(f);
 	const char *name = clang_getCString(s);
 	if (!name) {
@@ -143,6 +147,8 @@ static struct fileinfo *file_info(struct xctx *x, CXFile f)
 	struct fileinfo *fi = hmap_get(&x->files, name);
 	if (fi) {
 		clang_disposeString(s);
+		x->last_file = f;
+		x->last_fi = fi;
 		return fi;
 	}
 	fi = arena_alloc(&x->tu->arena, sizeof(*fi));
@@ -152,6 +158,8 @@ static struct fileinfo *file_info(struct xctx *x, CXFile f)
 	fi->origin = (uint8_t)classify_path(x->fc, fi->path);
 	hmap_put(&x->files, intern(&x->tu->pool, name), fi);
 	clang_disposeString(s);
+	x->last_file = f;
+	x->last_fi = fi;
 	return fi;
 }
 
@@ -2303,6 +2311,9 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 {
 	struct xctx *x = d;
 	enum CXCursorKind k = clang_getCursorKind(c);
+	bool pp = k == CXCursor_MacroExpansion || k == CXCursor_MacroDefinition || k == CXCursor_InclusionDirective;
+	if (pp != x->pp_pass)
+		return CXChildVisit_Continue; /* each pass reads only its kinds (as below), without locating the rest */
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	CXFile f = NULL;
 	clang_getFileLocation(sl, &f, NULL, NULL, NULL);
