@@ -322,8 +322,7 @@ static struct range cursor_range(struct xctx *x, CXCursor c)
 	r.end = o2 >= o1 ? o2 : o1;
 	/* Tokens show the code unless the node comes from a macro body (then the
 	 * file location is the expansion site, where only the macro name is). */
-	unsigned eo1 = expansion_off(b);
-	r.macro = eo1 == o1 && r.fi && macro_at(x, r.fi->path, o1) != NULL;
+	r.macro = r.fi && macro_at(x, r.fi->path, o1) != NULL && expansion_off(b) == o1;
 	if (r.fi && !r.fi->toks_done)
 		load_tokens(x, r.fi, f1);
 	return r;
