@@ -50,6 +50,9 @@ struct ostate {
 	/* function USR -> enum fn_role bits (rb_define_method ...), built on first use */
 	struct hmap roles;
 	bool roles_built;
+	/* per function index: its role bits + 1 (0: not looked up yet), and
+	 * whether it is exempt + 1 (exempt_fn), filled on first use */
+	uint8_t *role_by_fn, *exempt_by_fn;
 	/* why the last guard-like shape was not a guard (for the evidence) */
 	char why[320];
 	struct loc why_loc;
@@ -137,7 +140,7 @@ enum fn_role {
 	ROLE_ALLOC = 4
 };
 
-static int role_of(struct ostate *os, uint32_t fi)
+static int role_lookup(struct ostate *os, uint32_t fi)
 {
 	const struct model *m = os->m;
 	const char *usr = m->fns.v[fi].f->usr;
@@ -173,6 +176,15 @@ static int role_of(struct ostate *os, uint32_t fi)
 	return (int)(uintptr_t)hmap_get(&os->roles, usr);
 }
 
+static int role_of(struct ostate *os, uint32_t fi)
+{
+	if (!os->role_by_fn)
+		os->role_by_fn = xcalloc(os->m->fns.n + 1, 1);
+	if (!os->role_by_fn[fi])
+		os->role_by_fn[fi] = (uint8_t)(role_lookup(os, fi) + 1);
+	return os->role_by_fn[fi] - 1;
+}
+
 /* Functions that see the object before anyone else can (its allocator, the
  * method registered as initialize) or after everyone (the GC's callbacks:
  * free, mark, memsize, compact, by name, unless Ruby code can call them as a
@@ -189,7 +201,7 @@ static bool makes_object(const struct func *f)
 	return false;
 }
 
-static bool exempt_fn(struct ostate *os, uint32_t fi)
+static bool exempt_lookup(struct ostate *os, uint32_t fi)
 {
 	int role = role_of(os, fi);
 	if (role & (ROLE_ALLOC | ROLE_INIT))
@@ -210,6 +222,15 @@ static bool exempt_fn(struct ostate *os, uint32_t fi)
 		if (strstr(n, parts[i]))
 			return true;
 	return false;
+}
+
+static bool exempt_fn(struct ostate *os, uint32_t fi)
+{
+	if (!os->exempt_by_fn)
+		os->exempt_by_fn = xcalloc(os->m->fns.n + 1, 1);
+	if (!os->exempt_by_fn[fi])
+		os->exempt_by_fn[fi] = (uint8_t)(exempt_lookup(os, fi) + 1);
+	return os->exempt_by_fn[fi] - 1;
 }
 
 /* ---- guards ---- */
@@ -638,6 +659,32 @@ static void free_ostate(struct ostate *os)
 	}
 	hmap_free(&os->fnargs);
 	hmap_free(&os->roles);
+	free(os->role_by_fn);
+	free(os->exempt_by_fn);
+}
+
+/* The tables above depend on the model alone: one offload_compute builds
+ * them once for all its sites (object_state_begin/end) instead of once per
+ * site, which walked every event of the gem three times per release site. */
+static struct ostate shared;
+static bool shared_active;
+
+void object_state_begin(const struct model *m)
+{
+	object_state_end();
+	memset(&shared, 0, sizeof(shared));
+	shared.m = m;
+	find_records(&shared);
+	shared_active = true;
+}
+
+void object_state_end(void)
+{
+	if (!shared_active)
+		return;
+	free_ostate(&shared);
+	memset(&shared, 0, sizeof(shared));
+	shared_active = false;
 }
 
 /* Ruby functions that run the function they are given before they return:
@@ -962,15 +1009,24 @@ static const char *ofield_user(const struct model *m, const struct msite *s, con
 static void object_state_run(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			     struct gate_result *g, size_t from, bool post)
 {
-	struct ostate os = {.m = m};
-	find_records(&os);
-	if (!os.nrecords)
+	struct ostate local = {.m = m};
+	struct ostate *os = &local;
+	if (shared_active && shared.m == m) {
+		os = &shared;
+		os->why[0] = 0;
+		os->why_loc = (struct loc){0};
+	} else {
+		find_records(os);
+	}
+	if (!os->nrecords) {
+		free_ostate(&local);
 		return;
+	}
 	size_t inputs_ev = g->ev.n; /* the inputs checker's evidence comes before ours */
 	/* an object still being created is private to its creator */
-	if (private_fn(&os, s->data_fn, UP_DEPTH) && private_fn(&os, s->fn, UP_DEPTH)) {
-		settle(&os, g, from, inputs_ev, os.records, os.nrecords, true);
-		free_ostate(&os);
+	if (private_fn(os, s->data_fn, UP_DEPTH) && private_fn(os, s->fn, UP_DEPTH)) {
+		settle(os, g, from, inputs_ev, os->records, os->nrecords, true);
+		free_ostate(&local);
 		return;
 	}
 	struct ofield fields[MAX_FIELDS];
@@ -984,7 +1040,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 								     : NULL;
 			const char *rec = NULL;
 			char fld[128];
-			if (!r || !object_field(&os, mf, r, &rec, fld, sizeof(fld)))
+			if (!r || !object_field(os, mf, r, &rec, fld, sizeof(fld)))
 				continue;
 			bool dup = false;
 			for (unsigned k = 0; k < nf && !dup; k++)
@@ -1022,7 +1078,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 		of->cb = false;
 	}
 	if (!nf || (post && nf == ncb)) {
-		free_ostate(&os);
+		free_ostate(&local);
 		return;
 	}
 	uint32_t rel_fn = s->fn, rel_ev = s->ev;
@@ -1049,8 +1105,8 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 		struct guard gd = {0};
 		unsigned budget = 256;
 		int64_t open_fn = -1;
-		os.why[0] = 0;
-		bool guarded = path_guarded(&os, rel_fn, rel_ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) &&
+		os->why[0] = 0;
+		bool guarded = path_guarded(os, rel_fn, rel_ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) &&
 			       gd.kind != GUARD_NONE;
 		if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
 			struct gate_evidence *ev = gate_add(
@@ -1075,19 +1131,19 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 			unsigned more = 0;
 			for (unsigned j = k + 1; j < nf; j++)
 				more += str_eq(fields[j].rec, of->rec);
-			char extra[64] = "", why[sizeof(os.why) + 4] = "";
+			char extra[64] = "", why[sizeof(os->why) + 4] = "";
 			if (more)
 				snprintf(extra, sizeof(extra), " and %u more field%s", more, more == 1 ? "" : "s");
-			if (os.why[0])
-				snprintf(why, sizeof(why), " (%s)", os.why);
+			if (os->why[0])
+				snprintf(why, sizeof(why), " (%s)", os->why);
 			struct gate_evidence *ev = gate_add(
 				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
 				"'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
 				"held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
 				"thread keep running and may use or close the object while the worker runs",
 				cb, of->text ? of->text : of->field, extra, of->rec, why);
-			if (os.why[0])
-				gate_note_add(ev, &os.why_loc, "%s", os.why);
+			if (os->why[0])
+				gate_note_add(ev, &os->why_loc, "%s", os->why);
 			gate_result_free(&scratch);
 			all_settled = false;
 			continue;
@@ -1107,22 +1163,22 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 		 * first hole, the other functions with one are named too */
 		for (uint32_t pass_fi = 0; pass_fi < 2 * m->fns.n; pass_fi++) {
 			uint32_t fi = pass_fi % m->fns.n;
-			if ((pass_fi < m->fns.n) != ((role_of(&os, fi) & ROLE_METHOD) != 0))
+			if ((pass_fi < m->fns.n) != ((role_of(os, fi) & ROLE_METHOD) != 0))
 				continue;
-			if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(&os, fi))
+			if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(os, fi))
 				continue;
 			const struct event *te = NULL;
 			const struct ofield *tf = NULL;
 			for (unsigned j = 0; j < nf && !te; j++)
 				if (str_eq(fields[j].rec, of->rec) &&
-				    (te = touches(&os, fi, of->rec, fields[j].field, false, NULL)))
+				    (te = touches(os, fi, of->rec, fields[j].field, false, NULL)))
 					tf = &fields[j];
 			if (!te && gd.kind == GUARD_FLAG)
-				te = touches(&os, fi, of->rec, gd.field, true, NULL); /* clears the flag */
+				te = touches(os, fi, of->rec, gd.field, true, NULL); /* clears the flag */
 			/* any other use of the object (memset(s->buf ...) writes through a
 			 * field it only reads) leaves the verdict open */
-			const struct event *we = te ? NULL : touches(&os, fi, of->rec, NULL, false, gd.field);
-			if ((!te && !we) || takes_guard(&os, fi, &gd, UP_DEPTH))
+			const struct event *we = te ? NULL : touches(os, fi, of->rec, NULL, false, gd.field);
+			if ((!te && !we) || takes_guard(os, fi, &gd, UP_DEPTH))
 				continue;
 			if (!te) {
 				open = true;
@@ -1168,8 +1224,8 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 	/* a fully guarded object: its state no longer leaves the inputs gate
 	 * open */
 	if (all_settled && nsettled)
-		settle(&os, g, 0, inputs_ev, settled, nsettled, false);
-	free_ostate(&os);
+		settle(os, g, 0, inputs_ev, settled, nsettled, false);
+	free_ostate(&local);
 }
 
 void gate_check_object_state(const struct model *m, const struct msite *s, const struct reach_set *rs,

@@ -41,6 +41,11 @@ void gate_check_object_state(const struct model *m, const struct msite *s, const
  * `this->pgconn`); run after every gate. */
 void gate_check_object_handles(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			       struct gate_result *g, size_t from);
+/* The object-state tables that depend on the model alone (object structs,
+ * roles, functions passed as arguments), built once between begin and end
+ * for every site of m (offload_compute); without begin, per site. */
+void object_state_begin(const struct model *m);
+void object_state_end(void);
 void gate_check_work_size(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			  struct gate_result *g);
 

@@ -66,6 +66,7 @@
 	X(clang_getDiagnosticSpelling)                                                                                 \
 	X(clang_getEnumConstantDeclValue)                                                                              \
 	X(clang_getExpansionLocation)                                                                                  \
+	X(clang_File_isEqual)                                                                                          \
 	X(clang_getFile)                                                                                               \
 	X(clang_getFileContents)                                                                                       \
 	X(clang_getFileLocation)                                                                                       \
@@ -190,6 +191,7 @@ static inline const struct nogvl_clang_api *nogvl_clang_fns(void)
 #define clang_getDiagnosticSpelling (nogvl_clang_fns()->clang_getDiagnosticSpelling)
 #define clang_getEnumConstantDeclValue (nogvl_clang_fns()->clang_getEnumConstantDeclValue)
 #define clang_getExpansionLocation (nogvl_clang_fns()->clang_getExpansionLocation)
+#define clang_File_isEqual (nogvl_clang_fns()->clang_File_isEqual)
 #define clang_getFile (nogvl_clang_fns()->clang_getFile)
 #define clang_getFileContents (nogvl_clang_fns()->clang_getFileContents)
 #define clang_getFileLocation (nogvl_clang_fns()->clang_getFileLocation)

@@ -89,6 +89,8 @@ static struct fileinfo *file_info(struct xctx *x, CXFile f)
 {
 	if (!f)
 		return NULL;
+	if (f == x->last_file && x->last_fi)
+		return x->last_fi;
 	CXString s = clang_getFileName(f);
 	const char *name = clang_getCString(s);
 	if (!name) {
@@ -98,6 +100,8 @@ static struct fileinfo *file_info(struct xctx *x, CXFile f)
 	struct fileinfo *fi = hmap_get(&x->files, name);
 	if (fi) {
 		clang_disposeString(s);
+		x->last_file = f;
+		x->last_fi = fi;
 		return fi;
 	}
 	fi = arena_alloc(&x->tu->arena, sizeof(*fi));
@@ -107,6 +111,8 @@ static struct fileinfo *file_info(struct xctx *x, CXFile f)
 	fi->origin = (uint8_t)classify_path(x->fc, fi->path);
 	hmap_put(&x->files, intern(&x->tu->pool, name), fi);
 	clang_disposeString(s);
+	x->last_file = f;
+	x->last_fi = fi;
 	return fi;
 }
 
@@ -140,6 +146,25 @@ static int tok_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* The whole of file f (size bytes) as a range to tokenize. For the main file
+ * the translation unit's own extent: clang_getLocationForOffset maps through
+ * macro arguments, which makes libclang index every macro expansion of the
+ * TU first (with a preamble, deserialising Ruby's headers' ones), about a
+ * tenth of a file's parse time spent on two locations. */
+CXSourceRange whole_file(CXTranslationUnit ctu, CXFile f, size_t size)
+{
+	CXSourceRange tr = clang_getCursorExtent(clang_getTranslationUnitCursor(ctu));
+	CXFile mf = NULL, ef = NULL;
+	unsigned bo = 1, eo = 0;
+	clang_getFileLocation(clang_getRangeStart(tr), &mf, NULL, NULL, &bo);
+	clang_getFileLocation(clang_getRangeEnd(tr), &ef, NULL, NULL, &eo);
+	if (mf && ef && clang_File_isEqual(mf, f) && clang_File_isEqual(ef, f) && bo == 0 && eo == size)
+		return tr;
+	CXSourceLocation b = clang_getLocationForOffset(ctu, f, 0);
+	CXSourceLocation e = clang_getLocationForOffset(ctu, f, (unsigned)size);
+	return clang_getRange(b, e);
+}
+
 static void load_tokens(struct xctx *x, struct fileinfo *fi, CXFile f)
 {
 	fi->toks_done = true;
@@ -147,11 +172,9 @@ static void load_tokens(struct xctx *x, struct fileinfo *fi, CXFile f)
 	const char *contents = clang_getFileContents(x->ctu, f, &size);
 	if (!contents)
 		return;
-	CXSourceLocation b = clang_getLocationForOffset(x->ctu, f, 0);
-	CXSourceLocation e = clang_getLocationForOffset(x->ctu, f, (unsigned)size);
 	CXToken *toks = NULL;
 	unsigned n = 0;
-	clang_tokenize(x->ctu, clang_getRange(b, e), &toks, &n);
+	clang_tokenize(x->ctu, whole_file(x->ctu, f, size), &toks, &n);
 	if (!n)
 		return;
 	fi->toks = arena_alloc(&x->tu->arena, n * sizeof(*fi->toks));
@@ -247,8 +270,7 @@ struct range cursor_range(struct xctx *x, CXCursor c)
 	r.end = o2 >= o1 ? o2 : o1;
 	/* Tokens show the code unless the node comes from a macro body (then the
 	 * file location is the expansion site, where only the macro name is). */
-	unsigned eo1 = expansion_off(b);
-	r.macro = eo1 == o1 && r.fi && macro_at(x, r.fi->path, o1) != NULL;
+	r.macro = r.fi && macro_at(x, r.fi->path, o1) != NULL && expansion_off(b) == o1;
 	if (r.fi && !r.fi->toks_done)
 		load_tokens(x, r.fi, f1);
 	return r;
@@ -442,6 +464,9 @@ static enum CXChildVisitResult top_cb(CXCursor c, CXCursor parent, CXClientData 
 {
 	struct xctx *x = d;
 	enum CXCursorKind k = clang_getCursorKind(c);
+	bool pp = k == CXCursor_MacroExpansion || k == CXCursor_MacroDefinition || k == CXCursor_InclusionDirective;
+	if (pp != x->pp_pass)
+		return CXChildVisit_Continue; /* each pass reads only its kinds (as below), without locating the rest */
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	CXFile f = NULL;
 	clang_getFileLocation(sl, &f, NULL, NULL, NULL);

@@ -44,11 +44,9 @@ void extract_token_sites(CXTranslationUnit ctu, struct tu_facts *tu)
 	if (!contents)
 		return;
 	CXSourceRangeList *skipped = clang_getSkippedRanges(ctu, f);
-	CXSourceLocation b = clang_getLocationForOffset(ctu, f, 0);
-	CXSourceLocation e = clang_getLocationForOffset(ctu, f, (unsigned)size);
 	CXToken *toks = NULL;
 	unsigned n = 0;
-	clang_tokenize(ctu, clang_getRange(b, e), &toks, &n);
+	clang_tokenize(ctu, whole_file(ctu, f, size), &toks, &n);
 	VEC(struct rawtok) rt = {0};
 	for (unsigned i = 0; i < n; i++) {
 		CXTokenKind k = clang_getTokenKind(toks[i]);

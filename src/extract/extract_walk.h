@@ -36,6 +36,8 @@ struct xctx {
 	struct hmap vars;  /* USR -> var index + 1 */
 	CXFile main_file;
 	const char *main_path;
+	CXFile last_file; /* file_info's last answer (most lookups repeat it) */
+	struct fileinfo *last_fi;
 
 	/* current function */
 	int32_t fn_index;
@@ -143,5 +145,9 @@ int32_t walk_call(struct xctx *x, CXCursor c, struct esum *out);
 int32_t push_region(struct xctx *x, int kind, CXCursor c, struct esum *cond, bool negated);
 void withgvl_collect(CXCursor s, struct withgvl_targets *t);
 void walk_stmt(struct xctx *x, CXCursor c);
+
+/* extract.c: the range of file f's size bytes to tokenize (the translation
+ * unit's own extent when f is the main file) */
+CXSourceRange whole_file(CXTranslationUnit ctu, CXFile f, size_t size);
 
 #endif

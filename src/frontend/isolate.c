@@ -547,6 +547,7 @@ int isolate_worker_main(void)
 		}
 	}
 	clang_disposeIndex(idx);
+	parse_one_done();
 	out_guard_stop(&guard);
 	pch_set_free(po.pch);
 	free_strs(rd, nrd);

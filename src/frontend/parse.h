@@ -49,5 +49,7 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 
 /* Parses one job with the given index (exposed for tests). */
 struct tu_facts *parse_one(void *cxindex, const struct tu_job *job, const struct parse_opts *o);
+/* Frees what parse_one keeps between calls (its verdicts on compiler arguments). */
+void parse_one_done(void);
 
 #endif
