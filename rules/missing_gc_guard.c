@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "inputs_flow.h"
+#include <stdlib.h>
+
 #include "rule.h"
 
 /* A plain input: a named VALUE of the releasing frame, not guarded at all
@@ -19,8 +21,8 @@ static bool same_release(const struct io_input *x, const struct io_input *y)
 
 /* others: the other plain inputs of the same release call, named in the
  * headline and noted where their pointers are taken */
-static void report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a, const struct io_input *in,
-		   const struct io_input *const *others, size_t nothers)
+static struct finding *report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
+			      const struct io_input *in, const struct io_input *const *others, size_t nothers)
 {
 	const struct model *m = rc->m;
 	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
@@ -177,11 +179,42 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct io_a
 	if (in->via)
 		finding_note(f, &rel->loc, "'%s' stores the pointer in the data of its %s call", in->via, s->called);
 	finding_site_note(f, m, s, CTX_NOGVL, io_callback_name(m, s));
+	return f;
+}
+
+/* One finding per call and owner: a call through a function pointer with
+ * several targets (ruby-pg's describe helpers run gvl_PQdescribePortal or
+ * gvl_PQdescribePrepared through one parameter) is one release call for
+ * every site it reaches; the others become notes of the first. */
+struct reported {
+	struct loc at;
+	const char *owner;
+	bool temporary;
+	struct finding *f;
+};
+typedef VEC(struct reported) reported_vec;
+
+static const struct event *release_event(const struct model *m, const struct io_analysis *a, const struct io_input *in)
+{
+	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
+	return &df->f->events[in->rel_fn >= 0 ? in->rel_ev : a->rel];
+}
+
+static struct reported *reported_find(reported_vec *v, const struct loc *at, const struct io_input *in)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		struct reported *r = &v->v[i];
+		if (r->at.line == at->line && r->at.col == at->col && str_eq(r->at.file, at->file) &&
+		    str_eq(r->owner, in->owner) && r->temporary == in->temporary)
+			return r;
+	}
+	return NULL;
 }
 
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
+	reported_vec done = {0};
 	struct io_sites it;
 	for (io_sites_init(&it, m, true); io_sites_next(&it);) {
 		const struct msite *s = it.s;
@@ -220,9 +253,20 @@ static void run(struct rule_ctx *rc)
 						others[nothers++] = o2;
 				}
 			}
-			report(rc, s, a, in, others, nothers);
+			const struct event *rel = release_event(m, a, in);
+			struct reported *prev = reported_find(&done, &rel->loc, in);
+			if (prev) {
+				if (in->via)
+					finding_note(prev->f, &rel->loc,
+						     "the same call may also run '%s', which releases the GVL too",
+						     in->via);
+				continue;
+			}
+			struct reported r = {rel->loc, in->owner, in->temporary, report(rc, s, a, in, others, nothers)};
+			vec_push(&done, r);
 		}
 	}
+	vec_free(&done);
 }
 
 const struct rule_desc rule_missing_gc_guard = {

@@ -1062,7 +1062,7 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
 		const struct gate_evidence *ge = &g->ev.v[i];
 		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
-		    !ge->obj_field || !is_object_record(&os, ge->obj_rec))
+		    !ge->obj_field || !is_object_record(os, ge->obj_rec))
 			continue;
 		bool dup = false;
 		for (unsigned k = 0; k < nf && !dup; k++)
