@@ -941,15 +941,6 @@ static const char *evidence_record(const struct ostate *os, const struct gate_ev
 	return found;
 }
 
-static void evidence_free(struct gate_evidence *ge)
-{
-	free(ge->msg);
-	for (size_t k = 0; k < ge->notes.n; k++)
-		free(ge->notes.v[k].msg);
-	vec_free(&ge->notes);
-	free(ge->fact_name);
-}
-
 /* Drops the inputs gate's "cannot verify: memory owned by the receiver"
  * evidence (evidence [0, upto) of GATE_INPUTS at the caller side) that is
  * about one of the settled object structs: every use of them is serialised
@@ -970,7 +961,7 @@ static void settle(struct ostate *os, struct gate_result *g, size_t from, size_t
 				drop = str_eq(settled[k], rec);
 		}
 		if (drop) {
-			evidence_free(ge);
+			gate_evidence_free(ge);
 			continue;
 		}
 		g->ev.v[w++] = *ge;

@@ -141,15 +141,6 @@ static bool same_evidence(const struct gate_evidence *a, const struct gate_evide
 	       a->fact == b->fact && str_eq(a->fact_name, b->fact_name);
 }
 
-static void evidence_free_one(struct gate_evidence *e)
-{
-	free(e->msg);
-	free(e->fact_name);
-	for (size_t k = 0; k < e->notes.n; k++)
-		free(e->notes.v[k].msg);
-	vec_free(&e->notes);
-}
-
 /* Drops evidence that repeats earlier evidence word for word at the same
  * place: two calls written once in a macro body (ruby-magic's MAGIC_FUNCTION
  * calls its function in both branches of an if) are one line, not two. */
@@ -162,7 +153,7 @@ static void drop_repeated_evidence(struct gate_result *g)
 		for (size_t k = 0; k < w && !repeat; k++)
 			repeat = same_evidence(&g->ev.v[k], e);
 		if (repeat)
-			evidence_free_one(e);
+			gate_evidence_free(e);
 		else
 			g->ev.v[w++] = *e;
 	}
@@ -188,7 +179,7 @@ static void cap_evidence(const struct msite *s, struct gate_result *g, size_t ke
 		more[gi]++;
 		if (e->state > more_state[gi])
 			more_state[gi] = e->state;
-		evidence_free_one(e);
+		gate_evidence_free(e);
 	}
 	g->ev.n = w;
 	for (int gi = 0; gi < GATE_COUNT; gi++)

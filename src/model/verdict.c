@@ -124,15 +124,19 @@ int gate_worst(const struct gate_result *g)
 	return w;
 }
 
+void gate_evidence_free(struct gate_evidence *e)
+{
+	free(e->msg);
+	free(e->fact_name);
+	for (size_t k = 0; k < e->notes.n; k++)
+		free(e->notes.v[k].msg);
+	vec_free(&e->notes);
+}
+
 void gate_result_free(struct gate_result *g)
 {
-	for (size_t i = 0; i < g->ev.n; i++) {
-		free(g->ev.v[i].msg);
-		free(g->ev.v[i].fact_name);
-		for (size_t k = 0; k < g->ev.v[i].notes.n; k++)
-			free(g->ev.v[i].notes.v[k].msg);
-		vec_free(&g->ev.v[i].notes);
-	}
+	for (size_t i = 0; i < g->ev.n; i++)
+		gate_evidence_free(&g->ev.v[i]);
 	vec_free(&g->ev);
 	vec_free(&g->basis);
 }

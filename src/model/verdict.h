@@ -192,6 +192,8 @@ void gate_note_add(struct gate_evidence *e, const struct loc *loc, const char *f
 /* Says which fact would decide a "cannot verify" evidence (name may be NULL). */
 void gate_fact(struct gate_evidence *e, int kind, const char *name);
 int gate_worst(const struct gate_result *g);
+/* Frees what one piece of evidence owns (its message, fact name and notes). */
+void gate_evidence_free(struct gate_evidence *e);
 void gate_result_free(struct gate_result *g);
 
 /* Chooses the missing fact of a combined result (after every checker ran). */
