@@ -19,14 +19,23 @@ static bool same_release(const struct io_input *x, const struct io_input *y)
 	return x->rel_fn == y->rel_fn && (x->rel_fn < 0 || x->rel_ev == y->rel_ev);
 }
 
+/* The function holding the release call of input in, and that call. */
+static const struct mfunc *release_of(const struct model *m, const struct io_analysis *a, const struct io_input *in,
+				      const struct event **rel)
+{
+	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
+	*rel = &df->f->events[in->rel_fn >= 0 ? in->rel_ev : a->rel];
+	return df;
+}
+
 /* others: the other plain inputs of the same release call, named in the
  * headline and noted where their pointers are taken */
 static struct finding *report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
 			      const struct io_input *in, const struct io_input *const *others, size_t nothers)
 {
 	const struct model *m = rc->m;
-	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
-	const struct event *rel = &df->f->events[in->rel_fn >= 0 ? in->rel_ev : a->rel];
+	const struct event *rel = NULL;
+	const struct mfunc *df = release_of(m, a, in, &rel);
 	const struct mfunc *sf = &m->fns.v[in->fn];
 	const struct event *src = &sf->f->events[in->ev];
 	const char *noun = io_kind_noun(in->kind);
@@ -194,12 +203,6 @@ struct reported {
 };
 typedef VEC(struct reported) reported_vec;
 
-static const struct event *release_event(const struct model *m, const struct io_analysis *a, const struct io_input *in)
-{
-	const struct mfunc *df = &m->fns.v[in->rel_fn >= 0 ? (uint32_t)in->rel_fn : a->fn];
-	return &df->f->events[in->rel_fn >= 0 ? in->rel_ev : a->rel];
-}
-
 static struct reported *reported_find(reported_vec *v, const struct loc *at, const struct io_input *in)
 {
 	for (size_t i = 0; i < v->n; i++) {
@@ -253,7 +256,8 @@ static void run(struct rule_ctx *rc)
 						others[nothers++] = o2;
 				}
 			}
-			const struct event *rel = release_event(m, a, in);
+			const struct event *rel = NULL;
+			release_of(m, a, in, &rel);
 			struct reported *prev = reported_find(&done, &rel->loc, in);
 			if (prev) {
 				if (in->via)
