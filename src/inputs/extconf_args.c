@@ -382,3 +382,24 @@ const char *other_platform_probe(const char *text)
 	}
 	return NULL;
 }
+
+/* A %w/%W word list at p whose opening delimiter is in opens ("([{"; NULL:
+ * any punctuation, a quote-like one closing with itself): 1 with its words
+ * (the body shell-split) in *words and the text after it in *after; 0 when p
+ * is not one; -1 when it is one that cannot be read here (no closing
+ * delimiter on the line, or a '#': an interpolation or a comment). */
+int percent_words(const char *p, const char *opens, strlist *words, const char **after)
+{
+	char open = p[0] == '%' && (p[1] == 'w' || p[1] == 'W') ? p[2] : 0;
+	if (!open || (opens ? !strchr(opens, open) : isalnum((unsigned char)open) || isspace((unsigned char)open)))
+		return 0;
+	char close = open == '(' ? ')' : open == '[' ? ']' : open == '{' ? '}' : open == '<' ? '>' : open;
+	const char *e = strchr(p + 3, close);
+	if (!e || memchr(p + 3, '#', (size_t)(e - p - 3)))
+		return -1;
+	char *body = xstrndup(p + 3, (size_t)(e - p - 3));
+	int rc = shell_split(body, words) == 0 ? 1 : -1;
+	free(body);
+	*after = e + 1;
+	return rc;
+}

@@ -12,7 +12,7 @@
  * no --with-/--enable- option is given (with_config/enable_config return
  * their default), and mkmf's $mingw/$mswin/$cygwin are nil. */
 
-static char *trim_dup(const char *b, const char *e)
+char *trim_dup(const char *b, const char *e)
 {
 	while (b < e && isspace((unsigned char)*b))
 		b++;

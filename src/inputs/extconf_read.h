@@ -92,6 +92,7 @@ void add_unique(strlist *l, char *s);
 char *read_literal_x(const char **p, bool srcdir_interp);
 char *read_literal(const char **p);
 void literal_args(const char *after, strlist *args);
+int percent_words(const char *p, const char *opens, strlist *words, const char **after);
 void have_func(struct ruby_text *rt, const char *fn, struct extconf_info *out, bool say_missing);
 bool ruby_has_header(const strlist *dirs, const char *h);
 void inc_add(struct inc_lists *il, enum inc_bucket b, char *d, const char *why);
@@ -113,6 +114,8 @@ void reader_free(struct reader *r);
 bool header_here(const struct reader *r, const char *h);
 int version_pred_value(const struct reader *r, const char *cond);
 char *header_probe_arg(const char *text);
+/* extconf_cond.c: b..e without surrounding blanks, as a new string */
+char *trim_dup(const char *b, const char *e);
 char *header_list_find(const struct reader *r, const char *text, bool *shape);
 bool only_conjunctions(const char *cond);
 

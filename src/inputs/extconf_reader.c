@@ -341,31 +341,6 @@ char *header_probe_arg(const char *text)
 	return NULL;
 }
 
-/* The words of a %w list at p ("%w"a b"", %w[a b], %w(a b) ...); the text
- * after it in *after. False when p is not one. */
-static bool word_list_at(const char *p, strlist *words, const char **after)
-{
-	if (p[0] != '%' || (p[1] != 'w' && p[1] != 'W') || !p[2] || isalnum((unsigned char)p[2]) ||
-	    isspace((unsigned char)p[2]))
-		return false;
-	char open = p[2];
-	char close = open == '(' ? ')' : open == '[' ? ']' : open == '{' ? '}' : open == '<' ? '>' : open;
-	const char *q = p + 3, *end = strchr(q, close);
-	if (!end)
-		return false;
-	while (q < end) {
-		while (q < end && isspace((unsigned char)*q))
-			q++;
-		const char *w = q;
-		while (q < end && !isspace((unsigned char)*q))
-			q++;
-		if (q > w && words->n < 32)
-			vec_push(words, xstrndup(w, (size_t)(q - w)));
-	}
-	*after = end + 1;
-	return true;
-}
-
 /* `%w"termios.h termio.h".find {|h| have_header(h)}` (.detect, do |h|, the
  * other header probes): mkmf probes the headers in order and the value is
  * the first one found. *shape says whether text holds that form; the
@@ -376,7 +351,7 @@ char *header_list_find(const struct reader *r, const char *text, bool *shape)
 	for (const char *p = strstr(text, "%w"); p; p = strstr(p + 2, "%w")) {
 		strlist words = {0};
 		const char *a = NULL;
-		if (!word_list_at(p, &words, &a)) {
+		if (percent_words(p, NULL, &words, &a) <= 0) {
 			strlist_free(&words);
 			continue;
 		}
@@ -385,15 +360,7 @@ char *header_list_find(const struct reader *r, const char *text, bool *shape)
 		bool finder = str_starts(a, ".find") || str_starts(a, ".detect");
 		const char *bar1 = finder ? strchr(a, '|') : NULL;
 		const char *bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
-		char *var = NULL;
-		if (bar2) {
-			const char *vb = bar1 + 1, *ve = bar2;
-			while (vb < ve && isspace((unsigned char)*vb))
-				vb++;
-			while (ve > vb && isspace((unsigned char)ve[-1]))
-				ve--;
-			var = xstrndup(vb, (size_t)(ve - vb));
-		}
+		char *var = bar2 ? trim_dup(bar1 + 1, bar2) : NULL;
 		const char *call = NULL;
 		static const char *const calls[] = {"have_header", "check_header", "find_header"};
 		for (size_t k = 0; var && *var && !call && k < ARRAY_SIZE(calls); k++)
@@ -407,7 +374,7 @@ char *header_list_find(const struct reader *r, const char *text, bool *shape)
 			*shape = strncmp(arg, var, vn) == 0 && !isalnum((unsigned char)arg[vn]) && arg[vn] != '_';
 		}
 		char *found = NULL;
-		for (size_t i = 0; *shape && i < words.n && !found; i++)
+		for (size_t i = 0; *shape && i < words.n && i < 32 && !found; i++)
 			if (header_here(r, words.v[i]))
 				found = xstrdup(words.v[i]);
 		free(var);

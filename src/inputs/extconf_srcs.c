@@ -265,16 +265,10 @@ void note_list(const char *line, const char *var, strlist *list, uint8_t *set, u
 		p++;
 	strlist words = {0};
 	bool ok = true;
-	if (p[0] == '%' && (p[1] == 'w' || p[1] == 'W') && p[2] && strchr("([{", p[2])) {
-		char close = p[2] == '(' ? ')' : p[2] == '[' ? ']' : '}';
-		const char *e = strchr(p + 3, close);
-		if (!e || memchr(p + 3, '#', (size_t)(e - p - 3))) {
-			ok = false;
-		} else {
-			char *body = xstrndup(p + 3, (size_t)(e - p - 3));
-			ok = shell_split(body, &words) == 0;
-			free(body);
-		}
+	const char *after = NULL;
+	int pw = percent_words(p, "([{", &words, &after);
+	if (pw != 0) {
+		ok = pw > 0;
 	} else {
 		bool bracket = *p == '[';
 		if (bracket)
