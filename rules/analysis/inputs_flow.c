@@ -654,6 +654,25 @@ static void flow_expr(struct flow *fl, const struct expr *x, int32_t parent, con
 
 static void flow_run(struct flow *fl);
 
+/* The flow one hop below fl, into the helper callee it calls at event ci,
+ * carrying parameter param (-1: what the helper returns). */
+static void flow_child(struct flow *h, struct flow *fl, const struct mfunc *callee, uint32_t ci, int param)
+{
+	memset(h, 0, sizeof(*h));
+	h->m = fl->m;
+	h->mf = callee;
+	h->fn = callee->id;
+	h->limit = callee->f->nevents;
+	h->rel_region = -1;
+	h->out = fl->out;
+	h->depth = 1;
+	h->hops = fl->hops + 1;
+	h->parent = fl;
+	h->hop_ev = ci;
+	h->hop_param = param;
+	h->stack_root = fl->stack_root;
+}
+
 /* One hop into a helper given the struct's address: fill_args(&a, str). */
 static void flow_hop(struct flow *fl, uint32_t ci)
 {
@@ -668,19 +687,8 @@ static void flow_hop(struct flow *fl, uint32_t ci)
 		const struct var *av = mf_var(fl->mf, a->ref.var);
 		if (!a->ref.addr && !(av && (av->flags & VF_POINTER)))
 			continue;
-		struct flow h = {0};
-		h.m = fl->m;
-		h.mf = callee;
-		h.fn = callee->id;
-		h.limit = callee->f->nevents;
-		h.rel_region = -1;
-		h.out = fl->out;
-		h.depth = 1;
-		h.hops = fl->hops + 1;
-		h.parent = fl;
-		h.hop_ev = ci;
-		h.hop_param = (int)k;
-		h.stack_root = fl->stack_root;
+		struct flow h;
+		flow_child(&h, fl, callee, ci, (int)k);
 		struct ref root = {.var = callee->f->params[k], .path = ""};
 		vec_push(&h.carriers, root);
 		size_t first = fl->out->in.n;
@@ -727,19 +735,8 @@ static void flow_ret_hop(struct flow *fl, uint32_t ci, const struct ref *dest)
 		}
 		return;
 	}
-	struct flow h = {0};
-	h.m = fl->m;
-	h.mf = callee;
-	h.fn = callee->id;
-	h.limit = callee->f->nevents;
-	h.rel_region = -1;
-	h.out = fl->out;
-	h.depth = 1;
-	h.hops = fl->hops + 1;
-	h.parent = fl;
-	h.hop_ev = ci;
-	h.hop_param = -1;
-	h.stack_root = fl->stack_root;
+	struct flow h;
+	flow_child(&h, fl, callee, ci, -1);
 	h.done = xcalloc(callee->f->nevents + 1, 1);
 	h.hopped = xcalloc(callee->f->nevents + 1, 1);
 	size_t first = fl->out->in.n;
