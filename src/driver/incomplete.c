@@ -277,6 +277,38 @@ static void collect_release_wrappers(const struct model *m, struct hmap *names)
 	free(seen);
 }
 
+/* A missing header the gem's build makes: a template of the same name
+ * (name.tmpl, name.in, name.erb) in the directory of the file that misses
+ * it. Noted once in sum->generated_files. */
+static void note_generated(struct summary *sum, const char *name, const char *tu_path)
+{
+	static const char *const ext[] = {".tmpl", ".in", ".erb"};
+	if (strstr(name, "..") || name[0] == '/')
+		return;
+	for (size_t i = 0; i < sum->generated_files.n; i++) {
+		const char *g = sum->generated_files.v[i];
+		size_t n = strlen(name);
+		if (strncmp(g, name, n) == 0 && g[n] == '\t')
+			return;
+	}
+	char *dir = path_dirname(tu_path);
+	for (size_t k = 0; k < ARRAY_SIZE(ext); k++) {
+		char *base = xasprintf("%s%s", name, ext[k]);
+		char *t = path_join(dir, base);
+		free(base);
+		if (path_is_file(t)) {
+			char *d = display_path(t);
+			vec_push(&sum->generated_files, xasprintf("%s\t%s", name, d));
+			log_verbose(1, "'%s' is made by the gem's build (%s is its template)", name, d);
+			free(d);
+			free(t);
+			break;
+		}
+		free(t);
+	}
+	free(dir);
+}
+
 /* Missing headers, files that release the GVL without an analysed site,
  * sources libclang cannot read, and the spellings in project headers and
  * macro bodies (for the -v counter). */
@@ -350,6 +382,7 @@ void assess_incomplete(const struct options *o, struct run *r)
 				vec_push(&sum->missing_headers, xstrdup(names.v[i]));
 				vec_push(&missing_count, 0);
 			}
+			note_generated(sum, names.v[i], tu->path);
 			missing_count.v[k]++;
 		}
 		bool site = false;
@@ -413,9 +446,15 @@ void assess_incomplete(const struct options *o, struct run *r)
 				    r->foreign_sp.v[k].line, r->foreign_sp.v[k].api);
 		free(d);
 	}
+	for (size_t i = 0; i < r->in.generated.n; i++) {
+		const char *g = r->in.generated.v[i];
+		log_verbose(1, "%.*s: not analysed: the gem's build makes it (from %s)", (int)(strchr(g, '\t') - g), g,
+			    strchr(g, '\t') + 1);
+		vec_push(&sum->generated_files, xstrdup(g));
+	}
 	sum->foreign_files = r->in.foreign.n;
 	sum->foreign_spellings = r->foreign_sp.n;
-	sum->incomplete = sum->files_incomplete || sum->foreign_files || (usable && !clean);
+	sum->incomplete = sum->files_incomplete || sum->foreign_files || r->in.generated.n || (usable && !clean);
 	sum->incomplete_allowed = incomplete_allowed(o, r);
 	if (sum->foreign_files)
 		log_warning("%zu source file%s of an extension in a language libclang does not read (such as %s) not "

@@ -556,6 +556,20 @@ void summary_line(FILE *out, const struct summary *s)
 		fputc('\n', out);
 		fputs("hint: install the library's -dev package, add -I DIR, or use -p with a compile database\n", out);
 	}
+	for (size_t i = 0; i < s->generated_files.n && i < 3; i++) {
+		const char *g = s->generated_files.v[i];
+		const char *tab = strchr(g, '\t');
+		char *name = xstrndup(g, tab ? (size_t)(tab - g) : strlen(g));
+		fputs("not read: '", out);
+		put_safe(out, name);
+		free(name);
+		fputs("' is made by the gem's build (from ", out);
+		put_safe(out, tab ? tab + 1 : "");
+		fputs("); build the gem once (bear -- make) and use -p with its compile database\n", out);
+	}
+	if (s->generated_files.n > 3)
+		fprintf(out, "not read: %zu more files the gem's build makes (-v lists them)\n",
+			s->generated_files.n - 3);
 	if (s->foreign_files)
 		fprintf(out,
 			"not analysed: %zu source file%s in a language libclang does not read (Rust, Go, Zig), "

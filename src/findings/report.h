@@ -111,6 +111,11 @@ struct summary {
 	 * clean (exit 3 unless allowed, incomplete_allowed) */
 	size_t files_missing_headers, files_incomplete, foreign_files, foreign_spellings;
 	strlist missing_headers;
+	/* files the gem's build makes from a template, so not read: missing
+	 * headers with a template next to a file that includes them ("apiwrap.h"
+	 * from apiwrap.h.tmpl) and sources of $objs (apiwrap.c from
+	 * apiwrap.c.tmpl), each "NAME\tTEMPLATE" (the template as displayed) */
+	strlist generated_files;
 	bool incomplete, incomplete_allowed;
 };
 

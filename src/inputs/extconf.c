@@ -59,6 +59,7 @@ struct parse_state {
 	bool flags_open;                   /* inside a multi-line append_cflags([...]) */
 	enum inc_bucket flags_bucket;
 	const char *flags_why;
+	strlist src_var_names, src_var_values; /* `name = "x.c"` on lines run here */
 };
 
 /* Strips a comment (outside literals, roughly). */
@@ -416,6 +417,131 @@ static void source_dirs(struct parse_state *st, const char *line)
 	}
 }
 
+/* `name = "x.c"` (a source file's name in a variable) on a line that runs
+ * here: noted for `$objs << name.sub(/\.c$/, '.o')`. */
+static void source_var(struct parse_state *st, const char *line)
+{
+	const char *t = line + indent_of(line);
+	char *name = ident_at(t);
+	if (!name || !(islower((unsigned char)name[0]) || name[0] == '_')) {
+		free(name);
+		return;
+	}
+	const char *p = t + strlen(name);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	char *lit = NULL;
+	if (p[0] == '=' && p[1] != '=' && p[1] != '~') {
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '"' || *p == '\'')
+			lit = read_literal(&p);
+	}
+	while (lit && (*p == ' ' || *p == '\t'))
+		p++;
+	if (lit && !*p && (is_source_name(lit) || str_ends(lit, ".o")) && st->src_var_names.n < 256) {
+		vec_push(&st->src_var_names, name);
+		vec_push(&st->src_var_values, lit);
+		return;
+	}
+	free(lit);
+	free(name);
+}
+
+/* `$objs << name`, `$objs << name.sub(/\.c$/, '.o')` (or gsub, or with
+ * `"#{$OBJEXT}"`), with name a variable noted by source_var: every value it
+ * may hold here is added to the list (each branch of a `case` that runs
+ * here). False when the line is not of that shape. */
+static bool var_objects(struct parse_state *st, const char *line, const char *var, strlist *list)
+{
+	const char *p = strstr(line, var) + strlen(var);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (p[0] != '<' || p[1] != '<')
+		return false;
+	p += 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	char *name = ident_at(p);
+	if (!name)
+		return false;
+	p += strlen(name);
+	if (str_starts(p, ".sub(") || str_starts(p, ".gsub(")) {
+		const char *close = strchr(p, ')');
+		p = close ? close + 1 : p + strlen(p);
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	size_t added = 0;
+	for (size_t i = 0; !*p && i < st->src_var_names.n; i++) {
+		if (strcmp(st->src_var_names.v[i], name) != 0)
+			continue;
+		vec_push(list, xstrdup(st->src_var_values.v[i]));
+		added++;
+	}
+	free(name);
+	return added > 0;
+}
+
+/* Methods that only read a list: `$objs.each { ... }` leaves it known. */
+static bool list_read_only(const char *p)
+{
+	static const char *const reads[] = {
+		".each",   ".each_with_index", ".map ", ".map{",  ".map(", ".collect ", ".join", ".include?", ".size",
+		".length", ".empty?",          ".any?", ".first", ".last", ".dup",      ".to_a", ".count",    ".find "};
+	for (size_t i = 0; i < ARRAY_SIZE(reads); i++)
+		if (str_starts(p, reads[i]))
+			return true;
+	return false;
+}
+
+/* A `$objs = [` list that goes on over the next lines, joined into one line
+ * up to its `]` (comments dropped; at most 8 KiB), else NULL. */
+static char *joined_list(const struct parse_state *st, const char *line, const char *var)
+{
+	const char *open = strchr(strstr(line, var), '[');
+	if (!open || strchr(open, ']'))
+		return NULL;
+	struct strbuf sb = {0};
+	sb_add(&sb, line, (size_t)(open - line));
+	bool sq = false, dq = false;
+	for (const char *p = st->text + (open - st->copy); *p; p++) {
+		if (sb.len > 8192)
+			break;
+		if (*p == '\'' && !dq) {
+			sq = !sq;
+		} else if (*p == '"' && !sq) {
+			dq = !dq;
+		} else if (*p == '#' && !sq && !dq && p[1] != '{') {
+			while (p[1] && p[1] != '\n')
+				p++;
+			continue;
+		} else if (*p == ']' && !sq && !dq) {
+			const char *eol = strchr(p, '\n');
+			sb_add(&sb, p, eol ? (size_t)(eol - p) : strlen(p));
+			return sb_detach(&sb);
+		}
+		sb_putc(&sb, *p == '\n' || *p == '\r' ? ' ' : *p);
+	}
+	sb_free(&sb);
+	return NULL;
+}
+
+/* $objs or $srcs on this line: its list noted. */
+static void build_list(struct parse_state *st, const char *line, const char *var, strlist *list, uint8_t *set,
+		       uint8_t *unknown)
+{
+	const char *after = strstr(line, var) + strlen(var);
+	if (after[0] == '.' && list_read_only(after))
+		return;
+	if (var_objects(st, line, var, list))
+		return;
+	char *joined = joined_list(st, line, var);
+	note_list(joined ? joined : line, var, list, set, unknown);
+	free(joined);
+}
+
 /* create_header, $objs and $srcs, and a Rust extension. */
 static void build_outputs(struct parse_state *st, const char *line)
 {
@@ -433,9 +559,10 @@ static void build_outputs(struct parse_state *st, const char *line)
 	}
 	/* $objs: the objects mkmf links (and so the sources it compiles) */
 	if (strstr(line, "$objs"))
-		note_list(line, "$objs", &out->objs, &out->objs_set, &out->objs_unknown);
+		build_list(st, line, "$objs", &out->objs, &out->objs_set, &out->objs_unknown);
 	if (strstr(line, "$srcs"))
-		note_list(line, "$srcs", &out->srcs, &out->srcs_set, &out->srcs_unknown);
+		build_list(st, line, "$srcs", &out->srcs, &out->srcs_set, &out->srcs_unknown);
+	source_var(st, line);
 	/* a Rust extension (rb_sys), which libclang cannot read */
 	if (find_call(line, "create_rust_makefile") || strstr(line, "rb_sys/mkmf") || strstr(line, "RbSys::"))
 		out->rust = 1;
@@ -462,6 +589,8 @@ static void parse_finish(struct parse_state *st)
 		free(st->blocks.v[i].probe);
 	vec_free(&st->blocks);
 	reader_free(&st->r);
+	strlist_free(&st->src_var_names);
+	strlist_free(&st->src_var_values);
 	sb_free(&st->wacc);
 	free(st->copy);
 	hmap_free(&st->rt.words);

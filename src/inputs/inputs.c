@@ -50,6 +50,7 @@ void inputs_free(struct inputs *in)
 	strlist_free(&in->gem_roots);
 	strlist_free(&in->search_roots);
 	strlist_free(&in->foreign);
+	strlist_free(&in->generated);
 	strlist_free(&in->report_only);
 	free(in->virtual_dir);
 	strlist_free(&in->extconf_headers);

@@ -60,6 +60,9 @@ struct inputs {
 				 * extension: only findings there are reported; empty: all */
 	strlist foreign;         /* buildless: sources of extensions in a language libclang
 				 * does not read (Rust ...), absolute; not analysed */
+	strlist generated;       /* buildless: "NAME\tTEMPLATE" for an object of $objs whose
+				 * source the build makes from a template (apiwrap.c from
+				 * apiwrap.c.tmpl); not analysed */
 	bool buildless;
 };
 

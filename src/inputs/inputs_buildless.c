@@ -554,6 +554,48 @@ static void add_context_files(const struct options *o, struct inputs *in, strlis
 	}
 }
 
+/* The objects of $objs with no source in srcdir whose source the build
+ * makes from a template there (ruby-oci8's apiwrap.o: apiwrap.c from
+ * apiwrap.c.tmpl): noted in in->generated, for the summary. */
+static void generated_sources(struct inputs *in, const struct extconf_info *ei, const char *srcdir)
+{
+	static const char *const src_ext[] = {".c", ".cc", ".cpp", ".cxx"};
+	static const char *const tmpl_ext[] = {".tmpl", ".in", ".erb"};
+	if (!ei->objs_set || ei->objs_unknown)
+		return;
+	for (size_t i = 0; i < ei->objs.n && i < 1024; i++) {
+		const char *o = path_basename(ei->objs.v[i]);
+		const char *dot = strrchr(o, '.');
+		if (!dot || strcmp(dot, ".o") != 0 || strchr(ei->objs.v[i], '/'))
+			continue;
+		char *stem = xstrndup(o, (size_t)(dot - o));
+		bool have = false;
+		char *found = NULL, *gen = NULL;
+		for (size_t k = 0; k < ARRAY_SIZE(src_ext) && !have; k++) {
+			char *src = xasprintf("%s/%s%s", srcdir, stem, src_ext[k]);
+			have = path_is_file(src);
+			for (size_t t = 0; t < ARRAY_SIZE(tmpl_ext) && !have && !found; t++) {
+				char *tp = xasprintf("%s%s", src, tmpl_ext[t]);
+				if (path_is_file(tp)) {
+					found = tp;
+					gen = xasprintf("%s%s", stem, src_ext[k]);
+				} else {
+					free(tp);
+				}
+			}
+			free(src);
+		}
+		if (found && !have) {
+			char *d = display_path(found);
+			vec_push(&in->generated, xasprintf("%s\t%s", gen, d));
+			free(d);
+		}
+		free(gen);
+		free(found);
+		free(stem);
+	}
+}
+
 /* mkmf: -I. (the build directory; in place, the extconf.rb's), the Ruby
  * directories, -I$(srcdir), then what extconf.rb adds; its defines, its
  * create_header names and the probe a file is built under. */
@@ -569,6 +611,7 @@ static void extension_args(struct inputs *in, const struct extconf_info *ei, str
 		ea = xcalloc(1, sizeof(*ea));
 		extconf_include_args(in, ei, srcdir, pc, ea);
 		hmap_put(ext_args, ei->path, ea);
+		generated_sources(in, ei, srcdir);
 	}
 	for (size_t k = 0; k < ea->n; k++)
 		vec_push(&j->args, xstrdup(ea->v[k]));

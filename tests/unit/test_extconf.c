@@ -350,7 +350,34 @@ static void test_extconf__objs(void **state)
 	parse("$objs = [\"a.#{$OBJEXT}\"]\n", &ei);
 	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
 	extconf_info_free(&ei);
-	parse("$objs = [\n  'a.o',\n]\n", &ei);
+	/* a list over several lines (ruby-oci8), comments in it dropped */
+	parse("$objs = [\"a.o\", # first\n  'b.o',\n  \"c.o\"]\n$objs.each do |o|\n  puts o\nend\n", &ei);
+	assert_true(ei.objs_set);
+	assert_false(ei.objs_unknown); /* .each only reads it */
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/b.c"));
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/c.c"));
+	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	/* an unclosed list: unknown, everything stays */
+	parse("$objs = [\n  'a.o',\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	/* a method that changes the list: unknown */
+	parse("$objs = %w(a.o)\n$objs.map! { |o| o }\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	/* `$objs << name.sub(...)`: each value name takes here (the case
+	 * branch of this platform), not those of other platforms */
+	parse("$objs = %w(a.o)\ncase RUBY_PLATFORM\nwhen /mingw/\n  hook = \"hook_win.c\"\nwhen /darwin/\n"
+	      "  hook = \"hook_osx.c\"\nelse\n  hook = \"hook_elf.c\"\nend\n$objs << hook.gsub(/\\.c$/, '.o')\n",
+	      &ei);
+	assert_false(ei.objs_unknown);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/hook_elf.c"));
+	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/hook_win.c"));
+	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/hook_osx.c"));
+	extconf_info_free(&ei);
+	/* a variable the reader does not know: unknown */
+	parse("$objs = %w(a.o)\n$objs << other.sub(/\\.c$/, '.o')\n", &ei);
 	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
 	extconf_info_free(&ei);
 	/* no $objs: everything */
