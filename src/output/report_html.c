@@ -571,7 +571,7 @@ static void html_incomplete(struct strbuf *sb, const struct run *r)
 	const struct summary *s = &r->sum;
 
 	/* what could not be read (issue 14) */
-	if (s->missing_headers.n || r->in.foreign.n) {
+	if (s->missing_headers.n || r->in.foreign.n || s->generated_files.n) {
 		sb_puts(sb, "<section id=\"incomplete\">\n<h2>Incomplete</h2>\n<ul>\n");
 		if (s->missing_headers.n) {
 			sb_puts(sb, "<li>Missing headers: ");
@@ -582,6 +582,19 @@ static void html_incomplete(struct strbuf *sb, const struct run *r)
 			}
 			sb_puts(sb, ". Install the library's -dev package, add -I DIR, or use -p with a compile "
 				    "database.</li>\n");
+		}
+		for (size_t i = 0; i < s->generated_files.n; i++) {
+			const char *g = s->generated_files.v[i];
+			const char *tab = strchr(g, '\t');
+			if (!tab)
+				continue;
+			char *name = xstrndup(g, (size_t)(tab - g));
+			sb_puts(sb, "<li><code>");
+			html_esc(sb, name);
+			free(name);
+			sb_puts(sb, "</code>: not read, the gem's build makes it (from <span class=\"loc\">");
+			html_esc(sb, tab + 1);
+			sb_puts(sb, "</span>). Build the gem once and use -p with its compile database.</li>\n");
 		}
 		for (size_t i = 0; i < r->in.foreign.n; i++) {
 			size_t nsp = 0;

@@ -50,6 +50,8 @@ check "... the source too" is "$(jq -r '.summary.generated_files["gen.c"]' out.j
 check "... the summary says what to do" has err.txt "not read: 'gen.c' is made by the gem's build (from gem/ext/genx/gen.c.tmpl); build the gem once"
 check "... the other platform's hook is not in \$objs" has err.txt "hook_win.c: not in \$objs of gem/ext/genx/extconf.rb"
 check "... this platform's hook is analysed (main, util, hook_elf)" is "$(jq -r '.summary.files' out.json)" 3
+run --format html -o out.html gem/ext
+check "... the HTML report names it with its template" has out.html "<code>gen.c</code>: not read, the gem's build makes it (from <span class=\"loc\">gem/ext/genx/gen.c.tmpl"
 check "... windows.h is not among the missing headers" is "$(jq -r '.summary.missing_headers | join(",")' out.json)" "gen.h"
 
 # control: the build made them; nothing is missing
