@@ -17,6 +17,10 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,7 +335,35 @@ static CXTranslationUnit do_parse(CXIndex idx, const struct tu_job *job, const a
 
 /* ---- arguments clang rejects ---- */
 
-#define PROBE_FILE "/dev/null"
+/* The empty file probes parse: an anonymous in-memory file (memfd) read
+ * through /proc/self/fd, else /dev/null. libclang reading /dev/null failed
+ * now and then ("error reading '/dev/null'") while other threads parsed,
+ * which made a probe of good arguments fail and the bisection drop one of
+ * them (unit/test_parse under load); a regular file did not. */
+static char probe_path[64] = "/dev/null";
+static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
+
+static void probe_file_init(void)
+{
+#ifdef MFD_CLOEXEC
+	int fd = memfd_create("nogvl-lint-probe", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	struct stat st;
+	if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
+		memcpy(probe_path, p, sizeof(p));
+	else
+		close(fd);
+#endif
+}
+
+static const char *probe_file(void)
+{
+	pthread_once(&probe_once, probe_file_init);
+	return probe_path;
+}
 #define MAX_FLAG_ROUNDS 16
 
 /* Result of checking one argument vector: which positions to drop and why. */
@@ -380,7 +412,7 @@ static CXTranslationUnit probe_parse(CXIndex idx, char *const *args, const bool 
 	/* an empty file on disk: libclang leaks the copies of unsaved files
 	 * when the driver fails, which is what probes are for */
 	CXTranslationUnit ctu = NULL;
-	enum CXErrorCode e = clang_parseTranslationUnit2(idx, PROBE_FILE, argv.v, (int)argv.n, NULL, 0,
+	enum CXErrorCode e = clang_parseTranslationUnit2(idx, probe_file(), argv.v, (int)argv.n, NULL, 0,
 							 CXTranslationUnit_KeepGoing, &ctu);
 	vec_free(&argv);
 	if (e != CXError_Success && ctu) {
@@ -975,6 +1007,11 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 	if (nt <= 1) {
 		worker(&p);
 	} else {
+		/* the first index registers LLVM's targets (InitializeAllTargets,
+		 * whose first registration is not thread-safe): here, before the
+		 * workers, not by two of them at once */
+		if (!(o->tu_timeout > 0 && isolate_available()))
+			clang_disposeIndex(clang_createIndex(1, 0));
 		pthread_t *th = xcalloc(nt, sizeof(*th));
 		unsigned started = 0;
 		for (unsigned i = 0; i < nt; i++) {

@@ -178,6 +178,16 @@ static void test_parse__parallel(void **state)
 	static const int want[] = {TU_OK, TU_FAILED, TU_ERRORS, TU_OK, TU_FAILED, TU_OK};
 	for (size_t i = 0; i < 6; i++) {
 		assert_non_null(tus[i]);
+		if ((int)tus[i]->status != want[i]) {
+			/* say which job and why, for a failure seen only under load */
+			print_message("job %zu (%s): status %d, want %d; %u errors; dropped:", i, jobs[i].display,
+				      (int)tus[i]->status, want[i], tus[i]->nerrors);
+			for (size_t k = 0; k < tus[i]->dropped_flags.n; k++)
+				print_message(" %s", tus[i]->dropped_flags.v[k]);
+			for (size_t k = 0; k < tus[i]->diags.n; k++)
+				print_message("; %s", tus[i]->diags.v[k].msg);
+			print_message("\n");
+		}
 		assert_int_equal(tus[i]->status, want[i]);
 		assert_string_equal(tus[i]->path, jobs[i].file);
 	}
