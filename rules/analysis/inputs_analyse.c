@@ -274,15 +274,6 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
  * parameter of its caller, the data is no longer "from the caller". */
 static void ensure_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, struct io_analysis *out)
 {
-	/* the function run and its data argument: rb_ensure(body, data, ...),
-	 * rb_mutex_synchronize(mutex, body, data) */
-	static const struct {
-		const char *name;
-		unsigned fn, data;
-	} bodies[] = {
-		{"rb_ensure", 0, 1}, {"rb_mutex_synchronize", 1, 2}, {"rb_protect", 0, 1},
-		{"rb_rescue", 0, 1}, {"rb_rescue2", 0, 1},
-	};
 	if (!out->from_caller_cast || s->is_template || !mf->f->usr)
 		return;
 	unsigned found = 0, refs = 0, hops = 0;
@@ -297,17 +288,14 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 			for (uint32_t a = 0; a < c->nargs; a++)
 				if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
 					refs++;
-			int b = -1;
-			for (size_t k2 = 0; k2 < ARRAY_SIZE(bodies) && b < 0; k2++)
-				if (str_eq(c->name, bodies[k2].name))
-					b = (int)k2;
-			if (b < 0 || c->nargs <= bodies[b].data || c->args[bodies[b].fn].kind != EX_FUNC ||
-			    !str_eq(c->args[bodies[b].fn].func_usr, mf->f->usr))
+			unsigned bfn, bdata;
+			if (!body_call(c, &bfn, &bdata) || c->args[bfn].kind != EX_FUNC ||
+			    !str_eq(c->args[bfn].func_usr, mf->f->usr))
 				continue;
 			found++;
 			if (cf == mf || ++hops > 8)
 				continue;
-			const struct expr *xs[1] = {&c->args[bodies[b].data]};
+			const struct expr *xs[1] = {&c->args[bdata]};
 			struct hop_at at = {k, ei};
 			rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
 		}
@@ -317,6 +305,63 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 		direct = direct || m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT;
 	if (found && found == refs && hops == found && !rooted && !direct) {
 		out->from_caller = 0;
+		out->from_caller_cast = 0;
+	}
+}
+
+/* The data function is the body that a gem function, given it as a
+ * parameter, hands to rb_ensure/rb_protect/... with its own data parameter
+ * (ruby-magic: magic_lock(object, magic_descriptor_internal, &mga) runs
+ * rb_ensure(function, (VALUE)data, unlock, object); body_param_data): the
+ * data argument of every such call is followed into its caller. When every
+ * reference to the (static, one-parameter) body is such a call, nothing calls
+ * it otherwise and no caller passes data that is itself its parameter, the
+ * data is no longer "from the caller". */
+static void body_param_hop(const struct model *m, const struct msite *s, const struct mfunc *mf,
+			   struct io_analysis *out)
+{
+	if (!out->from_caller || !(out->from_caller_ptr || out->from_caller_cast) || s->is_template || !mf->f->usr ||
+	    !(mf->f->flags & FN_STATIC) || mf->f->nparams != 1 || mf->in_begin != mf->in_end)
+		return;
+	/* "from the caller" because of that one parameter, not another root */
+	const struct var *pv = mf_var(mf, mf->f->params[0]);
+	if (!pv || !str_eq(out->from_caller_name, pv->name))
+		return;
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
+			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, mf->f->usr))
+				return;
+	unsigned refs = 0, hops = 0;
+	bool ok = true, rooted = false;
+	for (uint32_t k = 0; k < m->fns.n && ok; k++) {
+		const struct mfunc *cf = &m->fns.v[k];
+		for (uint32_t ei = 0; ei < cf->f->nevents && ok; ei++) {
+			const struct event *e = &cf->f->events[ei];
+			if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
+			    str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
+				ok = false;
+			if (e->kind != EV_CALL)
+				continue;
+			const struct call *c = e->u.call;
+			for (uint32_t a = 0; a < c->nargs && ok; a++) {
+				if (c->args[a].kind != EX_FUNC || !str_eq(c->args[a].func_usr, mf->f->usr))
+					continue;
+				refs++;
+				const struct mfunc *g = c->indirect || !c->usr ? NULL : model_callee(m, c->usr, cf);
+				int pd = g && g != mf && cf != mf ? body_param_data(g, a) : -1;
+				if (pd < 0 || (uint32_t)pd >= c->nargs || ++hops > 8) {
+					ok = false;
+					break;
+				}
+				const struct expr *xs[1] = {&c->args[pd]};
+				struct hop_at at = {k, ei};
+				rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
+			}
+		}
+	}
+	if (ok && refs && !rooted) {
+		out->from_caller = 0;
+		out->from_caller_ptr = 0;
 		out->from_caller_cast = 0;
 	}
 }
@@ -529,6 +574,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 	}
 	caller_hop(m, s, mf, &fl, out);
 	ensure_hop(m, s, mf, out);
+	body_param_hop(m, s, mf, out);
 	va_hop(m, s, mf, out);
 	/* members of the data struct as owners (RSTRING_PTR(a.keep)) */
 	for (size_t i = 0; i < out->in.n; i++) {

@@ -294,3 +294,98 @@ bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref
 	}
 	return !converts || checked;
 }
+
+/* Ruby's calls that run a function on a data argument: the function and data
+ * argument indexes. Source: Ruby 3.1 ruby/internal/iterator.h (rb_ensure,
+ * rb_rescue, rb_rescue2), intern/proc.h (rb_protect), intern/thread.h
+ * (rb_mutex_synchronize). */
+static const struct {
+	const char *name;
+	unsigned fn, data;
+} bodies[] = {
+	{"rb_ensure", 0, 1}, {"rb_mutex_synchronize", 1, 2}, {"rb_protect", 0, 1},
+	{"rb_rescue", 0, 1}, {"rb_rescue2", 0, 1},
+};
+
+bool body_call(const struct call *c, unsigned *fn, unsigned *data)
+{
+	for (size_t k = 0; k < ARRAY_SIZE(bodies); k++)
+		if (str_eq(c->name, bodies[k].name) && c->nargs > bodies[k].data) {
+			*fn = bodies[k].fn;
+			*data = bodies[k].data;
+			return true;
+		}
+	return false;
+}
+
+/* x is exactly parameter variable v (a cast allowed: (VALUE)data). */
+static bool is_param_ref(const struct expr *x, int32_t v)
+{
+	return x->kind == EX_REF && x->ref.var == v && !x->ref.addr && !x->ref.deref && (!x->ref.path || !*x->ref.path);
+}
+
+/* x reads var other than as exactly the value of call event ev
+ * (return rb_ensure(function, ...)). */
+static bool reads_besides(const struct expr *x, int32_t var, int32_t ev)
+{
+	return x && !(x->kind == EX_CALL && x->call == ev) && x_reads(x, var);
+}
+
+/* Parameter variable pv of g is used only as an argument of call event ev
+ * (argument k of it) and as that call's value: never assigned, its address
+ * never taken, never read through. */
+static bool param_only_in(const struct mfunc *g, int32_t pv, int32_t ev, uint32_t k)
+{
+	for (uint32_t i = 0; i < g->f->nevents; i++) {
+		const struct event *e = &g->f->events[i];
+		if (e->kind == EV_CALL) {
+			const struct call *c = e->u.call;
+			if (c->indirect && x_reads(&c->callee, pv))
+				return false; /* called here too: another caller */
+			for (uint32_t a = 0; a < c->nargs; a++)
+				if (x_reads(&c->args[a], pv) && !((int32_t)i == ev && a == k))
+					return false;
+		} else if (e->kind == EV_ASSIGN) {
+			if (e->u.assign->lhs.var == pv || reads_besides(&e->u.assign->rhs, pv, ev))
+				return false;
+		} else if (e->kind == EV_RETURN) {
+			if (reads_besides(e->u.ret, pv, ev))
+				return false;
+		} else if (e->kind == EV_ACCESS) {
+			if (e->u.access.ref.var == pv &&
+			    ((e->u.access.mode & (ACC_ADDR | ACC_WRITE)) || e->u.access.ref.deref))
+				return false;
+		}
+	}
+	return true;
+}
+
+int body_param_data(const struct mfunc *g, uint32_t pfn)
+{
+	if (pfn >= g->f->nparams)
+		return -1;
+	int32_t pv = g->f->params[pfn];
+	int32_t body_ev = -1;
+	unsigned fa = 0, da = 0;
+	for (uint32_t i = 0; i < g->f->nevents; i++) {
+		const struct event *e = &g->f->events[i];
+		if (e->kind != EV_CALL || e->u.call->indirect)
+			continue;
+		unsigned f, d;
+		if (!body_call(e->u.call, &f, &d) || !is_param_ref(&e->u.call->args[f], pv))
+			continue;
+		if (body_ev >= 0)
+			return -1; /* two such calls */
+		body_ev = (int32_t)i;
+		fa = f;
+		da = d;
+	}
+	if (body_ev < 0 || !param_only_in(g, pv, body_ev, fa))
+		return -1;
+	const struct expr *dx = &g->f->events[body_ev].u.call->args[da];
+	const struct var *v = dx->kind == EX_REF ? mf_var(g, dx->ref.var) : NULL;
+	if (!v || v->kind != VK_PARAM || v->param_index < 0 || dx->ref.var == pv || !is_param_ref(dx, dx->ref.var) ||
+	    !param_only_in(g, dx->ref.var, body_ev, da))
+		return -1;
+	return v->param_index;
+}

@@ -83,5 +83,15 @@ bool address_taken(const struct model *m, const struct mfunc *mf);
 bool taken_only_for_param_calls(const struct model *m, const struct mfunc *mf);
 bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref *o, const struct cls *c, uint32_t src,
 		 uint32_t rel);
+/* c is rb_ensure(body, data, ...), rb_protect, rb_rescue(2) or
+ * rb_mutex_synchronize(mutex, body, data): the indexes of its body and data
+ * arguments. */
+bool body_call(const struct call *c, unsigned *fn, unsigned *data);
+/* g hands its parameter pfn, unchanged and nowhere else, to one such call as
+ * the body, with another parameter (cast or not) as that call's data and that
+ * parameter read nowhere else (ruby-magic's magic_lock(object, function, data)
+ * runs rb_ensure(function, (VALUE)data, unlock, object)): that parameter's
+ * index, else -1. */
+int body_param_data(const struct mfunc *g, uint32_t pfn);
 
 #endif
