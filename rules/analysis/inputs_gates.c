@@ -18,7 +18,8 @@ static bool field_ref(const struct ref *r, const char *rec, const char *field)
 }
 
 /* Does field `field` of object struct `rec` hold a pointer, as far as the
- * gem shows: copied into a pointer variable (PGconn *c = this->pgconn), or
+ * gem shows: copied into a pointer variable (PGconn *c = this->pgconn), set from one
+ * (obj->buf = p, not cast), or
  * passed to a pointer parameter of the gem's own function? Member types are
  * not in the facts; a field only ever read as a number is not a pointer. */
 static bool field_pointer_like(const struct model *m, const char *rec, const char *field)
@@ -31,6 +32,13 @@ static bool field_pointer_like(const struct model *m, const char *rec, const cha
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind == EV_ASSIGN) {
 				const struct assign *as = e->u.assign;
+				/* obj->buf = p, with p a pointer variable (not cast) */
+				if (field_ref(&as->lhs, rec, field) && as->rhs.kind == EX_REF && !as->rhs.cast &&
+				    ref_is_var(&as->rhs.ref) && !as->rhs.ref.addr) {
+					const struct var *rv = mf_var(mf, as->rhs.ref.var);
+					if (rv && (rv->flags & VF_POINTER))
+						return true;
+				}
 				if (as->rhs.kind != EX_REF || !field_ref(&as->rhs.ref, rec, field) ||
 				    !ref_is_var(&as->lhs))
 					continue;
