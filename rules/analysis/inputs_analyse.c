@@ -424,6 +424,145 @@ static void va_hop(const struct model *m, const struct msite *s, const struct mf
 	}
 }
 
+/* An input found in a helper of the data function whose owner is a
+ * parameter of that helper: the owner becomes the argument the data function
+ * passes (io_analyse). */
+static void map_helper_param(const struct model *m, const struct mfunc *mf, uint32_t rel, const struct flow *fl,
+			     struct io_input *in, const struct mfunc *sf, struct ref *owner, const struct mfunc **of,
+			     uint32_t *at, struct cls *c)
+{
+	const struct var *ov = mf_var(sf, owner->var);
+	if (ov && ov->kind == VK_PARAM && ref_is_var(owner) && ov->param_index >= 0) {
+		/* map the helper's parameter to the caller's argument */
+		uint32_t hop = 0;
+		bool found = false;
+		for (uint32_t e = 0; e < rel; e++)
+			if (fl->hopped && fl->hopped[e] && mf->f->events[e].kind == EV_CALL &&
+			    str_eq(mf->f->events[e].u.call->usr, sf->f->usr)) {
+				hop = e;
+				found = true;
+			}
+		/* a helper of a helper: its parameter is judged from its
+			 * own callers (classify_param) */
+		const struct call *hc = found ? mf->f->events[hop].u.call : NULL;
+		if (hc && (uint32_t)ov->param_index < hc->nargs) {
+			const struct expr *ax = &hc->args[ov->param_index];
+			struct ref a;
+			if (ax->kind == EX_CALL) {
+				owner->var = -1;
+				in->owner_call = ax->call;
+				in->temporary = 1;
+				in->owner = mf->f->events[ax->call].u.call->name;
+				*c = classify_expr(m, mf, ax, (int32_t)hop, hop, 0);
+			} else if (arg_ref(ax, &a)) {
+				*owner = a;
+				*of = mf;
+				*at = hop;
+				in->owner = ref_name(mf, &a);
+			}
+		}
+	} else if (ov && ref_is_var(owner)) {
+		in->helper_local = ov->name;
+	}
+}
+
+/* Whether the owner of input in is kept alive past the release (io_analyse). */
+static void input_alive(const struct model *m, const struct mfunc *mf, uint32_t fn, uint32_t rel, const struct flow *fl,
+			struct io_input *in, const struct ref *owner, const struct mfunc *of, uint32_t at,
+			const struct cls *c, bool typed_of_param)
+{
+	/* alive? */
+	const struct var *ovar = owner->var >= 0 ? mf_var(of, owner->var) : NULL;
+	if (in->kind == IOK_TYPED && typed_of_param && ovar && ovar->kind == VK_PARAM)
+		in->alive = IOA_HELD; /* the receiver or another argument: the caller holds it */
+	else if (in->temporary)
+		in->alive = IOA_NO;
+	else if (in->stored)
+		in->alive = fl->stack_root ? IOA_STRUCT : IOA_NO;
+	else if (in->unmapped_param) {
+		/* not traced to the data function: alive only when the local it
+		 * stops at was read out of a container the caller holds */
+		in->alive = IOA_NO;
+		if (in->stop_fn >= 0) {
+			const struct mfunc *stf = &m->fns.v[in->stop_fn];
+			struct cls sc = classify_var(m, stf, &in->stop_ref, in->stop_at, in->stop_at, 0);
+			if (sc.held)
+				in->alive = IOA_HELD;
+		}
+	} else if (in->helper_local)
+		in->alive = IOA_NO;
+	else if (!ovar)
+		in->alive = IOA_HELD;
+	else if (owner->path && *owner->path) {
+		in->alive = IOA_HELD;
+	} else if (of != mf) {
+		in->alive = IOA_HELD;
+	} else {
+		bool in_struct = false;
+		for (size_t j = 0; j < fl->values.n; j++)
+			if (ref_same(&fl->values.v[j], owner))
+				in_struct = true;
+		/* the owner is a field of the data struct itself */
+		if (in_struct && fl->stack_root)
+			in->alive = IOA_STRUCT;
+		else
+			in->alive = alive_after(mf, owner, rel, &in->guard_before, at);
+		if (in->alive == IOA_NO && frame_holds(m, mf, owner, c, in->fn == fn ? in->ev : at, rel))
+			in->alive = IOA_HELD;
+	}
+	/* read out of a hash, array or ivar: the container keeps it */
+	if (in->alive == IOA_NO && c->held && !in->temporary)
+		in->alive = IOA_HELD;
+	if (in->alive == IOA_NO && ovar && owner->path && *owner->path)
+		in->alive = IOA_HELD;
+}
+
+/* Classifies input in of the data function mf and checks that its owner is
+ * kept alive (io_analyse). */
+static void judge_input(const struct model *m, const struct mfunc *mf, uint32_t fn, uint32_t rel, const struct flow *fl,
+			struct io_input *in)
+{
+	in->alive = IOA_NO;
+	const struct mfunc *sf = &m->fns.v[in->fn];
+	struct cls c = {0};
+	bool in_helper = in->fn != fn;
+	struct ref owner = in->owner_ref;
+	const struct mfunc *of = sf; /* function the owner ref belongs to */
+	uint32_t at = in->ev;
+	if (in_helper && in->mapped) {
+		owner = in->top_owner;
+		of = mf;
+		at = in->top_at;
+		in->owner = ref_name(mf, &owner);
+	} else if (in_helper && owner.var >= 0) {
+		map_helper_param(m, mf, rel, fl, in, sf, &owner, &of, &at, &c);
+	}
+	if (owner.var >= 0 && !c.state)
+		c = classify_var(m, of, &owner, at, of == mf ? rel : of->f->nevents, 0);
+	else if (owner.var < 0 && in->owner_call >= 0 && !c.state) {
+		struct expr one = {0};
+		one.kind = EX_CALL;
+		one.call = in->owner_call;
+		c = classify_expr(m, sf, &one, -1, in->ev, 0);
+	} else if (owner.var < 0 && !c.state)
+		c.state = IOS_UNKNOWN;
+	in->state = c.state ? c.state : IOS_UNKNOWN;
+	in->why = c.why;
+	in->why_fn = c.why_fn;
+	in->why_arg = c.arg;
+	in->why_loc = c.loc;
+	in->owner_param = c.param;
+	/* typed data is the object's own C struct: never "unfrozen" (other
+	 * fibers using the same object is the offload gate's "cannot verify") */
+	bool typed_of_param = false;
+	if (in->kind == IOK_TYPED) {
+		typed_of_param = c.param || in->state == IOS_SHARED || in->state == IOS_UNKNOWN;
+		in->state = IOS_RECEIVER;
+	}
+
+	input_alive(m, mf, fn, rel, fl, in, &owner, of, at, &c, typed_of_param);
+}
+
 void io_analyse(const struct model *m, const struct msite *s, struct io_analysis *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -455,123 +594,8 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 	flow_run(&fl);
 
 	/* classify and check liveness */
-	for (size_t i = 0; i < out->in.n; i++) {
-		struct io_input *in = &out->in.v[i];
-		in->alive = IOA_NO;
-		const struct mfunc *sf = &m->fns.v[in->fn];
-		struct cls c = {0};
-		bool in_helper = in->fn != fn;
-		struct ref owner = in->owner_ref;
-		const struct mfunc *of = sf; /* function the owner ref belongs to */
-		uint32_t at = in->ev;
-		if (in_helper && in->mapped) {
-			owner = in->top_owner;
-			of = mf;
-			at = in->top_at;
-			in->owner = ref_name(mf, &owner);
-		} else if (in_helper && owner.var >= 0) {
-			const struct var *ov = mf_var(sf, owner.var);
-			if (ov && ov->kind == VK_PARAM && ref_is_var(&owner) && ov->param_index >= 0) {
-				/* map the helper's parameter to the caller's argument */
-				uint32_t hop = 0;
-				bool found = false;
-				for (uint32_t e = 0; e < rel; e++)
-					if (fl.hopped && fl.hopped[e] && mf->f->events[e].kind == EV_CALL &&
-					    str_eq(mf->f->events[e].u.call->usr, sf->f->usr)) {
-						hop = e;
-						found = true;
-					}
-				/* a helper of a helper: its parameter is judged from its
-				 * own callers (classify_param) */
-				const struct call *hc = found ? mf->f->events[hop].u.call : NULL;
-				if (hc && (uint32_t)ov->param_index < hc->nargs) {
-					const struct expr *ax = &hc->args[ov->param_index];
-					struct ref a;
-					if (ax->kind == EX_CALL) {
-						owner.var = -1;
-						in->owner_call = ax->call;
-						in->temporary = 1;
-						in->owner = mf->f->events[ax->call].u.call->name;
-						c = classify_expr(m, mf, ax, (int32_t)hop, hop, 0);
-					} else if (arg_ref(ax, &a)) {
-						owner = a;
-						of = mf;
-						at = hop;
-						in->owner = ref_name(mf, &a);
-					}
-				}
-			} else if (ov && ref_is_var(&owner)) {
-				in->helper_local = ov->name;
-			}
-		}
-		if (owner.var >= 0 && !c.state)
-			c = classify_var(m, of, &owner, at, of == mf ? rel : of->f->nevents, 0);
-		else if (owner.var < 0 && in->owner_call >= 0 && !c.state) {
-			struct expr one = {0};
-			one.kind = EX_CALL;
-			one.call = in->owner_call;
-			c = classify_expr(m, sf, &one, -1, in->ev, 0);
-		} else if (owner.var < 0 && !c.state)
-			c.state = IOS_UNKNOWN;
-		in->state = c.state ? c.state : IOS_UNKNOWN;
-		in->why = c.why;
-		in->why_fn = c.why_fn;
-		in->why_arg = c.arg;
-		in->why_loc = c.loc;
-		in->owner_param = c.param;
-		/* typed data is the object's own C struct: never "unfrozen" (other
-		 * fibers using the same object is the offload gate's "cannot verify") */
-		bool typed_of_param = false;
-		if (in->kind == IOK_TYPED) {
-			typed_of_param = c.param || in->state == IOS_SHARED || in->state == IOS_UNKNOWN;
-			in->state = IOS_RECEIVER;
-		}
-
-		/* alive? */
-		const struct var *ovar = owner.var >= 0 ? mf_var(of, owner.var) : NULL;
-		if (in->kind == IOK_TYPED && typed_of_param && ovar && ovar->kind == VK_PARAM)
-			in->alive = IOA_HELD; /* the receiver or another argument: the caller holds it */
-		else if (in->temporary)
-			in->alive = IOA_NO;
-		else if (in->stored)
-			in->alive = fl.stack_root ? IOA_STRUCT : IOA_NO;
-		else if (in->unmapped_param) {
-			/* not traced to the data function: alive only when the local it
-			 * stops at was read out of a container the caller holds */
-			in->alive = IOA_NO;
-			if (in->stop_fn >= 0) {
-				const struct mfunc *stf = &m->fns.v[in->stop_fn];
-				struct cls sc = classify_var(m, stf, &in->stop_ref, in->stop_at, in->stop_at, 0);
-				if (sc.held)
-					in->alive = IOA_HELD;
-			}
-		} else if (in->helper_local)
-			in->alive = IOA_NO;
-		else if (!ovar)
-			in->alive = IOA_HELD;
-		else if (owner.path && *owner.path) {
-			in->alive = IOA_HELD;
-		} else if (of != mf) {
-			in->alive = IOA_HELD;
-		} else {
-			bool in_struct = false;
-			for (size_t j = 0; j < fl.values.n; j++)
-				if (ref_same(&fl.values.v[j], &owner))
-					in_struct = true;
-			/* the owner is a field of the data struct itself */
-			if (in_struct && fl.stack_root)
-				in->alive = IOA_STRUCT;
-			else
-				in->alive = alive_after(mf, &owner, rel, &in->guard_before, at);
-			if (in->alive == IOA_NO && frame_holds(m, mf, &owner, &c, in->fn == fn ? in->ev : at, rel))
-				in->alive = IOA_HELD;
-		}
-		/* read out of a hash, array or ivar: the container keeps it */
-		if (in->alive == IOA_NO && c.held && !in->temporary)
-			in->alive = IOA_HELD;
-		if (in->alive == IOA_NO && ovar && owner.path && *owner.path)
-			in->alive = IOA_HELD;
-	}
+	for (size_t i = 0; i < out->in.n; i++)
+		judge_input(m, mf, fn, rel, &fl, &out->in.v[i]);
 	caller_hop(m, s, mf, &fl, out);
 	ensure_hop(m, s, mf, out);
 	body_param_hop(m, s, mf, out);

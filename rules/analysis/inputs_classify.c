@@ -592,6 +592,54 @@ static bool kwargs_out(const struct mfunc *mf, const struct ref *o, uint32_t at,
 	return false;
 }
 
+/* Local v, never assigned before `at`, set through its address
+ * (rb_scan_args(argc, argv, "1", &str)): an argument (classify_var). */
+static struct cls set_through_address(const struct func *f, const struct var *v, const struct ref *o, uint32_t at)
+{
+	struct cls r = {.state = IOS_UNKNOWN};
+	for (uint32_t i = 0; i < at && i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_CALL || source_of(e->u.call->name) || IN(e->u.call->name, passthrough))
+			continue;
+		for (uint32_t k = 0; k < e->u.call->nargs; k++)
+			if (e->u.call->args[k].kind == EX_REF && e->u.call->args[k].ref.addr &&
+			    ref_same(&e->u.call->args[k].ref, o)) {
+				if (IN(e->u.call->name, arg_scanners))
+					/* a method argument, held by the method frame */
+					r = (struct cls){.state = IOS_SHARED,
+							 .why_fn = f->name,
+							 .arg = v->name,
+							 .loc = e->loc,
+							 .param = true};
+				else
+					r = (struct cls){.state = IOS_SHARED, .why = e->u.call->name, .loc = e->loc};
+			}
+	}
+	return r;
+}
+
+/* o frozen or locked in place (rb_obj_freeze(o), rb_str_locktmp(o)) before
+ * the release call rel: *r says so (classify_var). */
+static void frozen_in_place(const struct func *f, const struct ref *o, uint32_t rel, struct cls *r)
+{
+	for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
+		const struct event *e = &f->events[i];
+		if (e->kind != EV_CALL || !e->u.call->nargs)
+			continue;
+		struct ref a;
+		if (!arg_ref(&e->u.call->args[0], &a) || !ref_same(&a, o))
+			continue;
+		if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) && !e->u.call->result_used) {
+			*r = (struct cls){.state = IOS_FROZEN, .why = e->u.call->name, .loc = e->loc};
+			return;
+		}
+		if (str_eq(e->u.call->name, "rb_str_locktmp")) {
+			*r = (struct cls){.state = IOS_LOCKED, .why = e->u.call->name, .loc = e->loc};
+			return;
+		}
+	}
+}
+
 struct cls classify_var(const struct model *m, const struct mfunc *mf, const struct ref *o, uint32_t at, uint32_t rel,
 			int depth)
 {
@@ -649,53 +697,14 @@ struct cls classify_var(const struct model *m, const struct mfunc *mf, const str
 		} else if (v->kind == VK_PARAM) {
 			r = classify_param(m, mf, v, depth);
 		} else {
-			/* set through its address (rb_scan_args(argc, argv, "1", &str)): an argument */
-			r.state = IOS_UNKNOWN;
-			for (uint32_t i = 0; i < at && i < f->nevents; i++) {
-				const struct event *e = &f->events[i];
-				if (e->kind != EV_CALL || source_of(e->u.call->name) ||
-				    IN(e->u.call->name, passthrough))
-					continue;
-				for (uint32_t k = 0; k < e->u.call->nargs; k++)
-					if (e->u.call->args[k].kind == EX_REF && e->u.call->args[k].ref.addr &&
-					    ref_same(&e->u.call->args[k].ref, o)) {
-						if (IN(e->u.call->name, arg_scanners))
-							/* a method argument, held by the method frame */
-							r = (struct cls){.state = IOS_SHARED,
-									 .why_fn = f->name,
-									 .arg = v->name,
-									 .loc = e->loc,
-									 .param = true};
-						else
-							r = (struct cls){.state = IOS_SHARED,
-									 .why = e->u.call->name,
-									 .loc = e->loc};
-					}
-			}
+			r = set_through_address(f, v, o, at);
 		}
 	}
 	if (depth > 0 && r.state != IOS_FRESH)
 		return r;
 	/* frozen or locked in place before the release call */
-	if (r.state >= IOS_UNKNOWN || r.state == 0) {
-		for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
-			const struct event *e = &f->events[i];
-			if (e->kind != EV_CALL || !e->u.call->nargs)
-				continue;
-			struct ref a;
-			if (!arg_ref(&e->u.call->args[0], &a) || !ref_same(&a, o))
-				continue;
-			if (is_call_named(e, inplace_freezers, ARRAY_SIZE(inplace_freezers)) &&
-			    !e->u.call->result_used) {
-				r = (struct cls){.state = IOS_FROZEN, .why = e->u.call->name, .loc = e->loc};
-				break;
-			}
-			if (str_eq(e->u.call->name, "rb_str_locktmp")) {
-				r = (struct cls){.state = IOS_LOCKED, .why = e->u.call->name, .loc = e->loc};
-				break;
-			}
-		}
-	}
+	if (r.state >= IOS_UNKNOWN || r.state == 0)
+		frozen_in_place(f, o, rel, &r);
 	/* a fresh object shown to other code before the call */
 	if (r.state == IOS_FRESH && first_assign >= 0) {
 		for (uint32_t i = (uint32_t)first_assign + 1; i < rel && i < f->nevents; i++) {

@@ -215,90 +215,84 @@ static bool handle_escapes(struct hflow *h, const struct mfunc *mf, int32_t var,
 
 static void handle_value(struct hflow *h, const struct mfunc *mf, const struct expr *x, uint32_t at, int depth);
 
-/* Every value variable var of mf holds at `at`. */
-static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref *r, uint32_t at, int depth)
+/* A member r of variable v: a field of a Ruby object's C struct, or of a
+ * local struct (handle_var). */
+static void handle_member(struct hflow *h, const struct mfunc *mf, const struct ref *r, const struct var *v,
+			  const char *name, struct loc loc, uint32_t at, int depth)
 {
-	const struct var *v = mf_var(mf, r->var);
-	const char *name = ref_name(mf, r);
-	struct loc loc = mf->f->loc;
-	if (!v) {
+	/* a field of a Ruby object's C struct (this->pgconn, ptr->ctx) */
+	if (r->deref && (var_typed_data(h, mf, r->var, at, 0) || param_typed_data(h, mf, v, 0))) {
+		bool first = h->out->origin != IOH_OBJECT || !h->out->name;
+		handle_worse(h, IOH_OBJECT, mf, name, &loc);
+		if (first && h->out->origin == IOH_OBJECT) {
+			h->out->rec = v->record;
+			h->out->field = first_member(mf, r->path);
+		}
+		return;
+	}
+	/* a member of a local struct: the stores to that member */
+	if (!r->deref && v->kind == VK_LOCAL) {
+		bool any = false;
+		for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
+			const struct event *e = &mf->f->events[i];
+			if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != r->var ||
+			    !str_eq(e->u.assign->lhs.path, r->path) || e->u.assign->whole_init)
+				continue;
+			any = true;
+			handle_value(h, mf, &e->u.assign->rhs, i, depth + 1);
+		}
+		if (any)
+			return;
+	}
+	handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
+}
+
+/* Parameter v: what every caller passes (handle_var). */
+static void handle_param(struct hflow *h, const struct mfunc *mf, const struct var *v, const char *name, struct loc loc,
+			 int depth)
+{
+	if ((v->flags & VF_VALUE) || v->param_index < 0) {
 		handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
 		return;
 	}
-	loc = v->loc;
-	bool member = r->path && *r->path;
-	if (member) {
-		/* a field of a Ruby object's C struct (this->pgconn, ptr->ctx) */
-		if (r->deref && (var_typed_data(h, mf, r->var, at, 0) || param_typed_data(h, mf, v, 0))) {
-			bool first = h->out->origin != IOH_OBJECT || !h->out->name;
-			handle_worse(h, IOH_OBJECT, mf, name, &loc);
-			if (first && h->out->origin == IOH_OBJECT) {
-				h->out->rec = v->record;
-				h->out->field = first_member(mf, r->path);
-			}
-			return;
+	/* every caller's argument: direct calls, and calls through a
+	 * pointer the linker resolved to this function */
+	unsigned callers = 0;
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &h->m->edges.v[h->m->in_edges.v[k]];
+		if (ed->kind != EDGE_DIRECT && ed->kind != EDGE_POINTER)
+			continue;
+		if (!handle_budget(h, 1))
+			break;
+		const struct mfunc *cf = &h->m->fns.v[ed->from];
+		const struct call *c = cf->f->events[ed->ev].u.call;
+		if ((uint32_t)v->param_index >= c->nargs) {
+			handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
+			continue;
 		}
-		/* a member of a local struct: the stores to that member */
-		if (!r->deref && v->kind == VK_LOCAL) {
-			bool any = false;
-			for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
-				const struct event *e = &mf->f->events[i];
-				if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != r->var ||
-				    !str_eq(e->u.assign->lhs.path, r->path) || e->u.assign->whole_init)
-					continue;
-				any = true;
-				handle_value(h, mf, &e->u.assign->rhs, i, depth + 1);
-			}
-			if (any)
-				return;
-		}
+		callers++;
+		handle_value(h, cf, &c->args[v->param_index], ed->ev, depth + 1);
+	}
+	for (size_t k = 0; k < h->m->param_via.n; k++) {
+		const struct param_via *pv = &h->m->param_via.v[k];
+		if (pv->to != (int32_t)mf->id || !handle_budget(h, 1))
+			continue;
+		const struct mfunc *cf = &h->m->fns.v[pv->from];
+		const struct call *c = cf->f->events[pv->ev].u.call;
+		if ((uint32_t)v->param_index >= c->nargs)
+			continue;
+		callers++;
+		handle_value(h, cf, &c->args[v->param_index], pv->ev, depth + 1);
+	}
+	/* an entry point, or callers the call graph does not show */
+	if (!callers || (mf->address_taken && !taken_only_for_param_calls(h->m, mf)) || !(mf->f->flags & FN_STATIC))
 		handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
-		return;
-	}
-	if (v->kind == VK_PARAM) {
-		if ((v->flags & VF_VALUE) || v->param_index < 0) {
-			handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
-			return;
-		}
-		/* every caller's argument: direct calls, and calls through a
-		 * pointer the linker resolved to this function */
-		unsigned callers = 0;
-		for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
-			const struct edge *ed = &h->m->edges.v[h->m->in_edges.v[k]];
-			if (ed->kind != EDGE_DIRECT && ed->kind != EDGE_POINTER)
-				continue;
-			if (!handle_budget(h, 1))
-				break;
-			const struct mfunc *cf = &h->m->fns.v[ed->from];
-			const struct call *c = cf->f->events[ed->ev].u.call;
-			if ((uint32_t)v->param_index >= c->nargs) {
-				handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
-				continue;
-			}
-			callers++;
-			handle_value(h, cf, &c->args[v->param_index], ed->ev, depth + 1);
-		}
-		for (size_t k = 0; k < h->m->param_via.n; k++) {
-			const struct param_via *pv = &h->m->param_via.v[k];
-			if (pv->to != (int32_t)mf->id || !handle_budget(h, 1))
-				continue;
-			const struct mfunc *cf = &h->m->fns.v[pv->from];
-			const struct call *c = cf->f->events[pv->ev].u.call;
-			if ((uint32_t)v->param_index >= c->nargs)
-				continue;
-			callers++;
-			handle_value(h, cf, &c->args[v->param_index], pv->ev, depth + 1);
-		}
-		/* an entry point, or callers the call graph does not show */
-		if (!callers || (mf->address_taken && !taken_only_for_param_calls(h->m, mf)) ||
-		    !(mf->f->flags & FN_STATIC))
-			handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
-		return;
-	}
-	if (v->kind != VK_LOCAL) {
-		handle_worse(h, IOH_UNKNOWN, mf, name, &loc); /* a global or static handle: shared */
-		return;
-	}
+}
+
+/* Local variable r: its stores, or the call that fills it (handle_var). */
+static void handle_local(struct hflow *h, const struct mfunc *mf, const struct ref *r, const char *name, struct loc loc,
+			 uint32_t at, int depth)
+{
 	/* a local: its stores, or the call that fills it through its address */
 	bool any = false, made = false;
 	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
@@ -339,6 +333,27 @@ static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref
 	}
 }
 
+/* Every value variable var of mf holds at `at`. */
+static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref *r, uint32_t at, int depth)
+{
+	const struct var *v = mf_var(mf, r->var);
+	const char *name = ref_name(mf, r);
+	struct loc loc = mf->f->loc;
+	if (!v) {
+		handle_worse(h, IOH_UNKNOWN, mf, name, &loc);
+		return;
+	}
+	loc = v->loc;
+	if (r->path && *r->path)
+		handle_member(h, mf, r, v, name, loc, at, depth);
+	else if (v->kind == VK_PARAM)
+		handle_param(h, mf, v, name, loc, depth);
+	else if (v->kind != VK_LOCAL)
+		handle_worse(h, IOH_UNKNOWN, mf, name, &loc); /* a global or static handle: shared */
+	else
+		handle_local(h, mf, r, name, loc, at, depth);
+}
+
 static void handle_value(struct hflow *h, const struct mfunc *mf, const struct expr *x, uint32_t at, int depth)
 {
 	if (!x || x->kind == EX_NULL)
@@ -373,6 +388,29 @@ static void handle_value(struct hflow *h, const struct mfunc *mf, const struct e
 		return;
 	}
 	handle_worse(h, IOH_UNKNOWN, mf, text ? text : "?", &mf->f->loc);
+}
+
+/* *hr is a local set once, before event ev, from a member of something
+ * (PGconn *conn = p->params.conn;): *hr becomes that member. */
+static bool member_of_local(const struct mfunc *cb, struct ref *hr, uint32_t ev)
+{
+	const struct var *lv = mf_var(cb, hr->var);
+	int n = 0;
+	struct ref from = {0};
+	for (uint32_t i = 0; lv && lv->kind == VK_LOCAL && i < ev; i++) {
+		const struct event *e = &cb->f->events[i];
+		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == hr->var && ref_is_var(&e->u.assign->lhs)) {
+			n++;
+			if (e->u.assign->rhs.kind == EX_REF)
+				from = e->u.assign->rhs.ref;
+			else
+				n = 99;
+		}
+	}
+	if (n != 1 || !from.path || !*from.path)
+		return false;
+	*hr = from;
+	return true;
 }
 
 void io_handle_origin(const struct model *m, const struct msite *s, const struct mfunc *cb, const struct event *call,
@@ -424,25 +462,8 @@ void io_handle_origin(const struct model *m, const struct msite *s, const struct
 		return;
 	struct ref hr = a->ref;
 	uint32_t ev = (uint32_t)(call - cb->f->events);
-	if (ref_is_var(&hr)) {
-		/* PGconn *conn = p->params.conn; */
-		const struct var *lv = mf_var(cb, hr.var);
-		int n = 0;
-		struct ref from = {0};
-		for (uint32_t i = 0; lv && lv->kind == VK_LOCAL && i < ev; i++) {
-			const struct event *e = &cb->f->events[i];
-			if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == hr.var && ref_is_var(&e->u.assign->lhs)) {
-				n++;
-				if (e->u.assign->rhs.kind == EX_REF)
-					from = e->u.assign->rhs.ref;
-				else
-					n = 99;
-			}
-		}
-		if (n != 1 || !from.path || !*from.path)
-			return;
-		hr = from;
-	}
+	if (ref_is_var(&hr) && !member_of_local(cb, &hr, ev))
+		return;
 	if (!hr.deref || !hr.path || !*hr.path || strstr(hr.path, "[]"))
 		return;
 	const struct var *root = mf_var(cb, hr.var);
