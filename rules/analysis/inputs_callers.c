@@ -389,3 +389,42 @@ int body_param_data(const struct mfunc *g, uint32_t pfn)
 		return -1;
 	return v->param_index;
 }
+
+unsigned io_body_runs(const struct model *m, const struct mfunc *mf, io_body_visit visit, void *ctx)
+{
+	if (!mf->f->usr || !(mf->f->flags & FN_STATIC) || mf->f->nparams != 1)
+		return 0;
+	unsigned n = 0;
+	for (uint32_t k = 0; k < m->fns.n && n < 16; k++) {
+		const struct mfunc *cf = &m->fns.v[k];
+		if (cf == mf)
+			continue;
+		for (uint32_t ei = 0; ei < cf->f->nevents && n < 16; ei++) {
+			const struct event *e = &cf->f->events[ei];
+			if (e->kind != EV_CALL || e->u.call->indirect)
+				continue;
+			const struct call *c = e->u.call;
+			unsigned bfn, bdata;
+			if (body_call(c, &bfn, &bdata)) {
+				if (c->args[bfn].kind == EX_FUNC && str_eq(c->args[bfn].func_usr, mf->f->usr)) {
+					n++;
+					if (visit(ctx, cf, ei, &c->args[bdata]))
+						return n;
+				}
+				continue;
+			}
+			for (uint32_t a = 0; a < c->nargs; a++) {
+				if (c->args[a].kind != EX_FUNC || !str_eq(c->args[a].func_usr, mf->f->usr) || !c->usr)
+					continue;
+				const struct mfunc *g = model_callee(m, c->usr, cf);
+				int pd = g && g != mf ? body_param_data(g, a) : -1;
+				if (pd < 0 || (uint32_t)pd >= c->nargs)
+					continue;
+				n++;
+				if (visit(ctx, cf, ei, &c->args[pd]))
+					return n;
+			}
+		}
+	}
+	return n;
+}
