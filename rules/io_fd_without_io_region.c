@@ -20,7 +20,8 @@ static void run(struct rule_ctx *rc)
 		if (s->is_template || io_region(s) || s->token_only)
 			continue;
 		const char *what = NULL;
-		int32_t into = io_fd_into_data(m, s, &what);
+		uint32_t into_fn = s->data_fn;
+		int32_t into = io_fd_into_data(m, s, &what, &into_fn);
 		if (into < 0)
 			continue;
 		struct reach_set rs;
@@ -35,7 +36,7 @@ static void run(struct rule_ctx *rc)
 			}
 		if (bf) {
 			const struct event *be = &bf->f->events[bev];
-			const struct mfunc *df = &m->fns.v[s->data_fn];
+			const struct mfunc *df = &m->fns.v[into_fn];
 			struct finding *f = rule_report(
 				rc, &be->loc, bf->f->name,
 				"'%s' blocks on a Ruby IO's descriptor outside rb_thread_io_blocking_region: IO#close "

@@ -64,11 +64,11 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
  * Sites with the same targets and the same answer get the same evidence
  * (offload.c shares it). */
 bool shared_state_site_locked(const struct model *m, const struct msite *s);
-/* GATE_INPUTS (inputs_flow.c): pointers into Ruby objects in the callback's data are
+/* GATE_INPUTS (inputs_gates.c): pointers into Ruby objects in the callback's data are
  * frozen, fresh, copied or locked, and their owners kept alive. Receiver memory
  * and data filled by the caller make it "cannot verify". */
 void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g);
-/* GATE_OUTPUTS (inputs_flow.c): no static or global buffer is handed to the callback. */
+/* GATE_OUTPUTS (inputs_gates.c): no static or global buffer is handed to the callback. */
 void gate_check_outputs(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			struct gate_result *g);
 

@@ -172,6 +172,15 @@ int io_param_caller_temp(const struct model *m, const struct mfunc *mf, int32_t 
 const struct event *io_helper_converts(const struct model *m, const struct mfunc *mf, uint32_t ev,
 				       const struct mfunc **helper);
 
+/* The calls that run mf, a static one-parameter function, on a data
+ * argument: rb_ensure(mf, data, ...) and the like, and calls of the gem's own
+ * helpers that hand their function-pointer parameter to one of those with
+ * their data parameter (magic_lock(obj, mf, &args)). visit gets the calling
+ * function, the call event and the data argument, and returns true to stop.
+ * Returns how many were visited (at most 16). */
+typedef bool (*io_body_visit)(void *ctx, const struct mfunc *cf, uint32_t ev, const struct expr *data);
+unsigned io_body_runs(const struct model *m, const struct mfunc *mf, io_body_visit visit, void *ctx);
+
 /* Needs to be kept alive and is not. */
 static inline bool io_not_alive(const struct io_input *in)
 {

@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "inputs_flow_int.h"
 #include "libmodel.h"
 #include "util.h"
 
@@ -65,6 +66,32 @@ static bool io_fd_event_d(const struct model *m, const struct mfunc *mf, uint32_
 
 /* 1: fn is a gem helper returning a Ruby IO's descriptor (an int-returning
  * function whose return value is computed from one); 0: not. */
+/* Local or parameter var of mf is assigned, before event `before`, a value
+ * that takes a Ruby IO's descriptor (a call io_fd_event_d recognises, or a
+ * read of an rb_io_t's fd). */
+static bool local_from_fd(const struct model *m, const struct mfunc *mf, int32_t var, uint32_t before, int depth)
+{
+	for (uint32_t i = 0; i < before && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var ||
+		    (e->u.assign->lhs.path && *e->u.assign->lhs.path))
+			continue;
+		const struct expr *x = &e->u.assign->rhs;
+		const char *w;
+		if (x->kind == EX_CALL && x->call >= 0 && (uint32_t)x->call < mf->f->nevents &&
+		    io_fd_event_d(m, mf, (uint32_t)x->call, &w, depth))
+			return true;
+		for (uint32_t k = 0; k < x->ncalls; k++)
+			if (x->calls[k] >= 0 && (uint32_t)x->calls[k] < mf->f->nevents &&
+			    io_fd_event_d(m, mf, (uint32_t)x->calls[k], &w, depth))
+				return true;
+		for (uint32_t k = 0; k < x->nreads; k++)
+			if (x->reads[k].record && rb_io_record(x->reads[k].record) && str_eq(x->reads[k].field, "fd"))
+				return true;
+	}
+	return false;
+}
+
 static int helper_state(const struct model *m, uint32_t fn, int depth)
 {
 	const struct mfunc *mf = &m->fns.v[fn];
@@ -85,6 +112,9 @@ static int helper_state(const struct model *m, uint32_t fn, int depth)
 		for (uint32_t k = 0; k < r->u.ret->nreads; k++) {
 			const struct ref *rr = &r->u.ret->reads[k];
 			if (rr->record && rb_io_record(rr->record) && str_eq(rr->field, "fd"))
+				return 1;
+			/* o = rb_funcall(o, rb_intern("fileno"), 0); return NUM2INT(o); */
+			if (rr->var >= 0 && (!rr->path || !*rr->path) && local_from_fd(m, mf, rr->var, ei, depth))
 				return 1;
 		}
 	}
@@ -115,20 +145,12 @@ static bool expr_uses(const struct func *f, const struct expr *x, uint32_t ev)
 	return false;
 }
 
-int32_t io_fd_into_data(const struct model *m, const struct msite *s, const char **what)
+/* The first event of mf before `limit` that takes a Ruby IO's descriptor and
+ * stores it into variable dvar (or into a local later stored there); -1. */
+static int32_t fd_into_var(const struct model *m, const struct mfunc *mf, int32_t dvar, uint32_t limit,
+			   const char **what)
 {
-	if (!s->data1)
-		return -1;
-	int32_t dvar = -1;
-	if (s->data1->kind == EX_REF)
-		dvar = s->data1->ref.var;
-	else if (s->data1->nreads == 1)
-		dvar = s->data1->reads[0].var;
-	if (dvar < 0)
-		return -1;
-	const struct mfunc *mf = &m->fns.v[s->data_fn];
 	const struct func *f = mf->f;
-	uint32_t limit = s->data_fn == s->fn ? s->ev : f->nevents;
 	for (uint32_t ei = 0; ei < limit && ei < f->nevents; ei++) {
 		const char *w = NULL;
 		if (!io_fd_event(m, mf, ei, &w))
@@ -155,6 +177,61 @@ int32_t io_fd_into_data(const struct model *m, const struct msite *s, const char
 		}
 	}
 	return -1;
+}
+
+/* The variable an expression names or reads alone (`&args`, `(VALUE)&args`). */
+static int32_t expr_var(const struct expr *x)
+{
+	if (x->kind == EX_REF)
+		return x->ref.var;
+	return x->nreads == 1 ? x->reads[0].var : -1;
+}
+
+struct body_fd {
+	const struct model *m;
+	const char *what;
+	int32_t ev;
+	uint32_t fn;
+};
+
+static bool body_fd_visit(void *ctx, const struct mfunc *cf, uint32_t ev, const struct expr *data)
+{
+	struct body_fd *b = ctx;
+	int32_t var = expr_var(data);
+	int32_t at = var >= 0 ? fd_into_var(b->m, cf, var, ev, &b->what) : -1;
+	if (at < 0)
+		return false;
+	b->ev = at;
+	b->fn = cf->id;
+	return true;
+}
+
+int32_t io_fd_into_data(const struct model *m, const struct msite *s, const char **what, uint32_t *fn)
+{
+	if (!s->data1)
+		return -1;
+	int32_t dvar = expr_var(s->data1);
+	if (dvar < 0)
+		return -1;
+	const struct mfunc *mf = &m->fns.v[s->data_fn];
+	uint32_t limit = s->data_fn == s->fn ? s->ev : mf->f->nevents;
+	*fn = s->data_fn;
+	int32_t ev = fd_into_var(m, mf, dvar, limit, what);
+	if (ev >= 0)
+		return ev;
+	/* the data function is a body run on its parameter (rb_ensure(body,
+	 * (VALUE)&args, ...), or through the gem's own locking helper): the
+	 * descriptor may be stored in the caller */
+	const struct var *dv = mf_var(mf, dvar);
+	if (!dv || (dv->kind != VK_PARAM && !root_from_param(mf, dvar, limit)))
+		return -1;
+	struct body_fd b = {.m = m, .ev = -1};
+	io_body_runs(m, mf, body_fd_visit, &b);
+	if (b.ev < 0)
+		return -1;
+	*what = b.what;
+	*fn = b.fn;
+	return b.ev;
 }
 
 /* A call that can block on the descriptor it is given: its library model's

@@ -13,8 +13,10 @@ bool io_fd_event(const struct model *m, const struct mfunc *mf, uint32_t ev, con
 
 /* The first event before `limit` in the release site's data function that
  * takes a Ruby IO's descriptor and stores it where the callback's data
- * (data1) gets it; -1 when there is none. */
-int32_t io_fd_into_data(const struct model *m, const struct msite *s, const char **what);
+ * (data1) gets it; -1 when there is none. When the data function is a body
+ * run on its parameter (io_body_runs), the event may be in the function that
+ * runs it: *fn is the function holding the event. */
+int32_t io_fd_into_data(const struct model *m, const struct msite *s, const char **what, uint32_t *fn);
 
 /* A blocking descriptor call (read, recv, poll, accept ...) by name. */
 bool io_fd_blocking_call(const char *name);

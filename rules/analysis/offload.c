@@ -617,13 +617,15 @@ void gate_check_fd(const struct model *m, const struct msite *s, const struct re
 	(void)rs;
 	const struct mfunc *mf = &m->fns.v[s->data_fn];
 	const char *what = NULL;
-	int32_t into = io_fd_into_data(m, s, &what);
+	uint32_t into_fn = s->data_fn;
+	int32_t into = io_fd_into_data(m, s, &what, &into_fn);
 	if (into >= 0) {
+		const struct mfunc *inf = &m->fns.v[into_fn];
 		struct gate_evidence *ev =
-			gate_add(g, GATE_FD, GATE_FAIL, &mf->f->events[into].loc, (int32_t)s->data_fn,
+			gate_add(g, GATE_FD, GATE_FAIL, &inf->f->events[into].loc, (int32_t)into_fn,
 				 "'%s' passes a descriptor taken from a Ruby IO (%s) to the callback: another fiber "
 				 "can close the IO mid-call",
-				 mf->f->name, what);
+				 inf->f->name, what);
 		ev->ev = into;
 		return;
 	}

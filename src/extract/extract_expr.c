@@ -281,6 +281,23 @@ static bool walk_unary(struct xctx *x, CXCursor c, int mode, struct esum *out)
 	return true;
 }
 
+/* The initialiser list of a compound literal c ((struct T){...}, under casts
+ * and parentheses), else a null cursor. */
+static CXCursor compound_literal_list(CXCursor c)
+{
+	CXCursor s = strip_wrappers(c, NULL);
+	if (clang_getCursorKind(s) != CXCursor_CompoundLiteralExpr)
+		return clang_getNullCursor();
+	struct kids kd;
+	kids_get(s, &kd);
+	CXCursor list = clang_getNullCursor();
+	for (unsigned i = 0; i < kd.n; i++)
+		if (clang_getCursorKind(kd.p[i]) == CXCursor_InitListExpr)
+			list = kd.p[i];
+	kids_free(&kd);
+	return list;
+}
+
 /* Assignments and binary operators. False when the node is not two operands
  * (the generic walk takes it). */
 static bool walk_binary(struct xctx *x, CXCursor c, enum CXCursorKind k, struct esum *out)
@@ -295,6 +312,25 @@ static bool walk_binary(struct xctx *x, CXCursor c, enum CXCursorKind k, struct 
 	if (is_assign_op(op)) {
 		bool compound = strcmp(op, "=") != 0;
 		struct esum rhs = {0}, lhs = {0};
+		CXCursor lit = compound ? clang_getNullCursor() : compound_literal_list(kd.p[1]);
+		if (!clang_Cursor_isNull(lit)) {
+			/* a = (struct T){.f = x, ...}: each member assigned, as for an
+			 * initialised declaration (walk_decl) */
+			walk_ref(x, kd.p[0], &lhs, ACC_WRITE);
+			esum_merge(out, &lhs);
+			if (lhs.e.kind == EX_REF) {
+				emit_access(x, c, &lhs.e.ref, ACC_WRITE);
+				walk_init_list(x, lit, &lhs.e.ref, clang_getCursorType(kd.p[0]));
+				out->e.kind = EX_REF;
+				out->e.ref = lhs.e.ref;
+			} else {
+				struct ref none = {.var = -1, .path = ""};
+				walk_init_list(x, lit, &none, clang_getCursorType(kd.p[0]));
+			}
+			esum_free(&lhs);
+			kids_free(&kd);
+			return true;
+		}
 		walk_expr(x, kd.p[1], ACC_READ, &rhs);
 		walk_ref(x, kd.p[0], &lhs, compound ? (ACC_READ | ACC_WRITE) : ACC_WRITE);
 		esum_merge(out, &lhs);

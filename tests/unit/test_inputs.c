@@ -1,4 +1,4 @@
-/* Unit tests for the inputs analysis (rules/analysis/inputs_flow.c): its tables, the
+/* Unit tests for the inputs analysis (rules/analysis/inputs_*.c): its tables, the
  * inputs/outputs offload gates, and the doc pages of the input/output rules. */
 #include <setjmp.h>
 #include <stdarg.h>
