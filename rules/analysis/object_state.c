@@ -156,6 +156,245 @@ static const char *ofield_user(const struct model *m, const struct msite *s, con
 	return of->fn >= 0 ? m->fns.v[of->fn].f->name : io_callback_name(m, s);
 }
 
+/* The object fields of one run: the callback's own (the first ncb), then
+ * those of the inputs gate's evidence. */
+struct ofields {
+	struct ofield v[MAX_FIELDS];
+	unsigned n, ncb;
+};
+
+/* The fields the callback's own code uses. */
+static void cb_fields(const struct ostate *os, const struct reach_set *rs, struct ofields *fs)
+{
+	const struct model *m = os->m;
+	struct ofield *fields = fs->v;
+	unsigned nf = fs->n;
+	for (uint32_t i = 0; i < rs->n && nf < MAX_FIELDS; i++) {
+		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
+		for (uint32_t ei = 0; ei < mf->f->nevents && nf < MAX_FIELDS; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access.ref
+					      : e->kind == EV_ASSIGN ? &e->u.assign->lhs
+								     : NULL;
+			const char *rec = NULL;
+			char fld[128];
+			if (!r || !object_field(os, mf, r, &rec, fld, sizeof(fld)))
+				continue;
+			bool dup = false;
+			for (unsigned k = 0; k < nf && !dup; k++)
+				dup = str_eq(fields[k].rec, rec) && str_eq(fields[k].field, fld);
+			if (dup)
+				continue;
+			struct ofield *of = &fields[nf++];
+			of->rec = rec;
+			snprintf(of->field, sizeof(of->field), "%s", fld);
+			of->text = ref_text(mf->tu, r);
+			of->loc = e->loc;
+			of->fn = (int32_t)rs->fns[i];
+			of->cb = true;
+		}
+	}
+	fs->n = fs->ncb = nf;
+}
+
+/* Object state the inputs gate followed into the callback's data (a handle
+ * stored in the object, `this->pgconn`): evidence [from, inputs_ev). */
+static void evidence_fields(const struct ostate *os, const struct msite *s, const struct gate_result *g, size_t from,
+			    size_t inputs_ev, struct ofields *fs)
+{
+	const struct model *m = os->m;
+	struct ofield *fields = fs->v;
+	unsigned nf = fs->n;
+	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
+		const struct gate_evidence *ge = &g->ev.v[i];
+		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
+		    !ge->obj_field || !is_object_record(os, ge->obj_rec))
+			continue;
+		bool dup = false;
+		for (unsigned k = 0; k < nf && !dup; k++)
+			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, ge->obj_field);
+		if (dup)
+			continue;
+		struct ofield *of = &fields[nf++];
+		of->rec = ge->obj_rec;
+		snprintf(of->field, sizeof(of->field), "%s", ge->obj_field);
+		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
+		of->loc = ge->loc;
+		of->fn = ge->fn;
+		of->cb = false;
+	}
+	fs->n = nf;
+}
+
+/* Some ways into the call take the guard, the one through open_fn does not. */
+static void report_open_way(const struct ostate *os, struct gate_result *og, const char *cb, const struct ofield *of,
+			    const struct guard *gd, int64_t open_fn)
+{
+	const struct model *m = os->m;
+	struct gate_evidence *ev = gate_add(
+		og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+		"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways "
+		"into "
+		"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
+		"calling thread may use or close the object while the worker runs",
+		cb, of->text ? of->text : of->field, of->field, of->rec,
+		gd->kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd->what, m->fns.v[open_fn].f->name);
+	gate_note_add(ev, &gd->loc, "the guard is taken here");
+	gate_note_add(ev, &m->fns.v[open_fn].f->loc, "'%s' reaches the call without it", m->fns.v[open_fn].f->name);
+}
+
+/* No guard at all: one piece of evidence per object struct (field k, the
+ * first of its struct), and how many more fields the callback uses. */
+static void report_unguarded(const struct ostate *os, struct gate_result *og, const char *cb, const struct ofields *fs,
+			     unsigned k)
+{
+	const struct ofield *fields = fs->v, *of = &fs->v[k];
+	unsigned nf = fs->n;
+	unsigned more = 0;
+	for (unsigned j = k + 1; j < nf; j++)
+		more += str_eq(fields[j].rec, of->rec);
+	char extra[64] = "", why[sizeof(os->why) + 4] = "";
+	if (more)
+		snprintf(extra, sizeof(extra), " and %u more field%s", more, more == 1 ? "" : "s");
+	if (os->why[0])
+		snprintf(why, sizeof(why), " (%s)", os->why);
+	struct gate_evidence *ev =
+		gate_add(og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+			 "'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
+			 "held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
+			 "thread keep running and may use or close the object while the worker runs",
+			 cb, of->text ? of->text : of->field, extra, of->rec, why);
+	if (os->why[0])
+		gate_note_add(ev, &os->why_loc, "%s", os->why);
+}
+
+/* The first other function touching the object's state without the guard
+ * (bad), the names of further ones, and whether one only touches another
+ * field of the object (open). */
+struct holes {
+	bool bad, open;
+	uint32_t bad_fi;
+	const struct event *bad_te;
+	const struct ofield *bad_tf;
+	char others[256];
+	unsigned nothers;
+};
+
+/* Every other function touching a field the callback uses must take the
+ * guard; one using another field of the object without it leaves the
+ * verdict open (the callback may reach that field's memory through a pointer
+ * the gate does not follow). */
+static void find_holes(struct ostate *os, const struct reach_set *rs, uint32_t rel_fn, const struct ofields *fs,
+		       const struct ofield *of, const struct guard *gd, struct holes *h)
+{
+	const struct model *m = os->m;
+	const struct ofield *fields = fs->v;
+	unsigned nf = fs->n;
+	/* methods first (what another fiber calls), then helpers; after the
+	 * first hole, the other functions with one are named too */
+	for (uint32_t pass_fi = 0; pass_fi < 2 * m->fns.n; pass_fi++) {
+		uint32_t fi = pass_fi % m->fns.n;
+		if ((pass_fi < m->fns.n) != ((role_of(os, fi) & ROLE_METHOD) != 0))
+			continue;
+		if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(os, fi))
+			continue;
+		const struct event *te = NULL;
+		const struct ofield *tf = NULL;
+		for (unsigned j = 0; j < nf && !te; j++)
+			if (str_eq(fields[j].rec, of->rec) &&
+			    (te = touches(os, fi, of->rec, fields[j].field, false, NULL)))
+				tf = &fields[j];
+		if (!te && gd->kind == GUARD_FLAG)
+			te = touches(os, fi, of->rec, gd->field, true, NULL); /* clears the flag */
+		/* any other use of the object (memset(s->buf ...) writes through a
+		 * field it only reads) leaves the verdict open */
+		const struct event *we = te ? NULL : touches(os, fi, of->rec, NULL, false, gd->field);
+		if ((!te && !we) || takes_guard(os, fi, gd, UP_DEPTH))
+			continue;
+		if (!te) {
+			h->open = true;
+			continue;
+		}
+		if (h->bad) {
+			size_t len = strlen(h->others);
+			if (h->nothers < 8 && len + strlen(m->fns.v[fi].f->name) + 8 < sizeof(h->others))
+				snprintf(h->others + len, sizeof(h->others) - len, "%s'%s'", h->nothers ? ", " : "",
+					 m->fns.v[fi].f->name);
+			h->nothers++;
+			continue;
+		}
+		h->bad_fi = fi, h->bad_te = te, h->bad_tf = tf;
+		h->bad = true;
+	}
+}
+
+/* The guarded object's state is touched by bad_fi without the guard. */
+static void report_hole(const struct ostate *os, struct gate_result *og, const char *cb, const struct ofield *of,
+			const struct guard *gd, const struct holes *h)
+{
+	const struct model *m = os->m;
+	const char *tfld = h->bad_tf ? h->bad_tf->field : gd->field;
+	char more[300] = "";
+	if (h->nothers)
+		snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", h->nothers, h->nothers == 1 ? "" : "s",
+			 h->others, h->nothers > 8 ? " ..." : "");
+	struct gate_evidence *bev =
+		gate_add(og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+			 "'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
+			 "with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
+			 cb,
+			 h->bad_tf && h->bad_tf->text ? h->bad_tf->text
+			 : of->text                   ? of->text
+						      : of->field,
+			 tfld, of->rec, gd->kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd->what,
+			 m->fns.v[h->bad_fi].f->name, more, h->bad_tf ? "the same field" : "the flag");
+	gate_note_add(bev, &h->bad_te->loc, "'%s' touches '%s' here without %s", m->fns.v[h->bad_fi].f->name, tfld,
+		      gd->kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
+	gate_note_add(bev, &gd->loc, "the guard is taken here");
+}
+
+/* Judges the object struct of field k (its first field): its guard, then
+ * every other function touching its state. Returns whether every use of it
+ * is serialised (settled). */
+static bool judge_record(struct ostate *os, const struct msite *s, const struct reach_set *rs, struct gate_result *g,
+			 const struct ofields *fs, unsigned k, bool post)
+{
+	const struct model *m = os->m;
+	const struct ofield *fields = fs->v, *of = &fs->v[k];
+	unsigned nf = fs->n;
+	uint32_t rel_fn = s->fn, rel_ev = s->ev;
+	/* the run after every gate reports only on objects the callback's
+	 * own code does not use (the first run reported those) */
+	bool mute = false;
+	for (unsigned j = k; j < nf && post && !mute; j++)
+		mute = fields[j].cb && str_eq(fields[j].rec, of->rec);
+	struct gate_result scratch = {0};
+	struct gate_result *og = mute ? &scratch : g;
+	const char *cb = ofield_user(m, s, of);
+	struct guard gd = {0};
+	unsigned budget = 256;
+	int64_t open_fn = -1;
+	os->why[0] = 0;
+	bool guarded = path_guarded(os, rel_fn, rel_ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) &&
+		       gd.kind != GUARD_NONE;
+	if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
+		report_open_way(os, og, cb, of, &gd, open_fn);
+		gate_result_free(&scratch);
+		return false;
+	}
+	if (!guarded) {
+		report_unguarded(os, og, cb, fs, k);
+		gate_result_free(&scratch);
+		return false;
+	}
+	struct holes h = {0};
+	find_holes(os, rs, rel_fn, fs, of, &gd, &h);
+	if (h.bad)
+		report_hole(os, og, cb, of, &gd, &h);
+	gate_result_free(&scratch);
+	return !(h.bad || h.open);
+}
+
 /* The fields the callback's own code uses, and the object fields of the
  * evidence from index `from` on. The first run (post false, from the inputs
  * checker) judges both. The run after every gate (post true) is for the
@@ -186,197 +425,28 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 		free_ostate(&local);
 		return;
 	}
-	struct ofield fields[MAX_FIELDS];
-	unsigned nf = 0;
-	for (uint32_t i = 0; i < rs->n && nf < MAX_FIELDS; i++) {
-		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
-		for (uint32_t ei = 0; ei < mf->f->nevents && nf < MAX_FIELDS; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access.ref
-					      : e->kind == EV_ASSIGN ? &e->u.assign->lhs
-								     : NULL;
-			const char *rec = NULL;
-			char fld[128];
-			if (!r || !object_field(os, mf, r, &rec, fld, sizeof(fld)))
-				continue;
-			bool dup = false;
-			for (unsigned k = 0; k < nf && !dup; k++)
-				dup = str_eq(fields[k].rec, rec) && str_eq(fields[k].field, fld);
-			if (dup)
-				continue;
-			struct ofield *of = &fields[nf++];
-			of->rec = rec;
-			snprintf(of->field, sizeof(of->field), "%s", fld);
-			of->text = ref_text(mf->tu, r);
-			of->loc = e->loc;
-			of->fn = (int32_t)rs->fns[i];
-			of->cb = true;
-		}
-	}
-	unsigned ncb = nf;
-	/* object state the inputs gate followed into the callback's data (a
-	 * handle stored in the object, `this->pgconn`): judged the same way */
-	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
-		const struct gate_evidence *ge = &g->ev.v[i];
-		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
-		    !ge->obj_field || !is_object_record(os, ge->obj_rec))
-			continue;
-		bool dup = false;
-		for (unsigned k = 0; k < nf && !dup; k++)
-			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, ge->obj_field);
-		if (dup)
-			continue;
-		struct ofield *of = &fields[nf++];
-		of->rec = ge->obj_rec;
-		snprintf(of->field, sizeof(of->field), "%s", ge->obj_field);
-		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
-		of->loc = ge->loc;
-		of->fn = ge->fn;
-		of->cb = false;
-	}
-	if (!nf || (post && nf == ncb)) {
+	struct ofields fs = {.n = 0};
+	cb_fields(os, rs, &fs);
+	evidence_fields(os, s, g, from, inputs_ev, &fs);
+	if (!fs.n || (post && fs.n == fs.ncb)) {
 		free_ostate(&local);
 		return;
 	}
-	uint32_t rel_fn = s->fn, rel_ev = s->ev;
 	const char *settled[MAX_FIELDS];
 	unsigned nsettled = 0;
 	bool all_settled = true;
 	/* one object struct at a time: its guard, then every other function
 	 * touching its state */
-	for (unsigned k = 0; k < nf; k++) {
-		const struct ofield *of = &fields[k];
+	for (unsigned k = 0; k < fs.n; k++) {
 		bool first = true;
 		for (unsigned j = 0; j < k && first; j++)
-			first = !str_eq(fields[j].rec, of->rec);
+			first = !str_eq(fs.v[j].rec, fs.v[k].rec);
 		if (!first)
 			continue;
-		/* the run after every gate reports only on objects the callback's
-		 * own code does not use (the first run reported those) */
-		bool mute = false;
-		for (unsigned j = k; j < nf && post && !mute; j++)
-			mute = fields[j].cb && str_eq(fields[j].rec, of->rec);
-		struct gate_result scratch = {0};
-		struct gate_result *og = mute ? &scratch : g;
-		const char *cb = ofield_user(m, s, of);
-		struct guard gd = {0};
-		unsigned budget = 256;
-		int64_t open_fn = -1;
-		os->why[0] = 0;
-		bool guarded = path_guarded(os, rel_fn, rel_ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) &&
-			       gd.kind != GUARD_NONE;
-		if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
-			struct gate_evidence *ev = gate_add(
-				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways "
-				"into "
-				"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
-				"calling thread may use or close the object while the worker runs",
-				cb, of->text ? of->text : of->field, of->field, of->rec,
-				gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
-				m->fns.v[open_fn].f->name);
-			gate_note_add(ev, &gd.loc, "the guard is taken here");
-			gate_note_add(ev, &m->fns.v[open_fn].f->loc, "'%s' reaches the call without it",
-				      m->fns.v[open_fn].f->name);
-			gate_result_free(&scratch);
-			all_settled = false;
-			continue;
-		}
-		if (!guarded) {
-			/* one piece of evidence per object struct: its first field, and how
-			 * many more the callback uses */
-			unsigned more = 0;
-			for (unsigned j = k + 1; j < nf; j++)
-				more += str_eq(fields[j].rec, of->rec);
-			char extra[64] = "", why[sizeof(os->why) + 4] = "";
-			if (more)
-				snprintf(extra, sizeof(extra), " and %u more field%s", more, more == 1 ? "" : "s");
-			if (os->why[0])
-				snprintf(why, sizeof(why), " (%s)", os->why);
-			struct gate_evidence *ev = gate_add(
-				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
-				"held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
-				"thread keep running and may use or close the object while the worker runs",
-				cb, of->text ? of->text : of->field, extra, of->rec, why);
-			if (os->why[0])
-				gate_note_add(ev, &os->why_loc, "%s", os->why);
-			gate_result_free(&scratch);
-			all_settled = false;
-			continue;
-		}
-		/* every other function touching a field the callback uses must take
-		 * the guard; one using another field of the object without it leaves
-		 * the verdict open (the callback may reach that field's memory through
-		 * a pointer the gate does not follow) */
-		bool bad = false, open = false;
-		struct gate_evidence *bev = NULL;
-		uint32_t bad_fi = 0;
-		const struct event *bad_te = NULL;
-		const struct ofield *bad_tf = NULL;
-		char others[256] = "";
-		unsigned nothers = 0;
-		/* methods first (what another fiber calls), then helpers; after the
-		 * first hole, the other functions with one are named too */
-		for (uint32_t pass_fi = 0; pass_fi < 2 * m->fns.n; pass_fi++) {
-			uint32_t fi = pass_fi % m->fns.n;
-			if ((pass_fi < m->fns.n) != ((role_of(os, fi) & ROLE_METHOD) != 0))
-				continue;
-			if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(os, fi))
-				continue;
-			const struct event *te = NULL;
-			const struct ofield *tf = NULL;
-			for (unsigned j = 0; j < nf && !te; j++)
-				if (str_eq(fields[j].rec, of->rec) &&
-				    (te = touches(os, fi, of->rec, fields[j].field, false, NULL)))
-					tf = &fields[j];
-			if (!te && gd.kind == GUARD_FLAG)
-				te = touches(os, fi, of->rec, gd.field, true, NULL); /* clears the flag */
-			/* any other use of the object (memset(s->buf ...) writes through a
-			 * field it only reads) leaves the verdict open */
-			const struct event *we = te ? NULL : touches(os, fi, of->rec, NULL, false, gd.field);
-			if ((!te && !we) || takes_guard(os, fi, &gd, UP_DEPTH))
-				continue;
-			if (!te) {
-				open = true;
-				continue;
-			}
-			if (bad) {
-				size_t len = strlen(others);
-				if (nothers < 8 && len + strlen(m->fns.v[fi].f->name) + 8 < sizeof(others))
-					snprintf(others + len, sizeof(others) - len, "%s'%s'", nothers ? ", " : "",
-						 m->fns.v[fi].f->name);
-				nothers++;
-				continue;
-			}
-			bad_fi = fi, bad_te = te, bad_tf = tf;
-			bad = true;
-		}
-		if (bad) {
-			const char *tfld = bad_tf ? bad_tf->field : gd.field;
-			char more[300] = "";
-			if (nothers)
-				snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", nothers,
-					 nothers == 1 ? "" : "s", others, nothers > 8 ? " ..." : "");
-			bev = gate_add(
-				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
-				"with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
-				cb,
-				bad_tf && bad_tf->text ? bad_tf->text
-				: of->text             ? of->text
-						       : of->field,
-				tfld, of->rec, gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
-				m->fns.v[bad_fi].f->name, more, bad_tf ? "the same field" : "the flag");
-			gate_note_add(bev, &bad_te->loc, "'%s' touches '%s' here without %s", m->fns.v[bad_fi].f->name,
-				      tfld, gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
-			gate_note_add(bev, &gd.loc, "the guard is taken here");
-		}
-		gate_result_free(&scratch);
-		if (bad || open)
-			all_settled = false;
+		if (judge_record(os, s, rs, g, &fs, k, post))
+			settled[nsettled++] = fs.v[k].rec;
 		else
-			settled[nsettled++] = of->rec;
+			all_settled = false;
 	}
 	/* a fully guarded object: its state no longer leaves the inputs gate
 	 * open */

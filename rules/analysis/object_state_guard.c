@@ -185,13 +185,11 @@ bool ensure_clears(struct ostate *os, uint32_t fi, const char *rec, const char *
 	return false;
 }
 
-/* A mutex or flag guard of object struct rec in function fi around its event
- * ev (the call that leads to the release). */
-bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, const struct reach_set *rs, struct guard *g)
+/* rb_mutex_lock(X) ... ev ... rb_mutex_unlock(X) in fi. */
+static bool mutex_guard_in(struct ostate *os, uint32_t fi, uint32_t ev, struct guard *g)
 {
 	const struct mfunc *mf = &os->m->fns.v[fi];
 	const struct func *f = mf->f;
-	/* rb_mutex_lock(X) ... ev ... rb_mutex_unlock(X) */
 	for (uint32_t i = 0; i < ev && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
 		if (!is_call(e, "rb_mutex_lock") || e->u.call->nargs < 1)
@@ -226,104 +224,126 @@ bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, cons
 			}
 		}
 	}
-	/* obj->F = nonzero before ev, obj->F = 0 after, F read in a condition */
-	for (uint32_t i = 0; i < ev && i < f->nevents; i++) {
-		const struct event *e = &f->events[i];
-		if (e->kind != EV_ASSIGN)
-			continue;
-		const struct assign *a = e->u.assign;
-		const char *frec = NULL;
-		char fld[128];
-		/* set: anything but the value it is cleared to (1, true, the current
-		 * fiber ...); cleared: a constant (0, NULL, Qnil, Qfalse) */
-		/* a flag is a member of its own (busy, flags, active_fiber), not a
-		 * member of an embedded struct (stream.avail_out) */
-		if (!object_field(os, mf, &a->lhs, &frec, fld, sizeof(fld)) || is_flag_clear(a) ||
-		    a->lhs.path[strcspn(a->lhs.path, ".[")])
-			continue;
-		const char *bit = a->compound ? a->rhs.text : NULL;
-		/* why a set is no guard is told only for fields checked like a flag
-		 * (read in a condition before the set): a connection handle or a
-		 * state enum written before the call is no attempt at a guard */
-		bool flaglike = flag_checked(os, fi, frec, fld, bit, e->loc.off);
-		if (!str_eq(frec, rec)) {
-			if (flaglike)
-				reject(os, &e->loc,
-				       "the flag '%s' set here is a field of %s, not of %s whose state the callback "
-				       "uses",
-				       fld, frec, rec);
-			continue;
-		}
-		if (!feeds(os, fi, ev, a->lhs.var)) {
-			if (flaglike)
-				reject(os, &e->loc,
-				       "the flag '%s' set here belongs to another object than the one the callback "
-				       "uses",
-				       fld);
-			continue;
-		}
-		bool cleared = false;
-		for (uint32_t k = ev + 1; k < f->nevents && !cleared; k++) {
-			const struct event *u = &f->events[k];
-			char f2[128];
-			const char *r2 = NULL;
-			cleared = u->kind == EV_ASSIGN &&
-				  object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) && str_eq(r2, rec) &&
-				  str_eq(f2, fld) && clear_undoes(u->u.assign, a);
-		}
-		/* or by the ensure function of the rb_ensure that runs fi */
-		if (!cleared)
-			cleared = ensure_clears(os, fi, rec, fld, a);
-		if (!cleared) {
-			if (flaglike)
-				reject(os, &e->loc,
-				       "the flag '%s' set here is not cleared after the call in '%s', so it does not "
-				       "mark this call "
-				       "as in progress (a method that clears it later only checks that it is set)",
-				       fld, f->name);
-			continue;
-		}
-		/* not cleared again before the call */
-		bool early = false;
-		for (uint32_t k = i + 1; k < ev && !early; k++) {
-			const struct event *u = &f->events[k];
-			char f2[128];
-			const char *r2 = NULL;
-			early = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-				str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
-			if (early && flaglike)
-				reject(os, &u->loc, "the flag '%s' is cleared here, before the call returns", fld);
-		}
-		if (early)
-			continue;
-		/* nor by the callback while the worker runs */
-		struct loc wl;
-		int64_t wfn = flag_written_by(os, rs, rec, fld, a, &wl);
-		if (wfn >= 0) {
-			if (flaglike)
-				reject(os, &wl,
-				       "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
-				       os->m->fns.v[wfn].f->name);
-			continue;
-		}
-		/* checked on the way in: a condition before the set reads the flag */
-		if (!flag_checked(os, fi, rec, fld, bit, e->loc.off)) {
+	return false;
+}
+
+/* Is the write at event i of fi (obj->F = nonzero before ev) an in-progress
+ * flag of rec: cleared after the call, not before it returns (nor by the
+ * callback), and checked on the way in? */
+static bool flag_set_guards(struct ostate *os, uint32_t fi, uint32_t ev, uint32_t i, const char *rec,
+			    const struct reach_set *rs, struct guard *g)
+{
+	const struct mfunc *mf = &os->m->fns.v[fi];
+	const struct func *f = mf->f;
+	const struct event *e = &f->events[i];
+	const struct assign *a = e->u.assign;
+	const char *frec = NULL;
+	char fld[128];
+	/* set: anything but the value it is cleared to (1, true, the current
+	 * fiber ...); cleared: a constant (0, NULL, Qnil, Qfalse) */
+	/* a flag is a member of its own (busy, flags, active_fiber), not a
+	 * member of an embedded struct (stream.avail_out) */
+	if (!object_field(os, mf, &a->lhs, &frec, fld, sizeof(fld)) || is_flag_clear(a) ||
+	    a->lhs.path[strcspn(a->lhs.path, ".[")])
+		return false;
+	const char *bit = a->compound ? a->rhs.text : NULL;
+	/* why a set is no guard is told only for fields checked like a flag
+	 * (read in a condition before the set): a connection handle or a
+	 * state enum written before the call is no attempt at a guard */
+	bool flaglike = flag_checked(os, fi, frec, fld, bit, e->loc.off);
+	if (!str_eq(frec, rec)) {
+		if (flaglike)
 			reject(os, &e->loc,
-			       "the flag '%s' is set here but not checked before: a second caller sets it again", fld);
-			continue;
-		}
-		g->kind = GUARD_FLAG;
-		snprintf(g->buf, sizeof(g->buf), "%s", fld);
-		g->what = g->buf;
-		g->field = g->buf;
-		g->rec = rec;
-		g->bit = bit;
-		g->loc = e->loc;
-		return true;
+			       "the flag '%s' set here is a field of %s, not of %s whose state the callback "
+			       "uses",
+			       fld, frec, rec);
+		return false;
 	}
-	/* checked but set elsewhere: the flag is set by another method (a query
-	 * sends, a later call reads the result), only read here and cleared after
-	 * the call, so a second fiber calling this method passes the same check */
+	if (!feeds(os, fi, ev, a->lhs.var)) {
+		if (flaglike)
+			reject(os, &e->loc,
+			       "the flag '%s' set here belongs to another object than the one the callback "
+			       "uses",
+			       fld);
+		return false;
+	}
+	bool cleared = false;
+	for (uint32_t k = ev + 1; k < f->nevents && !cleared; k++) {
+		const struct event *u = &f->events[k];
+		char f2[128];
+		const char *r2 = NULL;
+		cleared = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
+			  str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
+	}
+	/* or by the ensure function of the rb_ensure that runs fi */
+	if (!cleared)
+		cleared = ensure_clears(os, fi, rec, fld, a);
+	if (!cleared) {
+		if (flaglike)
+			reject(os, &e->loc,
+			       "the flag '%s' set here is not cleared after the call in '%s', so it does not "
+			       "mark this call "
+			       "as in progress (a method that clears it later only checks that it is set)",
+			       fld, f->name);
+		return false;
+	}
+	/* not cleared again before the call */
+	bool early = false;
+	for (uint32_t k = i + 1; k < ev && !early; k++) {
+		const struct event *u = &f->events[k];
+		char f2[128];
+		const char *r2 = NULL;
+		early = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
+			str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
+		if (early && flaglike)
+			reject(os, &u->loc, "the flag '%s' is cleared here, before the call returns", fld);
+	}
+	if (early)
+		return false;
+	/* nor by the callback while the worker runs */
+	struct loc wl;
+	int64_t wfn = flag_written_by(os, rs, rec, fld, a, &wl);
+	if (wfn >= 0) {
+		if (flaglike)
+			reject(os, &wl, "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
+			       os->m->fns.v[wfn].f->name);
+		return false;
+	}
+	/* checked on the way in: a condition before the set reads the flag */
+	if (!flag_checked(os, fi, rec, fld, bit, e->loc.off)) {
+		reject(os, &e->loc, "the flag '%s' is set here but not checked before: a second caller sets it again",
+		       fld);
+		return false;
+	}
+	g->kind = GUARD_FLAG;
+	snprintf(g->buf, sizeof(g->buf), "%s", fld);
+	g->what = g->buf;
+	g->field = g->buf;
+	g->rec = rec;
+	g->bit = bit;
+	g->loc = e->loc;
+	return true;
+}
+
+/* obj->F = nonzero before ev, obj->F = 0 after, F read in a condition */
+static bool flag_guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, const struct reach_set *rs,
+			  struct guard *g)
+{
+	const struct func *f = os->m->fns.v[fi].f;
+	for (uint32_t i = 0; i < ev && i < f->nevents; i++)
+		if (f->events[i].kind == EV_ASSIGN && flag_set_guards(os, fi, ev, i, rec, rs, g))
+			return true;
+	return false;
+}
+
+/* Checked but set elsewhere: the flag is set by another method (a query
+ * sends, a later call reads the result), only read here and cleared after
+ * the call, so a second fiber calling this method passes the same check (no
+ * guard; says why). */
+static void flag_only_read(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec)
+{
+	const struct mfunc *mf = &os->m->fns.v[fi];
+	const struct func *f = mf->f;
 	for (uint32_t r = 0; r < f->nregions; r++) {
 		const struct region *rg = &f->regions[r];
 		if (!rg->cond.text || ev >= f->nevents || rg->begin > f->events[ev].loc.off)
@@ -362,14 +382,24 @@ bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, cons
 						       "in use, not by whom, so a second fiber calling '%s' passes the "
 						       "same check",
 						       f->name, f3, om->f->name, f->name);
-						return false;
+						return;
 					}
 				}
 			}
 		}
 	}
+}
+
+/* A mutex or flag guard of object struct rec in function fi around its event
+ * ev (the call that leads to the release). */
+bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, const struct reach_set *rs, struct guard *g)
+{
+	if (mutex_guard_in(os, fi, ev, g) || flag_guard_in(os, fi, ev, rec, rs, g))
+		return true;
+	flag_only_read(os, fi, ev, rec);
 	return false;
 }
+
 /* Is every way into (fi, ev) guarded? fi itself takes the guard around ev,
  * or fi is the body of rb_mutex_synchronize, or every caller is guarded on
  * its way in (an entry point with no caller is not). budget bounds the walk. */
