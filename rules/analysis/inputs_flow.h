@@ -189,8 +189,10 @@ static inline bool io_not_alive(const struct io_input *in)
  *   IOH_OWNED   a handle made in that frame (a thread-safe constructor or an
  *               allocator) and never handed to Ruby, another thread or storage
  *               outside the frame: this call's own;
- *   IOH_OBJECT  a field of a Ruby object's C struct (typed data): other fibers
- *               can use the object during the call, never "owned";
+ *   IOH_OBJECT  a field of a Ruby object's C struct (typed data), or that
+ *               typed data itself taken out of an object from outside the
+ *               method (whole): other fibers can use the object during the
+ *               call, never "owned";
  *   IOH_UNKNOWN anything else, or too deep: `name` says where the flow ended.
  * The worst over all paths wins (OBJECT over UNKNOWN over OWNED). */
 enum io_handle_origin {
@@ -207,6 +209,13 @@ struct io_handle {
 	/* IOH_OBJECT: the object struct and the field holding the handle */
 	const char *rec;
 	const char *field;
+	/* IOH_OBJECT, whole: the handle is the object's whole typed data (field
+	 * NULL, rec the data type as written: "&image_type", or "DATA_PTR"),
+	 * taken out of the Ruby object obj, a parameter of obj_fn (the receiver
+	 * or an argument) */
+	bool whole;
+	const char *obj;
+	const char *obj_fn;
 };
 /* A call that makes a new handle: a library function modelled thread_safe:
  * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libmodel.h"
 #include "object_state.h"
 
 /* The tables of struct ostate depend on the model alone: one offload_compute builds
@@ -149,6 +150,10 @@ struct ofield {
 	struct loc loc;
 	int32_t fn; /* the function using it; -1: the callback's data, from the caller side */
 	bool cb;    /* used by the callback's own code (not from the inputs gate's evidence) */
+	/* the handle is the object's whole typed data (evidence obj_whole): rec
+	 * is the data type as written, obj the object it was taken from */
+	bool whole;
+	const char *obj;
 };
 
 static const char *ofield_user(const struct model *m, const struct msite *s, const struct ofield *of)
@@ -208,16 +213,20 @@ static void evidence_fields(const struct ostate *os, const struct msite *s, cons
 	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
 		const struct gate_evidence *ge = &g->ev.v[i];
 		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
-		    !ge->obj_field || !is_object_record(os, ge->obj_rec))
+		    !ge->obj_field || !(ge->obj_whole || is_object_record(os, ge->obj_rec)))
 			continue;
+		const char *fld = ge->obj_whole ? "" : ge->obj_field;
 		bool dup = false;
 		for (unsigned k = 0; k < nf && !dup; k++)
-			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, ge->obj_field);
+			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, fld);
 		if (dup)
 			continue;
 		struct ofield *of = &fields[nf++];
+		memset(of, 0, sizeof(*of));
 		of->rec = ge->obj_rec;
-		snprintf(of->field, sizeof(of->field), "%s", ge->obj_field);
+		of->whole = ge->obj_whole;
+		of->obj = ge->obj_whole ? ge->obj_field : NULL;
+		snprintf(of->field, sizeof(of->field), "%s", fld);
 		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
 		of->loc = ge->loc;
 		of->fn = ge->fn;
@@ -395,6 +404,144 @@ static bool judge_record(struct ostate *os, const struct msite *s, const struct 
 	return !(h.bad || h.open);
 }
 
+/* ---- a handle that is the object's whole typed data ---- */
+
+static bool data_record(const char *rec)
+{
+	return str_eq(rec, "struct RData") || str_eq(rec, "struct RTypedData");
+}
+
+/* Does event e take the typed data the identity rec names out of an object:
+ * rb_check_typeddata(obj, T) with T spelled rec, or, for data taken without
+ * its type (rec "DATA_PTR": DATA_PTR, RTYPEDDATA_DATA), any take of an
+ * object's data, since which type it is is not known? */
+static bool takes_data(const struct mfunc *mf, const struct event *e, const char *rec)
+{
+	bool untyped = str_eq(rec, "DATA_PTR");
+	if (e->kind == EV_ASSIGN) {
+		const struct expr *x = &e->u.assign->rhs;
+		return untyped && x->kind == EX_REF && data_record(x->ref.record);
+	}
+	if (e->kind != EV_CALL ||
+	    !io_typed_data_expr(mf, &(struct expr){.kind = EX_CALL, .call = (int32_t)(e - mf->f->events)}))
+		return false;
+	const struct call *c = e->u.call;
+	const char *ident = c->nargs >= 2 && c->args[1].text && *c->args[1].text ? c->args[1].text : c->name;
+	return untyped || str_eq(ident, rec);
+}
+
+/* Does fi write an object's data pointer (DATA_PTR(obj) = ...,
+ * RTYPEDDATA_DATA(obj) = NULL): it replaces or frees the data. */
+static const struct event *replaces_data(const struct mfunc *mf)
+{
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind == EV_ASSIGN && data_record(e->u.assign->lhs.record))
+			return e;
+	}
+	return NULL;
+}
+
+/* Another function that takes the same object's data without the guard (gd
+ * NULL: no guard at all): methods (what another fiber calls) before
+ * helpers, and one that also replaces or frees the data before one that
+ * only uses it. *fn_out is its index, *repl where it replaces the data. */
+static const struct event *whole_toucher(struct ostate *os, const struct reach_set *rs, uint32_t rel_fn,
+					 const char *rec, const struct guard *gd, uint32_t *fn_out,
+					 const struct event **repl)
+{
+	const struct model *m = os->m;
+	const struct event *best = NULL;
+	int best_score = 0;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(os, fi))
+			continue;
+		const struct event *te = NULL;
+		for (uint32_t ei = 0; ei < mf->f->nevents && !te; ei++)
+			if (takes_data(mf, &mf->f->events[ei], rec))
+				te = &mf->f->events[ei];
+		if (!te || (gd && takes_guard(os, fi, gd, UP_DEPTH)))
+			continue;
+		const struct event *re = replaces_data(mf);
+		int score = 1 + ((role_of(os, fi) & ROLE_METHOD) ? 2 : 0) + (re ? 1 : 0);
+		if (score > best_score) {
+			best_score = score, best = te, *fn_out = fi, *repl = re;
+			if (score == 4)
+				break;
+		}
+	}
+	return best;
+}
+
+/* The handle of a per-handle library call is the whole typed data of a Ruby
+ * object the method got from outside (rmagick's Image). Unguarded: fails,
+ * naming the object, the handle and a function that takes the same data
+ * without a guard. Guarded on every way in, and by every function that
+ * takes the data: nothing is added (the evidence stays "cannot verify"). */
+static void judge_whole(struct ostate *os, const struct msite *s, const struct reach_set *rs, struct gate_result *g,
+			const struct ofield *of)
+{
+	const struct model *m = os->m;
+	const char *cb = ofield_user(m, s, of);
+	struct guard gd = {0};
+	unsigned budget = 256;
+	int64_t open_fn = -1;
+	os->why[0] = 0;
+	bool guarded =
+		path_guarded(os, s->fn, s->ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) && gd.kind != GUARD_NONE;
+	uint32_t tfi = 0;
+	const struct event *repl = NULL;
+	const struct event *te = whole_toucher(os, rs, s->fn, of->rec, guarded ? &gd : NULL, &tfi, &repl);
+	if (guarded && !te)
+		return;
+	const char *tname = te ? m->fns.v[tfi].f->name : NULL;
+	char who[300];
+	if (te)
+		snprintf(who, sizeof(who), "'%s' takes %s%s without %s", tname,
+			 str_eq(of->rec, "DATA_PTR")
+				 ? "an object's data (its type is not checked, so it may be this one)"
+				 : "the same object's data",
+			 repl ? " and replaces or frees it" : "", guarded ? "the guard" : "any guard");
+	else
+		snprintf(who, sizeof(who), "another call on the same object uses it");
+	char how[400] = "";
+	if (guarded)
+		snprintf(how, sizeof(how), " under %s '%s', but %s", gd.kind == GUARD_MUTEX ? "the mutex" : "the flag",
+			 gd.what, who);
+	else if (gd.kind != GUARD_NONE && open_fn >= 0)
+		snprintf(how, sizeof(how),
+			 "; %s '%s' guards some ways into the call but not the one through '%s', and %s",
+			 gd.kind == GUARD_MUTEX ? "the mutex" : "the flag", gd.what, m->fns.v[open_fn].f->name, who);
+	else
+		snprintf(how, sizeof(how), " with no in-progress flag or mutex held across the call, and %s", who);
+	/* the library call and its handle argument, as the callback writes them */
+	const char *lib = "?", *arg = "?";
+	const struct mfunc *uf = of->fn >= 0 ? &m->fns.v[of->fn] : NULL;
+	for (uint32_t ei = 0; uf && ei < uf->f->nevents; ei++) {
+		const struct event *e = &uf->f->events[ei];
+		if (e->kind != EV_CALL || e->loc.line != of->loc.line || e->loc.col != of->loc.col || !e->u.call->name)
+			continue;
+		const struct lib_model *lm = model_find(e->u.call->name);
+		int ha = lm ? lm->handle_arg : 0;
+		lib = e->u.call->name;
+		if (ha >= 0 && (uint32_t)ha < e->u.call->nargs && e->u.call->args[ha].text)
+			arg = e->u.call->args[ha].text;
+		break;
+	}
+	struct gate_evidence *ev = gate_add(
+		g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+		"'%s' passes '%s' to '%s' (thread-safe only per handle), and that handle is the typed data of the "
+		"Ruby object '%s' (taken by '%s')%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling thread "
+		"keep running and may use, replace or free the object's data while the worker runs",
+		cb, arg, lib, of->obj ? of->obj : "?", of->text ? of->text : "?", how);
+	if (te)
+		gate_note_add(ev, repl ? &repl->loc : &te->loc, "'%s' %s here", tname,
+			      repl ? "replaces or frees the object's data" : "takes the object's data");
+	if (gd.kind != GUARD_NONE)
+		gate_note_add(ev, &gd.loc, "the guard is taken here");
+}
+
 /* The fields the callback's own code uses, and the object fields of the
  * evidence from index `from` on. The first run (post false, from the inputs
  * checker) judges both. The run after every gate (post true) is for the
@@ -443,6 +590,11 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 			first = !str_eq(fs.v[j].rec, fs.v[k].rec);
 		if (!first)
 			continue;
+		if (fs.v[k].whole) {
+			judge_whole(os, s, rs, g, &fs.v[k]);
+			all_settled = false; /* never settled: at best it stays "cannot verify" */
+			continue;
+		}
 		if (judge_record(os, s, rs, g, &fs, k, post))
 			settled[nsettled++] = fs.v[k].rec;
 		else
