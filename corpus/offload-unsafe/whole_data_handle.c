@@ -34,6 +34,23 @@ static void pic_free(void *p)
 
 static const rb_data_type_t pic_type = {"pic", {NULL, pic_free, NULL}, NULL, NULL, 0};
 
+/* trap: another kind of object, whose #reset! replaces its own data; it is
+ * not the image's, so it is never named for the image */
+struct brush {
+	double width;
+};
+
+static const rb_data_type_t brush_type = {"brush", {NULL, RUBY_TYPED_DEFAULT_FREE, NULL}, NULL, NULL, 0};
+
+static VALUE brush_reset(VALUE self)
+{
+	struct brush *b;
+	TypedData_Get_Struct(self, struct brush, &brush_type, b);
+	ruby_xfree(b);
+	RTYPEDDATA_DATA(self) = NULL;
+	return self;
+}
+
 /* the gem's helper: the image of an object, raising when it was destroyed */
 static Image *pic_image(VALUE obj)
 {
@@ -98,14 +115,16 @@ static VALUE pic_sharpen(VALUE self)
 }
 
 /* DATA_PTR of a method argument (another image object), not flagged: the
- * verdict says unsafe, and no RB_NOGVL_OFFLOAD_SAFE is suggested */
+ * verdict says unsafe, and no RB_NOGVL_OFFLOAD_SAFE is suggested. DATA_PTR
+ * does not say which type the data is, so the function named as taking it
+ * too may be another kind's (the message says so) */
 static VALUE pic_blur_other(VALUE self, VALUE other)
 {
 	struct op_args a;
 	a.image = (Image *)DATA_PTR(other);
 	a.radius = 1.0;
 	a.ex = AcquireExceptionInfo();
-	Image *out = rb_nogvl(blur_nogvl, &a, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe; inputs fail: 'blur_nogvl' passes 'a->image' to 'BlurImage' (thread-safe only per handle), and that handle is the typed data of the Ruby object 'other' (taken by '(Image*)DATA_PTR(other)') with no in-progress flag or mutex held across the call, and 'pic_destroy' takes an object's data (its type is not checked, so it may be this one) */
+	Image *out = rb_nogvl(blur_nogvl, &a, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe; inputs fail: 'blur_nogvl' passes 'a->image' to 'BlurImage' (thread-safe only per handle), and that handle is the typed data of the Ruby object 'other' (taken by '(Image*)DATA_PTR(other)') with no in-progress flag or mutex held across the call, and */
 	DestroyExceptionInfo(a.ex);
 	(void)self;
 	return wrap(out);
@@ -171,6 +190,7 @@ void Init_whole_data_handle(void)
 	rb_define_method(c, "soften_more", pic_soften_more, 0);
 	rb_define_method(c, "gamma", pic_gamma, 0);
 	rb_define_method(c, "destroy!", pic_destroy, 0);
+	rb_define_method(rb_define_class("Brush", rb_cObject), "reset!", brush_reset, 0);
 	pic_lock = rb_mutex_new();
 	rb_gc_register_address(&pic_lock);
 }

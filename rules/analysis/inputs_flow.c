@@ -1297,6 +1297,15 @@ bool io_typed_data_expr(const struct mfunc *mf, const struct expr *x)
 	return x->kind == EX_REF && object_member_kind(x->ref.record) == IOK_TYPED;
 }
 
+const char *io_typed_data_type(const struct mfunc *mf, const struct call *c)
+{
+	const struct expr *t = c->nargs >= 2 && str_eq(c->name, "rb_check_typeddata") ? &c->args[1] : NULL;
+	const struct var *v = t && t->kind == EX_REF && t->ref.var >= 0 ? mf_var(mf, t->ref.var) : NULL;
+	if (v && v->name && (!t->ref.path || !*t->ref.path))
+		return v->name;
+	return "DATA_PTR";
+}
+
 /* Is the variable at the root of o a pointer to typed data of some VALUE
  * (TypedData_Get_Struct, DATA_PTR ...)? */
 static bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at)
@@ -2607,7 +2616,7 @@ static bool object_from_outside(struct hflow *h, const struct mfunc *mf, const s
  * method (TypedData_Get_Struct(self, ...), DATA_PTR(obj),
  * RTYPEDDATA_DATA(obj), rb_check_typeddata, rb_data_object_get): the
  * object's own state (IOH_OBJECT, whole). rec names the data type (the
- * rb_data_type_t as written, or the macro), so that the object-state gate
+ * rb_data_type_t variable, or "DATA_PTR"), so that the object-state gate
  * can find the other functions that take the same data. */
 static bool handle_whole_data(struct hflow *h, const struct mfunc *mf, const struct expr *x, uint32_t at,
 			      const char *text)
@@ -2621,7 +2630,7 @@ static bool handle_whole_data(struct hflow *h, const struct mfunc *mf, const str
 		if (!c->nargs || c->args[0].kind != EX_REF)
 			return false;
 		obj = c->args[0].ref;
-		ident = c->nargs >= 2 && c->args[1].text && *c->args[1].text ? c->args[1].text : c->name;
+		ident = io_typed_data_type(mf, c);
 	} else {
 		obj.var = x->ref.var;
 		ident = "DATA_PTR";

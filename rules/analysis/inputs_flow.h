@@ -210,7 +210,7 @@ struct io_handle {
 	const char *rec;
 	const char *field;
 	/* IOH_OBJECT, whole: the handle is the object's whole typed data (field
-	 * NULL, rec the data type as written: "&image_type", or "DATA_PTR"),
+	 * NULL, rec the data type: io_typed_data_type, "image_type" or "DATA_PTR"),
 	 * taken out of the Ruby object obj, a parameter of obj_fn (the receiver
 	 * or an argument) */
 	bool whole;
@@ -229,6 +229,10 @@ const char *io_kind_noun(int kind); /* "string", "array" ... */
 /* Whether x takes the C struct out of a typed/data object (rb_check_typeddata
  * behind TypedData_Get_Struct, DATA_PTR ...). */
 bool io_typed_data_expr(const struct mfunc *mf, const struct expr *x);
+/* The data type such a call checks: the rb_data_type_t variable's name
+ * (rb_check_typeddata(obj, &image_type): "image_type"), or "DATA_PTR" when
+ * the call does not name one (rb_data_object_get ...). */
+const char *io_typed_data_type(const struct mfunc *mf, const struct call *c);
 /* The knowledge tables are sorted (unit test). */
 bool io_tables_sorted(void);
 /* The callback's name for messages. */

@@ -151,7 +151,7 @@ struct ofield {
 	int32_t fn; /* the function using it; -1: the callback's data, from the caller side */
 	bool cb;    /* used by the callback's own code (not from the inputs gate's evidence) */
 	/* the handle is the object's whole typed data (evidence obj_whole): rec
-	 * is the data type as written, obj the object it was taken from */
+	 * is the data type (io_typed_data_type), obj the object it was taken from */
 	bool whole;
 	const char *obj;
 };
@@ -408,7 +408,9 @@ static bool judge_record(struct ostate *os, const struct msite *s, const struct 
 
 static bool data_record(const char *rec)
 {
-	return str_eq(rec, "struct RData") || str_eq(rec, "struct RTypedData");
+	if (rec && str_starts(rec, "struct "))
+		rec += 7; /* C++ spells the record without "struct" */
+	return str_eq(rec, "RData") || str_eq(rec, "RTypedData");
 }
 
 /* Does event e take the typed data the identity rec names out of an object:
@@ -425,9 +427,7 @@ static bool takes_data(const struct mfunc *mf, const struct event *e, const char
 	if (e->kind != EV_CALL ||
 	    !io_typed_data_expr(mf, &(struct expr){.kind = EX_CALL, .call = (int32_t)(e - mf->f->events)}))
 		return false;
-	const struct call *c = e->u.call;
-	const char *ident = c->nargs >= 2 && c->args[1].text && *c->args[1].text ? c->args[1].text : c->name;
-	return untyped || str_eq(ident, rec);
+	return untyped || str_eq(io_typed_data_type(mf, e->u.call), rec);
 }
 
 /* Does fi write an object's data pointer (DATA_PTR(obj) = ...,
@@ -443,9 +443,9 @@ static const struct event *replaces_data(const struct mfunc *mf)
 }
 
 /* Another function that takes the same object's data without the guard (gd
- * NULL: no guard at all): methods (what another fiber calls) before
- * helpers, and one that also replaces or frees the data before one that
- * only uses it. *fn_out is its index, *repl where it replaces the data. */
+ * NULL: no guard at all): one that also replaces or frees the data before
+ * one that only uses it, and methods (what another fiber calls) before
+ * helpers. *fn_out is its index, *repl where it replaces the data. */
 static const struct event *whole_toucher(struct ostate *os, const struct reach_set *rs, uint32_t rel_fn,
 					 const char *rec, const struct guard *gd, uint32_t *fn_out,
 					 const struct event **repl)
@@ -464,7 +464,7 @@ static const struct event *whole_toucher(struct ostate *os, const struct reach_s
 		if (!te || (gd && takes_guard(os, fi, gd, UP_DEPTH)))
 			continue;
 		const struct event *re = replaces_data(mf);
-		int score = 1 + ((role_of(os, fi) & ROLE_METHOD) ? 2 : 0) + (re ? 1 : 0);
+		int score = 1 + (re ? 2 : 0) + ((role_of(os, fi) & ROLE_METHOD) ? 1 : 0);
 		if (score > best_score) {
 			best_score = score, best = te, *fn_out = fi, *repl = re;
 			if (score == 4)

@@ -92,7 +92,7 @@ struct gate_evidence {
 	const char *obj_rec;
 	const char *obj_field;
 	/* ... or the handle is the object's whole typed data (an Image wrapped
-	 * as the object): obj_rec names the data type as written ("&image_type",
+	 * as the object): obj_rec names the data type ("image_type",
 	 * "DATA_PTR"), obj_field the object it was taken from ("self"); the
 	 * object-state part fails it when unguarded and never settles it */
 	bool obj_whole;
