@@ -525,8 +525,13 @@ static void judge_whole(struct ostate *os, const struct msite *s, const struct r
 		const struct lib_model *lm = model_find(e->u.call->name);
 		int ha = lm ? lm->handle_arg : 0;
 		lib = e->u.call->name;
-		if (ha >= 0 && (uint32_t)ha < e->u.call->nargs && e->u.call->args[ha].text)
-			arg = e->u.call->args[ha].text;
+		const struct expr *hx = ha >= 0 && (uint32_t)ha < e->u.call->nargs ? &e->u.call->args[ha] : NULL;
+		/* as written, or, inside a macro body (rmagick's DEFINE_GVL_STUBn),
+		 * the reference itself */
+		if (hx && hx->text && hx->exact && !hx->macro)
+			arg = hx->text;
+		else if (hx && hx->kind == EX_REF && hx->ref.var >= 0)
+			arg = ref_text(uf->tu, &hx->ref);
 		break;
 	}
 	struct gate_evidence *ev = gate_add(
