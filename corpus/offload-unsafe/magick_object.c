@@ -4,8 +4,10 @@
  * another fiber may call #destroy! or another operation on the same object
  * while the worker blurs the image. The wrapper struct's field is object
  * state (the object-state gate fails it); an Image wrapped directly as the
- * typed data is memory owned by the receiver (cannot verify, named), never
- * a candidate. The declarations stand in for <magick/MagickCore.h>. */
+ * typed data is the object's own state too: the object-state gate fails it,
+ * naming #destroy!, which frees it without a guard
+ * (corpus/offload-unsafe/whole_data_handle.c has more shapes). The
+ * declarations stand in for <magick/MagickCore.h>. */
 #include <ruby.h>
 #include <ruby/thread.h>
 #include <stddef.h>
@@ -95,7 +97,7 @@ static VALUE image_blur(VALUE self)
 	struct blur_args a;
 	TypedData_Get_Struct(self, Image, &image_type, a.image);
 	a.result = NULL;
-	rb_nogvl(blur_nogvl, &a, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: already flagged, cannot verify; inputs cannot verify: 'TypedData_Get_Struct' hands the callback memory owned by 'self' */
+	rb_nogvl(blur_nogvl, &a, NULL, NULL, RB_NOGVL_OFFLOAD_SAFE); /* expect: offload-unsafe, debug-offload-verdict */ /* expect-msg: inputs fail: 'blur_nogvl' passes 'a->image' to 'BlurImage' (thread-safe only per handle), and that handle is the typed data of the Ruby object 'self' (taken by 'TypedData_Get_Struct(self, Image, &image_type, a.image)') with no in-progress flag or mutex held across the call, and 'image_destroy' takes the same object's data and replaces or frees it without any guard */
 	return a.result ? Qtrue : Qfalse;
 }
 

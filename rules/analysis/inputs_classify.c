@@ -521,6 +521,15 @@ bool io_typed_data_expr(const struct mfunc *mf, const struct expr *x)
 	return x->kind == EX_REF && object_member_kind(x->ref.record) == IOK_TYPED;
 }
 
+const char *io_typed_data_type(const struct mfunc *mf, const struct call *c)
+{
+	const struct expr *t = c->nargs >= 2 && str_eq(c->name, "rb_check_typeddata") ? &c->args[1] : NULL;
+	const struct var *v = t && t->kind == EX_REF && t->ref.var >= 0 ? mf_var(mf, t->ref.var) : NULL;
+	if (v && v->name && (!t->ref.path || !*t->ref.path))
+		return v->name;
+	return "DATA_PTR";
+}
+
 /* Is the variable at the root of o a pointer to typed data of some VALUE
  * (TypedData_Get_Struct, DATA_PTR ...)? */
 bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at)

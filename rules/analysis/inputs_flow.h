@@ -198,8 +198,10 @@ static inline bool io_not_alive(const struct io_input *in)
  *   IOH_OWNED   a handle made in that frame (a thread-safe constructor or an
  *               allocator) and never handed to Ruby, another thread or storage
  *               outside the frame: this call's own;
- *   IOH_OBJECT  a field of a Ruby object's C struct (typed data): other fibers
- *               can use the object during the call, never "owned";
+ *   IOH_OBJECT  a field of a Ruby object's C struct (typed data), or that
+ *               typed data itself taken out of an object from outside the
+ *               method (whole): other fibers can use the object during the
+ *               call, never "owned";
  *   IOH_UNKNOWN anything else, or too deep: `name` says where the flow ended.
  * The worst over all paths wins (OBJECT over UNKNOWN over OWNED). */
 enum io_handle_origin {
@@ -216,6 +218,13 @@ struct io_handle {
 	/* IOH_OBJECT: the object struct and the field holding the handle */
 	const char *rec;
 	const char *field;
+	/* IOH_OBJECT, whole: the handle is the object's whole typed data (field
+	 * NULL, rec the data type: io_typed_data_type, "image_type" or "DATA_PTR"),
+	 * taken out of the Ruby object obj, a parameter of obj_fn (the receiver
+	 * or an argument) */
+	bool whole;
+	const char *obj;
+	const char *obj_fn;
 };
 /* A call that makes a new handle: a library function modelled thread_safe:
  * always (PQconnectdb, ZSTD_createCCtx, sqlite3_open filling &db ...) or an
@@ -229,6 +238,10 @@ const char *io_kind_noun(int kind); /* "string", "array" ... */
 /* Whether x takes the C struct out of a typed/data object (rb_check_typeddata
  * behind TypedData_Get_Struct, DATA_PTR ...). */
 bool io_typed_data_expr(const struct mfunc *mf, const struct expr *x);
+/* The data type such a call checks: the rb_data_type_t variable's name
+ * (rb_check_typeddata(obj, &image_type): "image_type"), or "DATA_PTR" when
+ * the call does not name one (rb_data_object_get ...). */
+const char *io_typed_data_type(const struct mfunc *mf, const struct call *c);
 /* The knowledge tables are sorted (unit test). */
 bool io_tables_sorted(void);
 /* The callback's name for messages. */

@@ -13,13 +13,21 @@
 
 /* ---- where a library handle comes from (io_handle_origin) ---- */
 
-#define HANDLE_DEPTH 6
+#define HANDLE_DEPTH 8     /* two levels per helper whose return is followed (rm_check_frozen -> rm_check_destroyed) */
 #define HANDLE_STEPS 20000 /* events and callers looked at, all paths together */
+
+#define HANDLE_CTX 8
 
 struct hflow {
 	const struct model *m;
 	struct io_handle *out;
 	unsigned steps;
+	/* the calls of the gem's functions whose returns are being followed
+	 * (pg_get_pgconn(self)): a parameter of the callee is that argument */
+	const struct mfunc *ctx_fn[HANDLE_CTX];
+	const struct call *ctx_call[HANDLE_CTX];
+	uint32_t ctx_ev[HANDLE_CTX];
+	unsigned nctx;
 };
 
 static void handle_worse(struct hflow *h, int origin, const struct mfunc *mf, const char *name, const struct loc *loc)
@@ -333,6 +341,107 @@ static void handle_local(struct hflow *h, const struct mfunc *mf, const struct r
 	}
 }
 
+/* Does the Ruby object `r` of mf (at event `at`) come from outside the
+ * method: a parameter (the receiver or an argument, an element of argv), in
+ * every direct caller too, or a local set only from one? An object the gem
+ * makes there (rb_obj_alloc, TypedData_Wrap_Struct, a helper) is not: no
+ * other fiber can reach it yet. ctx: how many calls of h->ctx_* are above
+ * mf (a parameter of a function followed through its return is the call's
+ * argument). Names the object (the outermost parameter reached). */
+static bool object_from_outside(struct hflow *h, const struct mfunc *mf, const struct ref *r, uint32_t at, unsigned ctx,
+				int depth)
+{
+	const struct var *v = mf_var(mf, r->var);
+	if (!v || r->addr || depth > 4 || !handle_budget(h, 1))
+		return false;
+	bool member = r->path && *r->path;
+	if (v->kind == VK_PARAM && v->param_index >= 0) {
+		if (ctx > 0) {
+			const struct call *c = h->ctx_call[ctx - 1];
+			if (member || (uint32_t)v->param_index >= c->nargs)
+				return false;
+			const struct expr *a = &c->args[v->param_index];
+			if (a->kind != EX_REF || a->ref.var < 0)
+				return false;
+			return object_from_outside(h, h->ctx_fn[ctx - 1], &a->ref, h->ctx_ev[ctx - 1], ctx - 1,
+						   depth + 1);
+		}
+		/* a helper: what every direct caller passes (an entry point, or a
+		 * function registered as a method, gets its objects from Ruby) */
+		for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+			const struct edge *ed = &h->m->edges.v[h->m->in_edges.v[k]];
+			if (ed->kind != EDGE_DIRECT)
+				continue;
+			const struct mfunc *cf = &h->m->fns.v[ed->from];
+			const struct call *c = cf->f->events[ed->ev].u.call;
+			if (member || cf == mf || (uint32_t)v->param_index >= c->nargs)
+				return false;
+			const struct expr *a = &c->args[v->param_index];
+			if (a->kind != EX_REF || a->ref.var < 0 ||
+			    !object_from_outside(h, cf, &a->ref, ed->ev, 0, depth + 1))
+				return false;
+		}
+		h->out->obj = ref_name(mf, r);
+		h->out->obj_fn = mf->f->name;
+		return true;
+	}
+	if (v->kind != VK_LOCAL || member)
+		return false;
+	bool any = false;
+	for (uint32_t i = 0; i < at && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != r->var || !ref_is_var(&e->u.assign->lhs))
+			continue;
+		const struct expr *rx = &e->u.assign->rhs;
+		if (rx->kind != EX_REF || rx->ref.var < 0 || !object_from_outside(h, mf, &rx->ref, i, ctx, depth + 1))
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* The handle is the whole typed data of a Ruby object from outside the
+ * method (TypedData_Get_Struct(self, ...), DATA_PTR(obj),
+ * RTYPEDDATA_DATA(obj), rb_check_typeddata, rb_data_object_get): the
+ * object's own state (IOH_OBJECT, whole). rec names the data type (the
+ * rb_data_type_t variable, or "DATA_PTR"), so that the object-state gate
+ * can find the other functions that take the same data. */
+static bool handle_whole_data(struct hflow *h, const struct mfunc *mf, const struct expr *x, uint32_t at,
+			      const char *text)
+{
+	if (!io_typed_data_expr(mf, x))
+		return false;
+	struct ref obj = {.var = -1, .path = ""};
+	const char *ident = NULL;
+	if (x->kind == EX_CALL) {
+		const struct call *c = mf->f->events[x->call].u.call;
+		if (!c->nargs || c->args[0].kind != EX_REF)
+			return false;
+		obj = c->args[0].ref;
+		ident = io_typed_data_type(mf, c);
+	} else {
+		obj.var = x->ref.var;
+		ident = "DATA_PTR";
+	}
+	const char *oname = h->out->obj, *ofn = h->out->obj_fn;
+	if (obj.var < 0 || !object_from_outside(h, mf, &obj, at, h->nctx, 0)) {
+		h->out->obj = oname, h->out->obj_fn = ofn;
+		return false;
+	}
+	const char *on = h->out->obj, *of = h->out->obj_fn;
+	h->out->obj = oname, h->out->obj_fn = ofn;
+	bool first = h->out->origin != IOH_OBJECT || !h->out->name;
+	handle_worse(h, IOH_OBJECT, mf, text ? text : "?", &x->loc);
+	if (first && h->out->origin == IOH_OBJECT) {
+		h->out->rec = ident;
+		h->out->field = NULL;
+		h->out->whole = true;
+		h->out->obj = on;
+		h->out->obj_fn = of;
+	}
+	return true;
+}
+
 /* Every value variable var of mf holds at `at`. */
 static void handle_var(struct hflow *h, const struct mfunc *mf, const struct ref *r, uint32_t at, int depth)
 {
@@ -363,6 +472,8 @@ static void handle_value(struct hflow *h, const struct mfunc *mf, const struct e
 		handle_worse(h, IOH_UNKNOWN, mf, text ? text : "?", &mf->f->loc);
 		return;
 	}
+	if (handle_whole_data(h, mf, x, at, text))
+		return;
 	if (x->kind == EX_REF && x->ref.var >= 0 && !x->ref.addr) {
 		handle_var(h, mf, &x->ref, at, depth);
 		return;
@@ -374,6 +485,12 @@ static void handle_value(struct hflow *h, const struct mfunc *mf, const struct e
 		if (g && g != mf) {
 			/* what the gem's function returns (pg_get_pgconn(self)) */
 			bool any = false;
+			bool pushed = h->nctx < HANDLE_CTX;
+			if (pushed) {
+				h->ctx_fn[h->nctx] = mf, h->ctx_call[h->nctx] = c,
+				h->ctx_ev[h->nctx] = (uint32_t)x->call;
+				h->nctx++;
+			}
 			for (uint32_t k = 0; k < g->f->nevents; k++) {
 				const struct event *r = &g->f->events[k];
 				if (r->kind != EV_RETURN || !r->u.ret)
@@ -381,6 +498,8 @@ static void handle_value(struct hflow *h, const struct mfunc *mf, const struct e
 				any = true;
 				handle_value(h, g, r->u.ret, k, depth + 1);
 			}
+			if (pushed)
+				h->nctx--;
 			if (any)
 				return;
 		}

@@ -26,644 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gates.h"
-#include "inputs_flow.h"
-#include "offload.h"
+#include "libmodel.h"
+#include "object_state.h"
 
-#define MAX_RECORDS 64
-#define MAX_FIELDS 16
-#define UP_DEPTH 8
-
-struct caller {
-	uint32_t fn, ev;
-};
-typedef VEC(struct caller) caller_vec;
-
-struct ostate {
-	const struct model *m;
-	const char *records[MAX_RECORDS]; /* object structs of the project */
-	unsigned nrecords;
-	/* function USR -> caller_vec *: calls that pass the function as an
-	 * argument (rb_ensure bodies ...), built on first use */
-	struct hmap fnargs;
-	bool fnargs_built;
-	/* function USR -> enum fn_role bits (rb_define_method ...), built on first use */
-	struct hmap roles;
-	bool roles_built;
-	/* per function index: its role bits + 1 (0: not looked up yet), and
-	 * whether it is exempt + 1 (exempt_fn), filled on first use */
-	uint8_t *role_by_fn, *exempt_by_fn;
-	/* why the last guard-like shape was not a guard (for the evidence) */
-	char why[320];
-	struct loc why_loc;
-};
-
-static bool is_object_record(const struct ostate *os, const char *rec)
-{
-	if (!rec)
-		return false;
-	for (unsigned i = 0; i < os->nrecords; i++)
-		if (str_eq(os->records[i], rec))
-			return true;
-	return false;
-}
-
-/* "struct zstream *" -> "struct zstream" (records are spelled without '*'). */
-static const char *var_record(const struct mfunc *mf, int32_t var)
-{
-	const struct var *v = mf_var(mf, var);
-	return v ? v->record : NULL;
-}
-
-static void find_records(struct ostate *os)
-{
-	const struct model *m = os->m;
-	for (uint32_t fi = 0; fi < m->fns.n && os->nrecords < MAX_RECORDS; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents && os->nrecords < MAX_RECORDS; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_ASSIGN || e->u.assign->lhs.var < 0 ||
-			    (e->u.assign->lhs.path && *e->u.assign->lhs.path))
-				continue;
-			if (!io_typed_data_expr(mf, &e->u.assign->rhs))
-				continue;
-			const char *rec = var_record(mf, e->u.assign->lhs.var);
-			if (rec && !is_object_record(os, rec))
-				os->records[os->nrecords++] = rec;
-		}
-	}
-}
-
-/* The first member name of a path ("stream.avail_in" -> "stream"), interned
- * in buf. */
-static const char *first_field(const char *path, char *buf, size_t n)
-{
-	if (!path || !*path)
-		return NULL;
-	size_t k = strcspn(path, ".[");
-	if (k >= n)
-		k = n - 1;
-	memcpy(buf, path, k);
-	buf[k] = 0;
-	return buf;
-}
-
-/* The object-state field a reference names: a pointer to an object struct,
- * followed to a member. Fills rec/field. */
-static bool object_field(const struct ostate *os, const struct mfunc *mf, const struct ref *r, const char **rec,
-			 char *field, size_t n)
-{
-	if (r->var < 0 || !r->deref || !r->path || !*r->path)
-		return false;
-	const char *vr = var_record(mf, r->var);
-	if (!is_object_record(os, vr))
-		return false;
-	const struct var *v = mf_var(mf, r->var);
-	if (!v || !(v->flags & VF_POINTER))
-		return false;
-	*rec = vr;
-	first_field(r->path, field, n);
-	return *field != 0;
-}
-
-static bool is_call(const struct event *e, const char *name)
-{
-	return e->kind == EV_CALL && !e->u.call->indirect && str_eq(e->u.call->name, name);
-}
-
-/* ---- roles: what registers a function ---- */
-
-enum fn_role {
-	ROLE_NONE = 0,
-	ROLE_METHOD = 1,
-	ROLE_INIT = 2,
-	ROLE_ALLOC = 4
-};
-
-static int role_lookup(struct ostate *os, uint32_t fi)
-{
-	const struct model *m = os->m;
-	const char *usr = m->fns.v[fi].f->usr;
-	if (!usr)
-		return ROLE_NONE;
-	if (!os->roles_built) {
-		os->roles_built = true;
-		for (uint32_t k = 0; k < m->fns.n; k++) {
-			const struct func *f = m->fns.v[k].f;
-			for (uint32_t ei = 0; ei < f->nevents; ei++) {
-				const struct event *e = &f->events[ei];
-				if (e->kind != EV_CALL)
-					continue;
-				const struct call *c = e->u.call;
-				/* Ruby 3's rb_define_method is a macro dispatching on the arity:
-				 * an indirect call named by its whole text */
-				if (!c->name || !str_starts(c->name, "rb_define_"))
-					continue;
-				bool alloc = str_starts(c->name, "rb_define_alloc_func");
-				bool init = c->nargs >= 2 &&
-					    ((c->args[1].text && strstr(c->args[1].text, "\"initialize\"")) ||
-					     strstr(c->name, "\"initialize\""));
-				for (uint32_t a = 0; a < c->nargs; a++) {
-					if (c->args[a].kind != EX_FUNC || !c->args[a].func_usr)
-						continue;
-					uintptr_t r = (uintptr_t)hmap_get(&os->roles, c->args[a].func_usr);
-					r |= alloc ? ROLE_ALLOC : init ? ROLE_INIT : ROLE_METHOD;
-					hmap_put(&os->roles, c->args[a].func_usr, (void *)r);
-				}
-			}
-		}
-	}
-	return (int)(uintptr_t)hmap_get(&os->roles, usr);
-}
-
-static int role_of(struct ostate *os, uint32_t fi)
-{
-	if (!os->role_by_fn)
-		os->role_by_fn = xcalloc(os->m->fns.n + 1, 1);
-	if (!os->role_by_fn[fi])
-		os->role_by_fn[fi] = (uint8_t)(role_lookup(os, fi) + 1);
-	return os->role_by_fn[fi] - 1;
-}
-
-/* Functions that see the object before anyone else can (its allocator, the
- * method registered as initialize) or after everyone (the GC's callbacks:
- * free, mark, memsize, compact, by name, unless Ruby code can call them as a
- * method: a #free method is not exempt). */
-static bool makes_object(const struct func *f)
-{
-	static const char *const makers[] = {"rb_data_typed_object_zalloc", "rb_data_typed_object_wrap",
-					     "rb_data_object_zalloc",       "rb_data_object_wrap",
-					     "rb_data_typed_object_make",   "rb_data_object_make"};
-	for (uint32_t ei = 0; ei < f->nevents; ei++)
-		for (size_t i = 0; i < ARRAY_SIZE(makers); i++)
-			if (is_call(&f->events[ei], makers[i]))
-				return true;
-	return false;
-}
-
-static bool exempt_lookup(struct ostate *os, uint32_t fi)
-{
-	int role = role_of(os, fi);
-	if (role & (ROLE_ALLOC | ROLE_INIT))
-		return !(role & ROLE_METHOD);
-	if (role & ROLE_METHOD)
-		return false;
-	/* a helper that makes the object (TypedData_Make_Struct) and fills it */
-	if (makes_object(os->m->fns.v[fi].f))
-		return true;
-	/* the GC's callbacks by name, when nothing in the gem calls them: a
-	 * helper named buf_realloc that a method calls is that method's work */
-	const struct mfunc *mf = &os->m->fns.v[fi];
-	if (mf->in_end != mf->in_begin)
-		return false;
-	const char *n = mf->f->name;
-	static const char *const parts[] = {"free", "mark", "memsize", "compact", "alloc", "dfree", "dmark", "dsize"};
-	for (size_t i = 0; i < ARRAY_SIZE(parts); i++)
-		if (strstr(n, parts[i]))
-			return true;
-	return false;
-}
-
-static bool exempt_fn(struct ostate *os, uint32_t fi)
-{
-	if (!os->exempt_by_fn)
-		os->exempt_by_fn = xcalloc(os->m->fns.n + 1, 1);
-	if (!os->exempt_by_fn[fi])
-		os->exempt_by_fn[fi] = (uint8_t)(exempt_lookup(os, fi) + 1);
-	return os->exempt_by_fn[fi] - 1;
-}
-
-/* ---- guards ---- */
-
-enum guard_kind {
-	GUARD_NONE = 0,
-	GUARD_MUTEX,
-	GUARD_FLAG
-};
-
-struct guard {
-	int kind;
-	const char *what;  /* mutex argument text, or flag field */
-	const char *field; /* the mutex's (or flag's) member name, to find it in other functions */
-	const char *rec;   /* the flag's object struct (NULL for a mutex) */
-	const char *mrec;  /* a mutex kept in an object struct: that struct (NULL: a global or local mutex) */
-	const char *bit;   /* a bit flag (flags |= BIT): the bit's spelling */
-	struct loc loc;
-	char buf[128];
-};
-
-static const char *last_field(const struct expr *x)
-{
-	if (x->kind == EX_REF && x->ref.field)
-		return x->ref.field;
-	return NULL;
-}
-
-/* Does the object var (a pointer to an object struct in fi) reach the call at
- * ev: passed as an argument, or stored in a local the call is given
- * (args.conn = c; rb_nogvl(fn, &args ...))? A guard on one object says
- * nothing about another one's state. */
-static bool expr_feeds(const struct ostate *os, uint32_t fi, uint32_t ev, const struct expr *x, int32_t var)
-{
-	const struct func *f = os->m->fns.v[fi].f;
-	if (expr_reads_var(x, var))
-		return true;
-	/* a local filled with the object before the call */
-	int32_t locals[8];
-	unsigned nl = 0;
-	if (x->kind == EX_REF && x->ref.var >= 0)
-		locals[nl++] = x->ref.var;
-	for (uint32_t k = 0; k < x->nreads && nl < ARRAY_SIZE(locals); k++)
-		if (x->reads[k].var >= 0)
-			locals[nl++] = x->reads[k].var;
-	for (uint32_t i = 0; i < ev && i < f->nevents; i++) {
-		const struct event *e = &f->events[i];
-		if (e->kind != EV_ASSIGN)
-			continue;
-		for (unsigned l = 0; l < nl; l++) {
-			/* args.conn = c; ... call(&args) */
-			if (e->u.assign->lhs.var == locals[l] && expr_reads_var(&e->u.assign->rhs, var))
-				return true;
-			/* z = args->z; ... call(args): z came out of what the call is given */
-			if (e->u.assign->lhs.var == var && !(e->u.assign->lhs.path && *e->u.assign->lhs.path) &&
-			    e->u.assign->rhs.kind == EX_REF && e->u.assign->rhs.ref.var == locals[l] &&
-			    e->u.assign->rhs.ref.path && *e->u.assign->rhs.ref.path)
-				return true;
-		}
-	}
-	return false;
-}
-
-static bool feeds(const struct ostate *os, uint32_t fi, uint32_t ev, int32_t var)
-{
-	const struct func *f = os->m->fns.v[fi].f;
-	if (ev >= f->nevents || f->events[ev].kind != EV_CALL)
-		return false;
-	const struct call *c = f->events[ev].u.call;
-	for (uint32_t a = 0; a < c->nargs; a++)
-		if (expr_feeds(os, fi, ev, &c->args[a], var))
-			return true;
-	return false;
-}
-
-/* The object var a mutex expression belongs to (c in c->mutex), -1 when the
- * mutex is not a member of an object struct (a global mutex serialises every
- * object). */
-static int32_t mutex_owner(const struct ostate *os, const struct mfunc *mf, const struct expr *x)
-{
-	if (x->kind != EX_REF || x->ref.var < 0 || !x->ref.deref)
-		return -1;
-	return is_object_record(os, var_record(mf, x->ref.var)) ? x->ref.var : -1;
-}
-
-static bool is_clear_value(const struct expr *x)
-{
-	return x->kind == EX_NULL || (x->has_ival && x->ival == 0) ||
-	       (x->text && (str_eq(x->text, "Qnil") || str_eq(x->text, "Qfalse")));
-}
-
-/* A write of the flag: a set (= 1, = the fiber, |= BIT) or a clear (= 0,
- * = Qnil, &= ~BIT). Compound assignments are told apart by the spelling of
- * their operand (no operator in the facts): "~..." clears a bit. */
-static bool is_flag_clear(const struct assign *a)
-{
-	if (a->compound)
-		return a->rhs.text && a->rhs.text[0] == '~';
-	return is_clear_value(&a->rhs);
-}
-
-/* Does clear c undo set s (the same bit, when both are bit operations)? */
-static bool clear_undoes(const struct assign *c, const struct assign *s)
-{
-	if (!is_flag_clear(c))
-		return false;
-	if (s->compound && c->compound && s->rhs.has_ival && c->rhs.has_ival)
-		return c->rhs.ival == ~s->rhs.ival;
-	if (s->compound && c->compound && s->rhs.text && c->rhs.text)
-		return str_eq(c->rhs.text + 1, s->rhs.text);
-	return true;
-}
-
-/* Is the flag (rec, fld) read in a condition of fi before offset off? */
-static bool flag_checked(const struct ostate *os, uint32_t fi, const char *rec, const char *fld, const char *bit,
-			 uint32_t off)
-{
-	const struct mfunc *mf = &os->m->fns.v[fi];
-	const struct func *f = mf->f;
-	for (uint32_t r = 0; r < f->nregions; r++) {
-		const struct region *rg = &f->regions[r];
-		if (rg->begin > off || !rg->cond.text)
-			continue;
-		/* a bit flag: the condition names the same bit (flags has others) */
-		if (bit && !strstr(rg->cond.text, bit))
-			continue;
-		for (uint32_t k = 0; k < rg->cond.nreads; k++) {
-			const char *r3 = NULL;
-			char f3[128];
-			if (object_field(os, mf, &rg->cond.reads[k], &r3, f3, sizeof(f3)) && str_eq(r3, rec) &&
-			    str_eq(f3, fld))
-				return true;
-		}
-	}
-	return false;
-}
-
-/* A function of the callback's side that writes the flag: the flag would be
- * cleared while the worker still runs. */
-static int64_t flag_written_by(const struct ostate *os, const struct reach_set *rs, const char *rec, const char *fld,
-			       const struct assign *set, struct loc *where)
-{
-	for (uint32_t i = 0; rs && i < rs->n; i++) {
-		const struct mfunc *mf = &os->m->fns.v[rs->fns[i]];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			const char *r2 = NULL;
-			char f2[128];
-			if (e->kind == EV_ASSIGN && object_field(os, mf, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-			    str_eq(r2, rec) && str_eq(f2, fld) && (!set->compound || clear_undoes(e->u.assign, set))) {
-				*where = e->loc;
-				return rs->fns[i];
-			}
-		}
-	}
-	return -1;
-}
-
-/* Why a guard-like shape was not taken as a guard (for the evidence). */
-static void reject(struct ostate *os, const struct loc *loc, const char *fmt, ...) PRINTF_LIKE(3, 4);
-static void reject(struct ostate *os, const struct loc *loc, const char *fmt, ...)
-{
-	if (os->why[0])
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(os->why, sizeof(os->why), fmt, ap);
-	va_end(ap);
-	os->why_loc = *loc;
-}
-
-static void build_fnargs(struct ostate *os);
-
-/* fi is the body of rb_ensure(fi, a, E, b) and E clears the flag. */
-static bool ensure_clears(struct ostate *os, uint32_t fi, const char *rec, const char *fld, const struct assign *set)
-{
-	const char *usr = os->m->fns.v[fi].f->usr;
-	if (!usr)
-		return false;
-	if (!os->fnargs_built)
-		build_fnargs(os);
-	const caller_vec *cv = hmap_get(&os->fnargs, usr);
-	for (size_t i = 0; cv && i < cv->n; i++) {
-		const struct event *ce = &os->m->fns.v[cv->v[i].fn].f->events[cv->v[i].ev];
-		if (!is_call(ce, "rb_ensure") || ce->u.call->nargs < 3 || ce->u.call->args[0].kind != EX_FUNC ||
-		    !str_eq(ce->u.call->args[0].func_usr, usr) || ce->u.call->args[2].kind != EX_FUNC)
-			continue;
-		const struct mfunc *en = model_func_by_usr(os->m, ce->u.call->args[2].func_usr);
-		for (uint32_t ei = 0; en && ei < en->f->nevents; ei++) {
-			const struct event *e = &en->f->events[ei];
-			const char *r2 = NULL;
-			char f2[128];
-			if (e->kind == EV_ASSIGN && object_field(os, en, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-			    str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(e->u.assign, set))
-				return true;
-		}
-	}
-	return false;
-}
-
-/* A mutex or flag guard of object struct rec in function fi around its event
- * ev (the call that leads to the release). */
-static bool guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, const struct reach_set *rs,
-		     struct guard *g)
-{
-	const struct mfunc *mf = &os->m->fns.v[fi];
-	const struct func *f = mf->f;
-	/* rb_mutex_lock(X) ... ev ... rb_mutex_unlock(X) */
-	for (uint32_t i = 0; i < ev && i < f->nevents; i++) {
-		const struct event *e = &f->events[i];
-		if (!is_call(e, "rb_mutex_lock") || e->u.call->nargs < 1)
-			continue;
-		const char *t = e->u.call->args[0].text;
-		int32_t owner = mutex_owner(os, mf, &e->u.call->args[0]);
-		if (owner >= 0 && !feeds(os, fi, ev, owner)) {
-			reject(os, &e->loc, "the mutex '%s' belongs to another object than the one the callback uses",
-			       t ? t : "?");
-			continue;
-		}
-		/* not unlocked again before the call */
-		bool released = false;
-		for (uint32_t k = i + 1; k < ev && !released; k++) {
-			const struct event *u = &f->events[k];
-			released = is_call(u, "rb_mutex_unlock") && u->u.call->nargs >= 1 && t &&
-				   str_eq(u->u.call->args[0].text, t);
-		}
-		if (released) {
-			reject(os, &e->loc, "the mutex '%s' is unlocked again before the call", t);
-			continue;
-		}
-		for (uint32_t k = ev + 1; k < f->nevents; k++) {
-			const struct event *u = &f->events[k];
-			if ((is_call(u, "rb_mutex_unlock") || is_call(u, "rb_ensure")) && t) {
-				g->kind = GUARD_MUTEX;
-				g->what = t;
-				g->field = last_field(&e->u.call->args[0]);
-				g->mrec = owner >= 0 ? var_record(mf, owner) : NULL;
-				g->loc = e->loc;
-				return true;
-			}
-		}
-	}
-	/* obj->F = nonzero before ev, obj->F = 0 after, F read in a condition */
-	for (uint32_t i = 0; i < ev && i < f->nevents; i++) {
-		const struct event *e = &f->events[i];
-		if (e->kind != EV_ASSIGN)
-			continue;
-		const struct assign *a = e->u.assign;
-		const char *frec = NULL;
-		char fld[128];
-		/* set: anything but the value it is cleared to (1, true, the current
-		 * fiber ...); cleared: a constant (0, NULL, Qnil, Qfalse) */
-		/* a flag is a member of its own (busy, flags, active_fiber), not a
-		 * member of an embedded struct (stream.avail_out) */
-		if (!object_field(os, mf, &a->lhs, &frec, fld, sizeof(fld)) || is_flag_clear(a) ||
-		    a->lhs.path[strcspn(a->lhs.path, ".[")])
-			continue;
-		const char *bit = a->compound ? a->rhs.text : NULL;
-		/* why a set is no guard is told only for fields checked like a flag
-		 * (read in a condition before the set): a connection handle or a
-		 * state enum written before the call is no attempt at a guard */
-		bool flaglike = flag_checked(os, fi, frec, fld, bit, e->loc.off);
-		if (!str_eq(frec, rec)) {
-			if (flaglike)
-				reject(os, &e->loc,
-				       "the flag '%s' set here is a field of %s, not of %s whose state the callback "
-				       "uses",
-				       fld, frec, rec);
-			continue;
-		}
-		if (!feeds(os, fi, ev, a->lhs.var)) {
-			if (flaglike)
-				reject(os, &e->loc,
-				       "the flag '%s' set here belongs to another object than the one the callback "
-				       "uses",
-				       fld);
-			continue;
-		}
-		bool cleared = false;
-		for (uint32_t k = ev + 1; k < f->nevents && !cleared; k++) {
-			const struct event *u = &f->events[k];
-			char f2[128];
-			const char *r2 = NULL;
-			cleared = u->kind == EV_ASSIGN &&
-				  object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) && str_eq(r2, rec) &&
-				  str_eq(f2, fld) && clear_undoes(u->u.assign, a);
-		}
-		/* or by the ensure function of the rb_ensure that runs fi */
-		if (!cleared)
-			cleared = ensure_clears(os, fi, rec, fld, a);
-		if (!cleared) {
-			if (flaglike)
-				reject(os, &e->loc,
-				       "the flag '%s' set here is not cleared after the call in '%s', so it does not "
-				       "mark this call "
-				       "as in progress (a method that clears it later only checks that it is set)",
-				       fld, f->name);
-			continue;
-		}
-		/* not cleared again before the call */
-		bool early = false;
-		for (uint32_t k = i + 1; k < ev && !early; k++) {
-			const struct event *u = &f->events[k];
-			char f2[128];
-			const char *r2 = NULL;
-			early = u->kind == EV_ASSIGN && object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-				str_eq(r2, rec) && str_eq(f2, fld) && clear_undoes(u->u.assign, a);
-			if (early && flaglike)
-				reject(os, &u->loc, "the flag '%s' is cleared here, before the call returns", fld);
-		}
-		if (early)
-			continue;
-		/* nor by the callback while the worker runs */
-		struct loc wl;
-		int64_t wfn = flag_written_by(os, rs, rec, fld, a, &wl);
-		if (wfn >= 0) {
-			if (flaglike)
-				reject(os, &wl,
-				       "the flag '%s' is cleared by '%s' on the worker, before the call returns", fld,
-				       os->m->fns.v[wfn].f->name);
-			continue;
-		}
-		/* checked on the way in: a condition before the set reads the flag */
-		if (!flag_checked(os, fi, rec, fld, bit, e->loc.off)) {
-			reject(os, &e->loc,
-			       "the flag '%s' is set here but not checked before: a second caller sets it again", fld);
-			continue;
-		}
-		g->kind = GUARD_FLAG;
-		snprintf(g->buf, sizeof(g->buf), "%s", fld);
-		g->what = g->buf;
-		g->field = g->buf;
-		g->rec = rec;
-		g->bit = bit;
-		g->loc = e->loc;
-		return true;
-	}
-	/* checked but set elsewhere: the flag is set by another method (a query
-	 * sends, a later call reads the result), only read here and cleared after
-	 * the call, so a second fiber calling this method passes the same check */
-	for (uint32_t r = 0; r < f->nregions; r++) {
-		const struct region *rg = &f->regions[r];
-		if (!rg->cond.text || ev >= f->nevents || rg->begin > f->events[ev].loc.off)
-			continue;
-		for (uint32_t k = 0; k < rg->cond.nreads; k++) {
-			const char *r3 = NULL;
-			char f3[128];
-			if (!object_field(os, mf, &rg->cond.reads[k], &r3, f3, sizeof(f3)) || !str_eq(r3, rec) ||
-			    rg->cond.reads[k].path[strcspn(rg->cond.reads[k].path, ".[")])
-				continue;
-			bool cleared_here = false;
-			for (uint32_t ci = ev + 1; ci < f->nevents && !cleared_here; ci++) {
-				const struct event *u = &f->events[ci];
-				const char *r2 = NULL;
-				char f2[128];
-				cleared_here = u->kind == EV_ASSIGN &&
-					       object_field(os, mf, &u->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-					       str_eq(r2, rec) && str_eq(f2, f3) && is_flag_clear(u->u.assign);
-			}
-			if (!cleared_here)
-				continue;
-			for (uint32_t ofi = 0; ofi < os->m->fns.n; ofi++) {
-				if (ofi == fi)
-					continue;
-				const struct mfunc *om = &os->m->fns.v[ofi];
-				for (uint32_t ei = 0; ei < om->f->nevents; ei++) {
-					const struct event *e = &om->f->events[ei];
-					const char *r2 = NULL;
-					char f2[128];
-					if (e->kind == EV_ASSIGN &&
-					    object_field(os, om, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-					    str_eq(r2, rec) && str_eq(f2, f3) && !is_clear_value(&e->u.assign->rhs)) {
-						reject(os, &rg->cond.loc,
-						       "'%s' only reads the flag '%s', which '%s' sets: the flag says "
-						       "the object is "
-						       "in use, not by whom, so a second fiber calling '%s' passes the "
-						       "same check",
-						       f->name, f3, om->f->name, f->name);
-						return false;
-					}
-				}
-			}
-		}
-	}
-	return false;
-}
-
-/* A guard on the way from an entry point down to (fi, ev): fi itself, or a
- * caller (rb_mutex_synchronize(m, fi, arg) counts), up to UP_DEPTH levels. */
-static void build_fnargs(struct ostate *os)
-{
-	const struct model *m = os->m;
-	os->fnargs_built = true;
-	for (uint32_t k = 0; k < m->fns.n; k++) {
-		const struct func *f = m->fns.v[k].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect)
-				continue;
-			for (uint32_t a = 0; a < e->u.call->nargs; a++) {
-				const char *usr =
-					e->u.call->args[a].kind == EX_FUNC ? e->u.call->args[a].func_usr : NULL;
-				if (!usr)
-					continue;
-				caller_vec *cv = hmap_get(&os->fnargs, usr);
-				if (!cv) {
-					cv = xcalloc(1, sizeof(*cv));
-					hmap_put(&os->fnargs, usr, cv);
-				}
-				if (cv->n && cv->v[cv->n - 1].fn == k && cv->v[cv->n - 1].ev == ei)
-					continue;
-				struct caller c = {k, ei};
-				vec_push(cv, c);
-			}
-		}
-	}
-}
-
-static void free_ostate(struct ostate *os)
-{
-	hmap_foreach(&os->fnargs, e)
-	{
-		caller_vec *cv = e->val;
-		vec_free(cv);
-		free(cv);
-	}
-	hmap_free(&os->fnargs);
-	hmap_free(&os->roles);
-	free(os->role_by_fn);
-	free(os->exempt_by_fn);
-}
-
-/* The tables above depend on the model alone: one offload_compute builds
+/* The tables of struct ostate depend on the model alone: one offload_compute builds
  * them once for all its sites (object_state_begin/end) instead of once per
  * site, which walked every event of the gem three times per release site. */
 static struct ostate shared;
@@ -686,205 +52,6 @@ void object_state_end(void)
 	memset(&shared, 0, sizeof(shared));
 	shared_active = false;
 }
-
-/* Ruby functions that run the function they are given before they return:
- * its caller's guard (or privacy) holds while it runs. A function handed to
- * anything else (rb_thread_create, a registered callback) runs later, on its
- * own. */
-static bool runs_now(const struct event *e)
-{
-	static const char *const runners[] = {"rb_ensure",     "rb_protect",           "rb_rescue",
-					      "rb_rescue2",    "rb_mutex_synchronize", "rb_str_locktmp_ensure",
-					      "rb_block_call", "rb_iterate",           "rb_catch",
-					      "rb_catch_obj",  "rb_exec_recursive",    "rb_exec_recursive_paired"};
-	for (size_t i = 0; i < ARRAY_SIZE(runners); i++)
-		if (is_call(e, runners[i]))
-			return true;
-	return false;
-}
-
-/* The callers of fi: call-graph edges, and calls that run fi as a function
- * argument before they return (rb_ensure, rb_protect, rb_rescue,
- * rb_mutex_synchronize bodies). */
-static void callers_of(struct ostate *os, uint32_t fi, caller_vec *out)
-{
-	const struct model *m = os->m;
-	const struct mfunc *mf = &m->fns.v[fi];
-	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
-		const struct edge *e = &m->edges.v[m->in_edges.v[k]];
-		struct caller c = {e->from, e->ev};
-		vec_push(out, c);
-	}
-	const char *usr = mf->f->usr;
-	if (!usr)
-		return;
-	if (!os->fnargs_built)
-		build_fnargs(os);
-	const caller_vec *cv = hmap_get(&os->fnargs, usr);
-	for (size_t i = 0; cv && i < cv->n; i++) {
-		if (!runs_now(&m->fns.v[cv->v[i].fn].f->events[cv->v[i].ev]))
-			continue;
-		bool dup = false;
-		for (size_t j = 0; j < out->n && !dup; j++)
-			dup = out->v[j].fn == cv->v[i].fn && out->v[j].ev == cv->v[i].ev;
-		if (!dup)
-			vec_push(out, cv->v[i]);
-	}
-}
-
-/* Is fi private to the object's creator: its allocator, initialize, or a
- * helper only they call? */
-static bool private_fn(struct ostate *os, uint32_t fi, int depth)
-{
-	if (exempt_fn(os, fi))
-		return true;
-	if (depth <= 0 || role_of(os, fi))
-		return false;
-	caller_vec cs = {0};
-	callers_of(os, fi, &cs);
-	bool ok = cs.n > 0;
-	for (size_t i = 0; i < cs.n && ok; i++) {
-		const struct event *ce = &os->m->fns.v[cs.v[i].fn].f->events[cs.v[i].ev];
-		ok = ce->kind == EV_CALL && !str_starts(ce->u.call->name, "rb_define_") &&
-		     private_fn(os, cs.v[i].fn, depth - 1);
-	}
-	vec_free(&cs);
-	return ok;
-}
-
-/* Is every way into (fi, ev) guarded? fi itself takes the guard around ev,
- * or fi is the body of rb_mutex_synchronize, or every caller is guarded on
- * its way in (an entry point with no caller is not). budget bounds the walk. */
-static bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, const struct reach_set *rs,
-			 int depth, unsigned *budget, struct guard *g, int64_t *open_fn)
-{
-	struct guard here = {0};
-	if (guard_in(os, fi, ev, rec, rs, &here)) {
-		if (g->kind == GUARD_NONE)
-			*g = here, g->what = g->kind == GUARD_FLAG ? g->buf : g->what,
-			g->field = g->kind == GUARD_FLAG ? g->buf : g->field;
-		return true;
-	}
-	if (depth <= 0 || !*budget)
-		return false;
-	(*budget)--;
-	caller_vec cs = {0};
-	callers_of(os, fi, &cs);
-	bool ok = cs.n > 0;
-	if (!ok && *open_fn < 0)
-		*open_fn = fi; /* an entry point (a method) with no guard */
-	/* every caller, not only up to the first open one: the message names the
-	 * guard some ways take */
-	for (size_t i = 0; i < cs.n; i++) {
-		const struct mfunc *cm = &os->m->fns.v[cs.v[i].fn];
-		const struct event *ce = &cm->f->events[cs.v[i].ev];
-		if (is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 3 &&
-		    ce->u.call->args[1].kind == EX_FUNC) {
-			int32_t owner = mutex_owner(os, cm, &ce->u.call->args[0]);
-			if (owner >= 0 && !expr_feeds(os, cs.v[i].fn, cs.v[i].ev, &ce->u.call->args[2], owner)) {
-				reject(os, &ce->loc,
-				       "the mutex '%s' belongs to another object than the one passed to '%s'",
-				       ce->u.call->args[0].text ? ce->u.call->args[0].text : "?",
-				       os->m->fns.v[fi].f->name);
-				ok = false;
-				continue;
-			}
-			if (g->kind == GUARD_NONE) {
-				g->kind = GUARD_MUTEX;
-				g->what = ce->u.call->args[0].text ? ce->u.call->args[0].text : "?";
-				g->field = last_field(&ce->u.call->args[0]);
-				g->mrec = owner >= 0 ? var_record(cm, owner) : NULL;
-				g->loc = ce->loc;
-			}
-			continue;
-		}
-		if (ce->kind == EV_CALL && str_starts(ce->u.call->name, "rb_define_")) {
-			if (*open_fn < 0)
-				*open_fn = fi; /* registered as a method: an entry point */
-			ok = false;
-			continue;
-		}
-		if (!path_guarded(os, cs.v[i].fn, cs.v[i].ev, rec, rs, depth - 1, budget, g, open_fn))
-			ok = false;
-	}
-	vec_free(&cs);
-	return ok;
-}
-
-/* ---- other functions that touch the same state ---- */
-
-/* Is mutex expression x (in mf) the guard's mutex: the same member of the
- * same object struct (st->lock of struct stream, not another struct's
- * member named lock), or, for a mutex outside any object, the same
- * spelling? */
-static bool same_mutex(const struct ostate *os, const struct mfunc *mf, const struct expr *x, const struct guard *g)
-{
-	int32_t owner = mutex_owner(os, mf, x);
-	if (g->mrec)
-		return owner >= 0 && g->field && str_eq(last_field(x), g->field) &&
-		       str_eq(var_record(mf, owner), g->mrec);
-	return owner < 0 && str_eq(x->text, g->what);
-}
-
-/* Does fi take the guard (itself or through every caller)? A flag counts when
- * fi checks it (reads it in a condition). */
-static bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, int depth)
-{
-	const struct model *m = os->m;
-	const struct mfunc *mf = &m->fns.v[fi];
-	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-		const struct event *e = &mf->f->events[ei];
-		if (g->kind == GUARD_MUTEX && (is_call(e, "rb_mutex_lock") || is_call(e, "rb_mutex_synchronize")) &&
-		    e->u.call->nargs >= 1 && same_mutex(os, mf, &e->u.call->args[0], g))
-			return true;
-	}
-	if (g->kind == GUARD_FLAG && flag_checked(os, fi, g->rec, g->field, g->bit, UINT32_MAX))
-		return true;
-	if (depth <= 0)
-		return false;
-	caller_vec cs = {0};
-	callers_of(os, fi, &cs);
-	bool ok = cs.n > 0;
-	for (size_t i = 0; i < cs.n && ok; i++) {
-		const struct event *ce = &m->fns.v[cs.v[i].fn].f->events[cs.v[i].ev];
-		if (g->kind == GUARD_MUTEX && is_call(ce, "rb_mutex_synchronize") && ce->u.call->nargs >= 1 &&
-		    same_mutex(os, &m->fns.v[cs.v[i].fn], &ce->u.call->args[0], g))
-			continue;
-		/* registered as a method (rb_define_method(klass, "close", fn, 0)): an entry point */
-		if (ce->kind == EV_CALL && str_starts(ce->u.call->name, "rb_define_")) {
-			ok = false;
-			break;
-		}
-		ok = takes_guard(os, cs.v[i].fn, g, depth - 1) || exempt_fn(os, cs.v[i].fn);
-	}
-	vec_free(&cs);
-	return ok;
-}
-
-/* Does fi touch field fld of record rec (any field when fld is NULL; only
- * writes when writes_only)? Returns the event, or NULL. */
-static const struct event *touches(const struct ostate *os, uint32_t fi, const char *rec, const char *fld,
-				   bool writes_only, const char *skip)
-{
-	const struct mfunc *mf = &os->m->fns.v[fi];
-	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-		const struct event *e = &mf->f->events[ei];
-		const struct ref *r = NULL;
-		if (e->kind == EV_ACCESS && !writes_only)
-			r = &e->u.access.ref;
-		else if (e->kind == EV_ASSIGN)
-			r = &e->u.assign->lhs;
-		if (!r)
-			continue;
-		const char *r2 = NULL;
-		char f2[128];
-		if (object_field(os, mf, r, &r2, f2, sizeof(f2)) && str_eq(r2, rec) && (!fld || str_eq(f2, fld)) &&
-		    !(skip && str_eq(f2, skip)))
-			return e;
-	}
-	return NULL;
-}
-
 /* ---- settling the inputs gate's "owned by the receiver" evidence ---- */
 
 /* Which object struct a piece of the inputs gate's evidence is about: the
@@ -983,11 +150,401 @@ struct ofield {
 	struct loc loc;
 	int32_t fn; /* the function using it; -1: the callback's data, from the caller side */
 	bool cb;    /* used by the callback's own code (not from the inputs gate's evidence) */
+	/* the handle is the object's whole typed data (evidence obj_whole): rec
+	 * is the data type (io_typed_data_type), obj the object it was taken from */
+	bool whole;
+	const char *obj;
 };
 
 static const char *ofield_user(const struct model *m, const struct msite *s, const struct ofield *of)
 {
 	return of->fn >= 0 ? m->fns.v[of->fn].f->name : io_callback_name(m, s);
+}
+
+/* The object fields of one run: the callback's own (the first ncb), then
+ * those of the inputs gate's evidence. */
+struct ofields {
+	struct ofield v[MAX_FIELDS];
+	unsigned n, ncb;
+};
+
+/* The fields the callback's own code uses. */
+static void cb_fields(const struct ostate *os, const struct reach_set *rs, struct ofields *fs)
+{
+	const struct model *m = os->m;
+	struct ofield *fields = fs->v;
+	unsigned nf = fs->n;
+	for (uint32_t i = 0; i < rs->n && nf < MAX_FIELDS; i++) {
+		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
+		for (uint32_t ei = 0; ei < mf->f->nevents && nf < MAX_FIELDS; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access.ref
+					      : e->kind == EV_ASSIGN ? &e->u.assign->lhs
+								     : NULL;
+			const char *rec = NULL;
+			char fld[128];
+			if (!r || !object_field(os, mf, r, &rec, fld, sizeof(fld)))
+				continue;
+			bool dup = false;
+			for (unsigned k = 0; k < nf && !dup; k++)
+				dup = str_eq(fields[k].rec, rec) && str_eq(fields[k].field, fld);
+			if (dup)
+				continue;
+			struct ofield *of = &fields[nf++];
+			of->rec = rec;
+			snprintf(of->field, sizeof(of->field), "%s", fld);
+			of->text = ref_text(mf->tu, r);
+			of->loc = e->loc;
+			of->fn = (int32_t)rs->fns[i];
+			of->cb = true;
+		}
+	}
+	fs->n = fs->ncb = nf;
+}
+
+/* Object state the inputs gate followed into the callback's data (a handle
+ * stored in the object, `this->pgconn`): evidence [from, inputs_ev). */
+static void evidence_fields(const struct ostate *os, const struct msite *s, const struct gate_result *g, size_t from,
+			    size_t inputs_ev, struct ofields *fs)
+{
+	const struct model *m = os->m;
+	struct ofield *fields = fs->v;
+	unsigned nf = fs->n;
+	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
+		const struct gate_evidence *ge = &g->ev.v[i];
+		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
+		    !ge->obj_field || !(ge->obj_whole || is_object_record(os, ge->obj_rec)))
+			continue;
+		const char *fld = ge->obj_whole ? "" : ge->obj_field;
+		bool dup = false;
+		for (unsigned k = 0; k < nf && !dup; k++)
+			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, fld);
+		if (dup)
+			continue;
+		struct ofield *of = &fields[nf++];
+		memset(of, 0, sizeof(*of));
+		of->rec = ge->obj_rec;
+		of->whole = ge->obj_whole;
+		of->obj = ge->obj_whole ? ge->obj_field : NULL;
+		snprintf(of->field, sizeof(of->field), "%s", fld);
+		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
+		of->loc = ge->loc;
+		of->fn = ge->fn;
+		of->cb = false;
+	}
+	fs->n = nf;
+}
+
+/* Some ways into the call take the guard, the one through open_fn does not. */
+static void report_open_way(const struct ostate *os, struct gate_result *og, const char *cb, const struct ofield *of,
+			    const struct guard *gd, int64_t open_fn)
+{
+	const struct model *m = os->m;
+	struct gate_evidence *ev = gate_add(
+		og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+		"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways "
+		"into "
+		"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
+		"calling thread may use or close the object while the worker runs",
+		cb, of->text ? of->text : of->field, of->field, of->rec,
+		gd->kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd->what, m->fns.v[open_fn].f->name);
+	gate_note_add(ev, &gd->loc, "the guard is taken here");
+	gate_note_add(ev, &m->fns.v[open_fn].f->loc, "'%s' reaches the call without it", m->fns.v[open_fn].f->name);
+}
+
+/* No guard at all: one piece of evidence per object struct (field k, the
+ * first of its struct), and how many more fields the callback uses. */
+static void report_unguarded(const struct ostate *os, struct gate_result *og, const char *cb, const struct ofields *fs,
+			     unsigned k)
+{
+	const struct ofield *fields = fs->v, *of = &fs->v[k];
+	unsigned nf = fs->n;
+	unsigned more = 0;
+	for (unsigned j = k + 1; j < nf; j++)
+		more += str_eq(fields[j].rec, of->rec);
+	char extra[64] = "", why[sizeof(os->why) + 4] = "";
+	if (more)
+		snprintf(extra, sizeof(extra), " and %u more field%s", more, more == 1 ? "" : "s");
+	if (os->why[0])
+		snprintf(why, sizeof(why), " (%s)", os->why);
+	struct gate_evidence *ev =
+		gate_add(og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+			 "'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
+			 "held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
+			 "thread keep running and may use or close the object while the worker runs",
+			 cb, of->text ? of->text : of->field, extra, of->rec, why);
+	if (os->why[0])
+		gate_note_add(ev, &os->why_loc, "%s", os->why);
+}
+
+/* The first other function touching the object's state without the guard
+ * (bad), the names of further ones, and whether one only touches another
+ * field of the object (open). */
+struct holes {
+	bool bad, open;
+	uint32_t bad_fi;
+	const struct event *bad_te;
+	const struct ofield *bad_tf;
+	char others[256];
+	unsigned nothers;
+};
+
+/* Every other function touching a field the callback uses must take the
+ * guard; one using another field of the object without it leaves the
+ * verdict open (the callback may reach that field's memory through a pointer
+ * the gate does not follow). */
+static void find_holes(struct ostate *os, const struct reach_set *rs, uint32_t rel_fn, const struct ofields *fs,
+		       const struct ofield *of, const struct guard *gd, struct holes *h)
+{
+	const struct model *m = os->m;
+	const struct ofield *fields = fs->v;
+	unsigned nf = fs->n;
+	/* methods first (what another fiber calls), then helpers; after the
+	 * first hole, the other functions with one are named too */
+	for (uint32_t pass_fi = 0; pass_fi < 2 * m->fns.n; pass_fi++) {
+		uint32_t fi = pass_fi % m->fns.n;
+		if ((pass_fi < m->fns.n) != ((role_of(os, fi) & ROLE_METHOD) != 0))
+			continue;
+		if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(os, fi))
+			continue;
+		const struct event *te = NULL;
+		const struct ofield *tf = NULL;
+		for (unsigned j = 0; j < nf && !te; j++)
+			if (str_eq(fields[j].rec, of->rec) &&
+			    (te = touches(os, fi, of->rec, fields[j].field, false, NULL)))
+				tf = &fields[j];
+		if (!te && gd->kind == GUARD_FLAG)
+			te = touches(os, fi, of->rec, gd->field, true, NULL); /* clears the flag */
+		/* any other use of the object (memset(s->buf ...) writes through a
+		 * field it only reads) leaves the verdict open */
+		const struct event *we = te ? NULL : touches(os, fi, of->rec, NULL, false, gd->field);
+		if ((!te && !we) || takes_guard(os, fi, gd, UP_DEPTH))
+			continue;
+		if (!te) {
+			h->open = true;
+			continue;
+		}
+		if (h->bad) {
+			size_t len = strlen(h->others);
+			if (h->nothers < 8 && len + strlen(m->fns.v[fi].f->name) + 8 < sizeof(h->others))
+				snprintf(h->others + len, sizeof(h->others) - len, "%s'%s'", h->nothers ? ", " : "",
+					 m->fns.v[fi].f->name);
+			h->nothers++;
+			continue;
+		}
+		h->bad_fi = fi, h->bad_te = te, h->bad_tf = tf;
+		h->bad = true;
+	}
+}
+
+/* The guarded object's state is touched by bad_fi without the guard. */
+static void report_hole(const struct ostate *os, struct gate_result *og, const char *cb, const struct ofield *of,
+			const struct guard *gd, const struct holes *h)
+{
+	const struct model *m = os->m;
+	const char *tfld = h->bad_tf ? h->bad_tf->field : gd->field;
+	char more[300] = "";
+	if (h->nothers)
+		snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", h->nothers, h->nothers == 1 ? "" : "s",
+			 h->others, h->nothers > 8 ? " ..." : "");
+	struct gate_evidence *bev =
+		gate_add(og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+			 "'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
+			 "with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
+			 cb,
+			 h->bad_tf && h->bad_tf->text ? h->bad_tf->text
+			 : of->text                   ? of->text
+						      : of->field,
+			 tfld, of->rec, gd->kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd->what,
+			 m->fns.v[h->bad_fi].f->name, more, h->bad_tf ? "the same field" : "the flag");
+	gate_note_add(bev, &h->bad_te->loc, "'%s' touches '%s' here without %s", m->fns.v[h->bad_fi].f->name, tfld,
+		      gd->kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
+	gate_note_add(bev, &gd->loc, "the guard is taken here");
+}
+
+/* Judges the object struct of field k (its first field): its guard, then
+ * every other function touching its state. Returns whether every use of it
+ * is serialised (settled). */
+static bool judge_record(struct ostate *os, const struct msite *s, const struct reach_set *rs, struct gate_result *g,
+			 const struct ofields *fs, unsigned k, bool post)
+{
+	const struct model *m = os->m;
+	const struct ofield *fields = fs->v, *of = &fs->v[k];
+	unsigned nf = fs->n;
+	uint32_t rel_fn = s->fn, rel_ev = s->ev;
+	/* the run after every gate reports only on objects the callback's
+	 * own code does not use (the first run reported those) */
+	bool mute = false;
+	for (unsigned j = k; j < nf && post && !mute; j++)
+		mute = fields[j].cb && str_eq(fields[j].rec, of->rec);
+	struct gate_result scratch = {0};
+	struct gate_result *og = mute ? &scratch : g;
+	const char *cb = ofield_user(m, s, of);
+	struct guard gd = {0};
+	unsigned budget = 256;
+	int64_t open_fn = -1;
+	os->why[0] = 0;
+	bool guarded = path_guarded(os, rel_fn, rel_ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) &&
+		       gd.kind != GUARD_NONE;
+	if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
+		report_open_way(os, og, cb, of, &gd, open_fn);
+		gate_result_free(&scratch);
+		return false;
+	}
+	if (!guarded) {
+		report_unguarded(os, og, cb, fs, k);
+		gate_result_free(&scratch);
+		return false;
+	}
+	struct holes h = {0};
+	find_holes(os, rs, rel_fn, fs, of, &gd, &h);
+	if (h.bad)
+		report_hole(os, og, cb, of, &gd, &h);
+	gate_result_free(&scratch);
+	return !(h.bad || h.open);
+}
+
+/* ---- a handle that is the object's whole typed data ---- */
+
+static bool data_record(const char *rec)
+{
+	if (rec && str_starts(rec, "struct "))
+		rec += 7; /* C++ spells the record without "struct" */
+	return str_eq(rec, "RData") || str_eq(rec, "RTypedData");
+}
+
+/* Does event e take the typed data the identity rec names out of an object:
+ * rb_check_typeddata(obj, T) with T spelled rec, or, for data taken without
+ * its type (rec "DATA_PTR": DATA_PTR, RTYPEDDATA_DATA), any take of an
+ * object's data, since which type it is is not known? */
+static bool takes_data(const struct mfunc *mf, const struct event *e, const char *rec)
+{
+	bool untyped = str_eq(rec, "DATA_PTR");
+	if (e->kind == EV_ASSIGN) {
+		const struct expr *x = &e->u.assign->rhs;
+		return untyped && x->kind == EX_REF && data_record(x->ref.record);
+	}
+	if (e->kind != EV_CALL ||
+	    !io_typed_data_expr(mf, &(struct expr){.kind = EX_CALL, .call = (int32_t)(e - mf->f->events)}))
+		return false;
+	return untyped || str_eq(io_typed_data_type(mf, e->u.call), rec);
+}
+
+/* Does fi write an object's data pointer (DATA_PTR(obj) = ...,
+ * RTYPEDDATA_DATA(obj) = NULL): it replaces or frees the data. */
+static const struct event *replaces_data(const struct mfunc *mf)
+{
+	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+		const struct event *e = &mf->f->events[ei];
+		if (e->kind == EV_ASSIGN && data_record(e->u.assign->lhs.record))
+			return e;
+	}
+	return NULL;
+}
+
+/* Another function that takes the same object's data without the guard (gd
+ * NULL: no guard at all): one that also replaces or frees the data before
+ * one that only uses it, and methods (what another fiber calls) before
+ * helpers. *fn_out is its index, *repl where it replaces the data. */
+static const struct event *whole_toucher(struct ostate *os, const struct reach_set *rs, uint32_t rel_fn,
+					 const char *rec, const struct guard *gd, uint32_t *fn_out,
+					 const struct event **repl)
+{
+	const struct model *m = os->m;
+	const struct event *best = NULL;
+	int best_score = 0;
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(os, fi))
+			continue;
+		const struct event *te = NULL;
+		for (uint32_t ei = 0; ei < mf->f->nevents && !te; ei++)
+			if (takes_data(mf, &mf->f->events[ei], rec))
+				te = &mf->f->events[ei];
+		if (!te || (gd && takes_guard(os, fi, gd, UP_DEPTH)))
+			continue;
+		const struct event *re = replaces_data(mf);
+		int score = 1 + (re ? 2 : 0) + ((role_of(os, fi) & ROLE_METHOD) ? 1 : 0);
+		if (score > best_score) {
+			best_score = score, best = te, *fn_out = fi, *repl = re;
+			if (score == 4)
+				break;
+		}
+	}
+	return best;
+}
+
+/* The handle of a per-handle library call is the whole typed data of a Ruby
+ * object the method got from outside (rmagick's Image). Unguarded: fails,
+ * naming the object, the handle and a function that takes the same data
+ * without a guard. Guarded on every way in, and by every function that
+ * takes the data: nothing is added (the evidence stays "cannot verify"). */
+static void judge_whole(struct ostate *os, const struct msite *s, const struct reach_set *rs, struct gate_result *g,
+			const struct ofield *of)
+{
+	const struct model *m = os->m;
+	const char *cb = ofield_user(m, s, of);
+	struct guard gd = {0};
+	unsigned budget = 256;
+	int64_t open_fn = -1;
+	os->why[0] = 0;
+	bool guarded =
+		path_guarded(os, s->fn, s->ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) && gd.kind != GUARD_NONE;
+	uint32_t tfi = 0;
+	const struct event *repl = NULL;
+	const struct event *te = whole_toucher(os, rs, s->fn, of->rec, guarded ? &gd : NULL, &tfi, &repl);
+	if (guarded && !te)
+		return;
+	const char *tname = te ? m->fns.v[tfi].f->name : NULL;
+	char who[300];
+	if (te)
+		snprintf(who, sizeof(who), "'%s' takes %s%s without %s", tname,
+			 str_eq(of->rec, "DATA_PTR")
+				 ? "an object's data (its type is not checked, so it may be this one)"
+				 : "the same object's data",
+			 repl ? " and replaces or frees it" : "", guarded ? "the guard" : "any guard");
+	else
+		snprintf(who, sizeof(who), "another call on the same object uses it");
+	char how[400] = "";
+	if (guarded)
+		snprintf(how, sizeof(how), " under %s '%s', but %s", gd.kind == GUARD_MUTEX ? "the mutex" : "the flag",
+			 gd.what, who);
+	else if (gd.kind != GUARD_NONE && open_fn >= 0)
+		snprintf(how, sizeof(how),
+			 "; %s '%s' guards some ways into the call but not the one through '%s', and %s",
+			 gd.kind == GUARD_MUTEX ? "the mutex" : "the flag", gd.what, m->fns.v[open_fn].f->name, who);
+	else
+		snprintf(how, sizeof(how), " with no in-progress flag or mutex held across the call, and %s", who);
+	/* the library call and its handle argument, as the callback writes them */
+	const char *lib = "?", *arg = "?";
+	const struct mfunc *uf = of->fn >= 0 ? &m->fns.v[of->fn] : NULL;
+	for (uint32_t ei = 0; uf && ei < uf->f->nevents; ei++) {
+		const struct event *e = &uf->f->events[ei];
+		if (e->kind != EV_CALL || e->loc.line != of->loc.line || e->loc.col != of->loc.col || !e->u.call->name)
+			continue;
+		const struct lib_model *lm = model_find(e->u.call->name);
+		int ha = lm ? lm->handle_arg : 0;
+		lib = e->u.call->name;
+		const struct expr *hx = ha >= 0 && (uint32_t)ha < e->u.call->nargs ? &e->u.call->args[ha] : NULL;
+		/* as written, or, inside a macro body (rmagick's DEFINE_GVL_STUBn),
+		 * the reference itself */
+		if (hx && hx->text && hx->exact && !hx->macro)
+			arg = hx->text;
+		else if (hx && hx->kind == EX_REF && hx->ref.var >= 0)
+			arg = ref_text(uf->tu, &hx->ref);
+		break;
+	}
+	struct gate_evidence *ev = gate_add(
+		g, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
+		"'%s' passes '%s' to '%s' (thread-safe only per handle), and that handle is the typed data of the "
+		"Ruby object '%s' (taken by '%s')%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling thread "
+		"keep running and may use, replace or free the object's data while the worker runs",
+		cb, arg, lib, of->obj ? of->obj : "?", of->text ? of->text : "?", how);
+	if (te)
+		gate_note_add(ev, repl ? &repl->loc : &te->loc, "'%s' %s here", tname,
+			      repl ? "replaces or frees the object's data" : "takes the object's data");
+	if (gd.kind != GUARD_NONE)
+		gate_note_add(ev, &gd.loc, "the guard is taken here");
 }
 
 /* The fields the callback's own code uses, and the object fields of the
@@ -1020,197 +577,33 @@ static void object_state_run(const struct model *m, const struct msite *s, const
 		free_ostate(&local);
 		return;
 	}
-	struct ofield fields[MAX_FIELDS];
-	unsigned nf = 0;
-	for (uint32_t i = 0; i < rs->n && nf < MAX_FIELDS; i++) {
-		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
-		for (uint32_t ei = 0; ei < mf->f->nevents && nf < MAX_FIELDS; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access.ref
-					      : e->kind == EV_ASSIGN ? &e->u.assign->lhs
-								     : NULL;
-			const char *rec = NULL;
-			char fld[128];
-			if (!r || !object_field(os, mf, r, &rec, fld, sizeof(fld)))
-				continue;
-			bool dup = false;
-			for (unsigned k = 0; k < nf && !dup; k++)
-				dup = str_eq(fields[k].rec, rec) && str_eq(fields[k].field, fld);
-			if (dup)
-				continue;
-			struct ofield *of = &fields[nf++];
-			of->rec = rec;
-			snprintf(of->field, sizeof(of->field), "%s", fld);
-			of->text = ref_text(mf->tu, r);
-			of->loc = e->loc;
-			of->fn = (int32_t)rs->fns[i];
-			of->cb = true;
-		}
-	}
-	unsigned ncb = nf;
-	/* object state the inputs gate followed into the callback's data (a
-	 * handle stored in the object, `this->pgconn`): judged the same way */
-	for (size_t i = from; i < inputs_ev && nf < MAX_FIELDS; i++) {
-		const struct gate_evidence *ge = &g->ev.v[i];
-		if (ge->gate != GATE_INPUTS || ge->state != GATE_UNKNOWN || !ge->object_owned || !ge->obj_rec ||
-		    !ge->obj_field || !is_object_record(os, ge->obj_rec))
-			continue;
-		bool dup = false;
-		for (unsigned k = 0; k < nf && !dup; k++)
-			dup = str_eq(fields[k].rec, ge->obj_rec) && str_eq(fields[k].field, ge->obj_field);
-		if (dup)
-			continue;
-		struct ofield *of = &fields[nf++];
-		of->rec = ge->obj_rec;
-		snprintf(of->field, sizeof(of->field), "%s", ge->obj_field);
-		of->text = ge->fact_name ? arena_printf(&m->fns.v[s->fn].tu->arena, "%s", ge->fact_name) : NULL;
-		of->loc = ge->loc;
-		of->fn = ge->fn;
-		of->cb = false;
-	}
-	if (!nf || (post && nf == ncb)) {
+	struct ofields fs = {.n = 0};
+	cb_fields(os, rs, &fs);
+	evidence_fields(os, s, g, from, inputs_ev, &fs);
+	if (!fs.n || (post && fs.n == fs.ncb)) {
 		free_ostate(&local);
 		return;
 	}
-	uint32_t rel_fn = s->fn, rel_ev = s->ev;
 	const char *settled[MAX_FIELDS];
 	unsigned nsettled = 0;
 	bool all_settled = true;
 	/* one object struct at a time: its guard, then every other function
 	 * touching its state */
-	for (unsigned k = 0; k < nf; k++) {
-		const struct ofield *of = &fields[k];
+	for (unsigned k = 0; k < fs.n; k++) {
 		bool first = true;
 		for (unsigned j = 0; j < k && first; j++)
-			first = !str_eq(fields[j].rec, of->rec);
+			first = !str_eq(fs.v[j].rec, fs.v[k].rec);
 		if (!first)
 			continue;
-		/* the run after every gate reports only on objects the callback's
-		 * own code does not use (the first run reported those) */
-		bool mute = false;
-		for (unsigned j = k; j < nf && post && !mute; j++)
-			mute = fields[j].cb && str_eq(fields[j].rec, of->rec);
-		struct gate_result scratch = {0};
-		struct gate_result *og = mute ? &scratch : g;
-		const char *cb = ofield_user(m, s, of);
-		struct guard gd = {0};
-		unsigned budget = 256;
-		int64_t open_fn = -1;
-		os->why[0] = 0;
-		bool guarded = path_guarded(os, rel_fn, rel_ev, of->rec, rs, UP_DEPTH, &budget, &gd, &open_fn) &&
-			       gd.kind != GUARD_NONE;
-		if (!guarded && gd.kind != GUARD_NONE && open_fn >= 0) {
-			struct gate_evidence *ev = gate_add(
-				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s' (field '%s' of %s, a Ruby object's C struct); %s '%s' guards some ways "
-				"into "
-				"the call but not the one through '%s': with RB_NOGVL_OFFLOAD_SAFE other fibers of the "
-				"calling thread may use or close the object while the worker runs",
-				cb, of->text ? of->text : of->field, of->field, of->rec,
-				gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
-				m->fns.v[open_fn].f->name);
-			gate_note_add(ev, &gd.loc, "the guard is taken here");
-			gate_note_add(ev, &m->fns.v[open_fn].f->loc, "'%s' reaches the call without it",
-				      m->fns.v[open_fn].f->name);
-			gate_result_free(&scratch);
-			all_settled = false;
+		if (fs.v[k].whole) {
+			judge_whole(os, s, rs, g, &fs.v[k]);
+			all_settled = false; /* never settled: at best it stays "cannot verify" */
 			continue;
 		}
-		if (!guarded) {
-			/* one piece of evidence per object struct: its first field, and how
-			 * many more the callback uses */
-			unsigned more = 0;
-			for (unsigned j = k + 1; j < nf; j++)
-				more += str_eq(fields[j].rec, of->rec);
-			char extra[64] = "", why[sizeof(os->why) + 4] = "";
-			if (more)
-				snprintf(extra, sizeof(extra), " and %u more field%s", more, more == 1 ? "" : "s");
-			if (os->why[0])
-				snprintf(why, sizeof(why), " (%s)", os->why);
-			struct gate_evidence *ev = gate_add(
-				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s'%s of %s, a Ruby object's C struct, with no in-progress flag or mutex "
-				"held across the call%s: with RB_NOGVL_OFFLOAD_SAFE other fibers of the calling "
-				"thread keep running and may use or close the object while the worker runs",
-				cb, of->text ? of->text : of->field, extra, of->rec, why);
-			if (os->why[0])
-				gate_note_add(ev, &os->why_loc, "%s", os->why);
-			gate_result_free(&scratch);
-			all_settled = false;
-			continue;
-		}
-		/* every other function touching a field the callback uses must take
-		 * the guard; one using another field of the object without it leaves
-		 * the verdict open (the callback may reach that field's memory through
-		 * a pointer the gate does not follow) */
-		bool bad = false, open = false;
-		struct gate_evidence *bev = NULL;
-		uint32_t bad_fi = 0;
-		const struct event *bad_te = NULL;
-		const struct ofield *bad_tf = NULL;
-		char others[256] = "";
-		unsigned nothers = 0;
-		/* methods first (what another fiber calls), then helpers; after the
-		 * first hole, the other functions with one are named too */
-		for (uint32_t pass_fi = 0; pass_fi < 2 * m->fns.n; pass_fi++) {
-			uint32_t fi = pass_fi % m->fns.n;
-			if ((pass_fi < m->fns.n) != ((role_of(os, fi) & ROLE_METHOD) != 0))
-				continue;
-			if (rs->by_fn[fi].reached || fi == rel_fn || exempt_fn(os, fi))
-				continue;
-			const struct event *te = NULL;
-			const struct ofield *tf = NULL;
-			for (unsigned j = 0; j < nf && !te; j++)
-				if (str_eq(fields[j].rec, of->rec) &&
-				    (te = touches(os, fi, of->rec, fields[j].field, false, NULL)))
-					tf = &fields[j];
-			if (!te && gd.kind == GUARD_FLAG)
-				te = touches(os, fi, of->rec, gd.field, true, NULL); /* clears the flag */
-			/* any other use of the object (memset(s->buf ...) writes through a
-			 * field it only reads) leaves the verdict open */
-			const struct event *we = te ? NULL : touches(os, fi, of->rec, NULL, false, gd.field);
-			if ((!te && !we) || takes_guard(os, fi, &gd, UP_DEPTH))
-				continue;
-			if (!te) {
-				open = true;
-				continue;
-			}
-			if (bad) {
-				size_t len = strlen(others);
-				if (nothers < 8 && len + strlen(m->fns.v[fi].f->name) + 8 < sizeof(others))
-					snprintf(others + len, sizeof(others) - len, "%s'%s'", nothers ? ", " : "",
-						 m->fns.v[fi].f->name);
-				nothers++;
-				continue;
-			}
-			bad_fi = fi, bad_te = te, bad_tf = tf;
-			bad = true;
-		}
-		if (bad) {
-			const char *tfld = bad_tf ? bad_tf->field : gd.field;
-			char more[300] = "";
-			if (nothers)
-				snprintf(more, sizeof(more), " (and %u more function%s: %s%s)", nothers,
-					 nothers == 1 ? "" : "s", others, nothers > 8 ? " ..." : "");
-			bev = gate_add(
-				og, GATE_INPUTS, GATE_FAIL, &of->loc, (int32_t)of->fn,
-				"'%s' uses '%s' (field '%s' of %s) under %s '%s', but '%s'%s touches %s without it: "
-				"with RB_NOGVL_OFFLOAD_SAFE another fiber may call it while the worker runs",
-				cb,
-				bad_tf && bad_tf->text ? bad_tf->text
-				: of->text             ? of->text
-						       : of->field,
-				tfld, of->rec, gd.kind == GUARD_MUTEX ? "the mutex" : "the in-progress flag", gd.what,
-				m->fns.v[bad_fi].f->name, more, bad_tf ? "the same field" : "the flag");
-			gate_note_add(bev, &bad_te->loc, "'%s' touches '%s' here without %s", m->fns.v[bad_fi].f->name,
-				      tfld, gd.kind == GUARD_MUTEX ? "the mutex" : "checking the flag");
-			gate_note_add(bev, &gd.loc, "the guard is taken here");
-		}
-		gate_result_free(&scratch);
-		if (bad || open)
-			all_settled = false;
+		if (judge_record(os, s, rs, g, &fs, k, post))
+			settled[nsettled++] = fs.v[k].rec;
 		else
-			settled[nsettled++] = of->rec;
+			all_settled = false;
 	}
 	/* a fully guarded object: its state no longer leaves the inputs gate
 	 * open */

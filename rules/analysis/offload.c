@@ -426,7 +426,21 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 		io_handle_origin(m, s, mf, e, lm->handle_arg, &ho);
 		const char *h = ho.name;
 		struct gate_evidence *ge = NULL;
-		if (ho.origin == IOH_OBJECT) {
+		if (ho.origin == IOH_OBJECT && ho.whole) {
+			ge = gate_add(
+				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is the "
+				"typed data of the Ruby object '%s' (in '%s'), taken by '%s': other fibers can use "
+				"that "
+				"object during the call unless an in-progress guard stops them: cannot verify",
+				mf->f->name, c->name, where, ho.obj ? ho.obj : "?", ho.obj_fn ? ho.obj_fn : "?", h);
+			gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
+			/* the object-state part judges the object's guard */
+			ge->object_owned = true;
+			ge->obj_rec = ho.rec;
+			ge->obj_field = ho.obj;
+			ge->obj_whole = true;
+		} else if (ho.origin == IOH_OBJECT) {
 			ge = gate_add(
 				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
 				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is '%s' "

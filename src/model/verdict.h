@@ -91,6 +91,11 @@ struct gate_evidence {
 	 * strings) */
 	const char *obj_rec;
 	const char *obj_field;
+	/* ... or the handle is the object's whole typed data (an Image wrapped
+	 * as the object): obj_rec names the data type ("image_type",
+	 * "DATA_PTR"), obj_field the object it was taken from ("self"); the
+	 * object-state part fails it when unguarded and never settles it */
+	bool obj_whole;
 };
 
 /* A library model entry that decided a gate for a call the callback makes
