@@ -28,16 +28,50 @@ static const struct mfunc *release_of(const struct model *m, const struct io_ana
 	return df;
 }
 
-/* A method argument's StringValue* conversion in sf, before anything else:
+/* What a conversion in place puts in the argument's place when it is not a
+ * String: StringValue* (#to_str), FilePathValue (rb_get_path: #to_path, then
+ * #to_str), SockAddrStringValue (ext/socket: an Addrinfo's packed sockaddr,
+ * else #to_str). 0 for any other call. */
+enum conversion {
+	CONV_NONE = 0,
+	CONV_TO_STR,
+	CONV_TO_PATH,
+	CONV_SOCKADDR
+};
+
+static enum conversion conversion_of(const char *name)
+{
+	if (str_eq(name, "rb_string_value") || str_eq(name, "rb_string_value_ptr") ||
+	    str_eq(name, "rb_string_value_cstr"))
+		return CONV_TO_STR;
+	if (str_eq(name, "rb_get_path"))
+		return CONV_TO_PATH;
+	if (str_eq(name, "rsock_sockaddr_string_value") || str_eq(name, "rsock_sockaddr_string_value_ptr") ||
+	    str_eq(name, "rsock_sockaddr_string_value_with_addrinfo"))
+		return CONV_SOCKADDR;
+	return CONV_NONE;
+}
+
+/* The value a conversion puts there, as the headline ("#to_str's result")
+ * and as the note ("the result of #to_str") say it. */
+static const char *converted_value(const struct event *conv, bool note)
+{
+	static const char *const headline[] = {"", "#to_str's result", "#to_path's result",
+					       "a new String (an Addrinfo's sockaddr, or #to_str's result)"};
+	static const char *const in_note[] = {"", "the result of #to_str", "the result of #to_path",
+					      "a new String (an Addrinfo's sockaddr, or the result of #to_str)"};
+	enum conversion c = conversion_of(conv->u.call->name);
+	return note ? in_note[c] : headline[c];
+}
+
+/* A method argument's conversion in place in sf (converted_by), first:
  * the conversion may put #to_str's result in the argument's place. */
 static const struct event *argument_conversion(const struct mfunc *sf, const struct io_input *in)
 {
 	const struct event *conv = NULL;
 	for (uint32_t k = 0; k < sf->f->nevents && !conv; k++) {
 		const struct event *e = &sf->f->events[k];
-		if (e->kind != EV_CALL || !e->u.call->nargs ||
-		    (!str_eq(e->u.call->name, "rb_string_value") && !str_eq(e->u.call->name, "rb_string_value_ptr") &&
-		     !str_eq(e->u.call->name, "rb_string_value_cstr")))
+		if (e->kind != EV_CALL || !e->u.call->nargs || conversion_of(e->u.call->name) == CONV_NONE)
 			continue;
 		const struct expr *a0 = &e->u.call->args[0];
 		if (a0->kind == EX_REF && a0->ref.var == in->owner_ref.var)
@@ -114,10 +148,10 @@ static struct finding *report_plain_headline(struct rule_ctx *rc, const struct m
 		return rule_report(
 			rc, &rel->loc, df->f->name,
 			"nothing keeps '%s' alive past this call%s%s%s when it is not a String; %s then puts "
-			"#to_str's result there, held only by this C local, and the callback uses its memory: "
+			"%s there, held only by this C local, and the callback uses its memory: "
 			"add RB_GC_GUARD(%s) after the call",
 			o, in->via ? " (to '" : "", in->via ? in->via : "", in->via ? "', which releases the GVL)" : "",
-			conv_name, o);
+			conv_name, converted_value(w->conv, false), o);
 	return rule_report(rc, &rel->loc, df->f->name,
 			   "nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; "
 			   "add RB_GC_GUARD(%s)%s after the call",
@@ -175,9 +209,9 @@ static void report_plain_notes(struct finding *f, const struct model *m, const s
 			     w->helper->f->name, event_name(w->hconv), w->helper->f->name);
 	else if (w->conv)
 		finding_note(f, &w->conv->loc,
-			     "'%s' is an argument, but '%s' may replace it with the result of #to_str, which "
-			     "only this C local holds (the method's frame holds the original)",
-			     o, event_name(w->conv));
+			     "'%s' is an argument, but '%s' may replace it with %s, which only this C local holds "
+			     "(the method's frame holds the original)",
+			     o, event_name(w->conv), converted_value(w->conv, true));
 }
 
 /* The headline of a temporary, a helper's local or a guard placed too early. */
