@@ -17,7 +17,7 @@
 
 /* Bumped whenever the layout changes (cache entries of another version are
  * ignored). */
-#define FACTS_FORMAT_VERSION 5
+#define FACTS_FORMAT_VERSION 6
 
 json_t *facts_to_json(const struct tu_facts *tu);
 /* NULL with *err set (caller frees) when j is not facts of this format. */
