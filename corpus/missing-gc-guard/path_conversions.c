@@ -3,9 +3,11 @@
  * method's frame holds the original argument, and the converted String
  * lives only in the C local. A Check_Type before the conversion, or a
  * guard after the call, keeps the local's value alive. */
-#include <fcntl.h>
 #include <ruby.h>
 #include <ruby/thread.h>
+/* after ruby.h, as an extension does: ruby.h's config defines _GNU_SOURCE,
+ * which changes connect()'s parameter type in glibc */
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
