@@ -28,6 +28,218 @@ static const struct mfunc *release_of(const struct model *m, const struct io_ana
 	return df;
 }
 
+/* What a conversion in place puts in the argument's place when it is not a
+ * String: StringValue* (#to_str), FilePathValue (rb_get_path: #to_path, then
+ * #to_str), SockAddrStringValue (ext/socket: an Addrinfo's packed sockaddr,
+ * else #to_str). 0 for any other call. */
+enum conversion {
+	CONV_NONE = 0,
+	CONV_TO_STR,
+	CONV_TO_PATH,
+	CONV_SOCKADDR
+};
+
+static enum conversion conversion_of(const char *name)
+{
+	if (str_eq(name, "rb_string_value") || str_eq(name, "rb_string_value_ptr") ||
+	    str_eq(name, "rb_string_value_cstr"))
+		return CONV_TO_STR;
+	if (str_eq(name, "rb_get_path"))
+		return CONV_TO_PATH;
+	if (str_eq(name, "rsock_sockaddr_string_value") || str_eq(name, "rsock_sockaddr_string_value_ptr") ||
+	    str_eq(name, "rsock_sockaddr_string_value_with_addrinfo"))
+		return CONV_SOCKADDR;
+	return CONV_NONE;
+}
+
+/* The value a conversion puts there, as the headline ("#to_str's result")
+ * and as the note ("the result of #to_str") say it. */
+static const char *converted_value(const struct event *conv, bool note)
+{
+	static const char *const headline[] = {"", "#to_str's result", "#to_path's result",
+					       "a new String (an Addrinfo's sockaddr, or #to_str's result)"};
+	static const char *const in_note[] = {"", "the result of #to_str", "the result of #to_path",
+					      "a new String (an Addrinfo's sockaddr, or the result of #to_str)"};
+	enum conversion c = conversion_of(conv->u.call->name);
+	return note ? in_note[c] : headline[c];
+}
+
+/* A method argument's conversion in place in sf (converted_by), first:
+ * the conversion may put #to_str's result in the argument's place. */
+static const struct event *argument_conversion(const struct mfunc *sf, const struct io_input *in)
+{
+	const struct event *conv = NULL;
+	for (uint32_t k = 0; k < sf->f->nevents && !conv; k++) {
+		const struct event *e = &sf->f->events[k];
+		if (e->kind != EV_CALL || !e->u.call->nargs || conversion_of(e->u.call->name) == CONV_NONE)
+			continue;
+		const struct expr *a0 = &e->u.call->args[0];
+		if (a0->kind == EX_REF && a0->ref.var == in->owner_ref.var)
+			conv = e;
+		for (uint32_t r = 0; r < a0->nreads && !conv; r++)
+			if (a0->reads[r].var == in->owner_ref.var)
+				conv = e;
+	}
+	return conv;
+}
+
+static const char *event_name(const struct event *e)
+{
+	return e ? (e->macro && !e->in_macro_arg ? e->macro : e->u.call->name) : NULL;
+}
+
+/* What a plain owner's finding rests on: the caller's temporary behind a
+ * method argument, a conversion here or in a helper of the gem. */
+struct plain_why {
+	const struct var *ov;
+	int temp;                   /* edge id of a C caller passing a temporary, or -1 */
+	const struct event *conv;   /* StringValue* on the argument here */
+	const struct mfunc *helper; /* the helper converting its own parameter */
+	const struct event *hconv;  /* its conversion */
+};
+
+static void plain_why_of(const struct model *m, const struct mfunc *sf, const struct io_input *in, struct plain_why *w)
+{
+	w->ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
+	/* a method argument: the method's frame holds what Ruby passed, so
+	 * say what else it may hold: a C caller's temporary, or the result of
+	 * #to_str that a StringValue conversion put in its place */
+	w->temp = -1;
+	w->conv = NULL;
+	if (w->ov && w->ov->kind == VK_PARAM) {
+		w->temp = io_param_caller_temp(m, sf, w->ov->param_index);
+		if (w->temp < 0)
+			w->conv = argument_conversion(sf, in);
+	}
+	/* the conversion happens in a helper of the gem, on its own
+	 * parameter (ruby-pg pg_cstr_enc, #738) */
+	w->helper = NULL;
+	w->hconv = !w->conv && w->temp < 0 && w->ov && !in->temporary ? io_helper_converts(m, sf, in->ev, &w->helper)
+								      : NULL;
+}
+
+/* The headline of a plain owner's finding; others are named in it. */
+static struct finding *report_plain_headline(struct rule_ctx *rc, const struct msite *s, const struct mfunc *df,
+					     const struct event *rel, const struct io_input *in,
+					     const struct plain_why *w, const struct io_input *const *others,
+					     size_t nothers)
+{
+	const char *o = in->owner ? in->owner : "?";
+	const char *conv_name = event_name(w->conv);
+	const char *hconv_name = event_name(w->hconv);
+	char names[512] = "", guards[512] = "";
+	size_t nl = 0, gl = 0;
+	for (size_t k = 0; k < nothers && nl < sizeof(names) && gl < sizeof(guards); k++) {
+		const char *on = others[k]->owner ? others[k]->owner : "?";
+		nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s'%s'", k + 1 < nothers ? ", " : " and ", on);
+		gl += (size_t)snprintf(guards + gl, sizeof(guards) - gl, ", RB_GC_GUARD(%s)", on);
+	}
+	if (w->hconv && !nothers)
+		return rule_report(rc, &rel->loc, df->f->name,
+				   "nothing keeps '%s' alive past this call%s%s%s when it is not a String: '%s' "
+				   "converts it with %s into its own parameter, which is gone when '%s' returns; "
+				   "convert it here (StringValue(%s)) before passing it, and add RB_GC_GUARD(%s) "
+				   "after the call",
+				   o, in->via ? " (to '" : "", in->via ? in->via : "",
+				   in->via ? "', which releases the GVL)" : "", w->helper->f->name, hconv_name,
+				   w->helper->f->name, o, o);
+	if (w->conv && !nothers)
+		/* only when the argument is not a String: say so first */
+		return rule_report(
+			rc, &rel->loc, df->f->name,
+			"nothing keeps '%s' alive past this call%s%s%s when it is not a String; %s then puts "
+			"%s there, held only by this C local, and the callback uses its memory: "
+			"add RB_GC_GUARD(%s) after the call",
+			o, in->via ? " (to '" : "", in->via ? in->via : "", in->via ? "', which releases the GVL)" : "",
+			conv_name, converted_value(w->conv, false), o);
+	return rule_report(rc, &rel->loc, df->f->name,
+			   "nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; "
+			   "add RB_GC_GUARD(%s)%s after the call",
+			   o, names, in->via ? " (to '" : "", in->via ? in->via : "",
+			   in->via ? "', which releases the GVL)" : "", nothers ? "their" : "its", o, guards);
+}
+
+/* The notes of a plain owner's finding: why the compiler may drop it, where
+ * its address went, and what the argument may hold. */
+static void report_plain_notes(struct finding *f, const struct model *m, const struct msite *s, const struct mfunc *sf,
+			       const struct event *rel, const struct io_input *in, const struct plain_why *w)
+{
+	const char *o = in->owner ? in->owner : "?";
+	finding_note(f, &rel->loc,
+		     "the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
+		     "free or move the %s while the callback of %s runs",
+		     in->what, io_kind_noun(in->kind), s->called);
+	/* its address went to a Ruby function (StringValue(x), rb_scan_args(..., &x)): say why that
+	 * does not keep it alive (bcrypt-ruby #270 and mysql2 #1504 were this shape, fixed with
+	 * RB_GC_GUARD on that very variable) */
+	const struct event *esc = NULL;
+	for (uint32_t k = 0; w->ov && !in->temporary && k < sf->f->nevents && !esc; k++) {
+		const struct event *e = &sf->f->events[k];
+		if (e->kind != EV_CALL)
+			continue;
+		for (uint32_t j = 0; j < e->u.call->nargs && !esc; j++) {
+			const struct expr *ax = &e->u.call->args[j];
+			if (ax->kind == EX_REF && ax->ref.var == in->owner_ref.var && ax->ref.addr &&
+			    (!ax->ref.path || !*ax->ref.path))
+				esc = e;
+		}
+	}
+	if (esc)
+		finding_note(f, &esc->loc,
+			     "the address of '%s' goes to '%s' here, but only for that call: nothing promises its "
+			     "stack slot is kept after it (a compiler that sees the callee may reuse it; "
+			     "TruffleRuby "
+			     "does not scan the C stack); only RB_GC_GUARD after the release call does",
+			     o, event_name(esc));
+	if (w->temp >= 0) {
+		const struct edge *ed = &m->edges.v[w->temp];
+		const struct mfunc *cf = &m->fns.v[ed->from];
+		const struct event *ce = &cf->f->events[ed->ev];
+		const char *text = ce->kind == EV_CALL && (uint32_t)w->ov->param_index < ce->u.call->nargs
+					   ? ce->u.call->args[w->ov->param_index].text
+					   : NULL;
+		finding_note(f, &ce->loc,
+			     "'%s' is an argument of '%s', which '%s' calls here with '%s': no frame but this "
+			     "one is known to hold that value",
+			     o, sf->f->name, cf->f->name, text && *text ? text : "?");
+	} else if (w->hconv)
+		finding_note(f, &w->hconv->loc,
+			     "'%s' converts its parameter here: a #to_str result made by %s lives only in that "
+			     "parameter, and nothing holds it after '%s' returns",
+			     w->helper->f->name, event_name(w->hconv), w->helper->f->name);
+	else if (w->conv)
+		finding_note(f, &w->conv->loc,
+			     "'%s' is an argument, but '%s' may replace it with %s, which only this C local holds "
+			     "(the method's frame holds the original)",
+			     o, event_name(w->conv), converted_value(w->conv, true));
+}
+
+/* The headline of a temporary, a helper's local or a guard placed too early. */
+static struct finding *report_other_headline(struct rule_ctx *rc, const struct msite *s, const struct mfunc *df,
+					     const struct event *rel, const struct io_input *in)
+{
+	const char *noun = io_kind_noun(in->kind);
+	const char *o = in->owner ? in->owner : "?";
+	if (in->temporary)
+		return rule_report(
+			rc, &rel->loc, df->f->name,
+			"the %s made by '%s' is a temporary that nothing keeps alive, but the callback of %s "
+			"uses its memory (taken by '%s'): the GC can free or move it while the callback runs; "
+			"store it in a VALUE variable and add RB_GC_GUARD(variable) after the call",
+			noun, o, s->called, in->what);
+	if (in->helper_local)
+		return rule_report(
+			rc, &rel->loc, df->f->name,
+			"'%s' is local to '%s', so nothing keeps it alive after '%s' returns, but the callback "
+			"of %s uses its memory (taken by '%s'); store the VALUE in the data struct as well, or "
+			"make the copy in '%s' and add RB_GC_GUARD after the call",
+			in->helper_local, in->helper, in->helper, s->called, in->what, df->f->name);
+	return rule_report(rc, &rel->loc, df->f->name,
+			   "RB_GC_GUARD(%s) is before the call, where it protects nothing: the callback of %s uses "
+			   "the memory of '%s' (taken by '%s') until the call returns; move it after the call",
+			   o, s->called, o, in->what);
+}
+
 /* others: the other plain inputs of the same release call, named in the
  * headline and noted where their pointers are taken */
 static struct finding *report(struct rule_ctx *rc, const struct msite *s, const struct io_analysis *a,
@@ -38,142 +250,15 @@ static struct finding *report(struct rule_ctx *rc, const struct msite *s, const 
 	const struct mfunc *df = release_of(m, a, in, &rel);
 	const struct mfunc *sf = &m->fns.v[in->fn];
 	const struct event *src = &sf->f->events[in->ev];
-	const char *noun = io_kind_noun(in->kind);
 	const char *o = in->owner ? in->owner : "?";
 	struct finding *f;
-	if (in->temporary)
-		f = rule_report(rc, &rel->loc, df->f->name,
-				"the %s made by '%s' is a temporary that nothing keeps alive, but the callback of %s "
-				"uses its memory (taken by '%s'): the GC can free or move it while the callback runs; "
-				"store it in a VALUE variable and add RB_GC_GUARD(variable) after the call",
-				noun, o, s->called, in->what);
-	else if (in->helper_local)
-		f = rule_report(rc, &rel->loc, df->f->name,
-				"'%s' is local to '%s', so nothing keeps it alive after '%s' returns, but the callback "
-				"of %s uses its memory (taken by '%s'); store the VALUE in the data struct as well, or "
-				"make the copy in '%s' and add RB_GC_GUARD after the call",
-				in->helper_local, in->helper, in->helper, s->called, in->what, df->f->name);
-	else if (in->guard_before.line)
-		f = rule_report(
-			rc, &rel->loc, df->f->name,
-			"RB_GC_GUARD(%s) is before the call, where it protects nothing: the callback of %s uses "
-			"the memory of '%s' (taken by '%s') until the call returns; move it after the call",
-			o, s->called, o, in->what);
+	if (in->temporary || in->helper_local || in->guard_before.line)
+		f = report_other_headline(rc, s, df, rel, in);
 	else {
-		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(sf, in->owner_ref.var) : NULL;
-		/* a method argument: the method's frame holds what Ruby passed, so
-		 * say what else it may hold: a C caller's temporary, or the result of
-		 * #to_str that a StringValue conversion put in its place */
-		int temp = -1;
-		const struct event *conv = NULL;
-		if (ov && ov->kind == VK_PARAM) {
-			temp = io_param_caller_temp(m, sf, ov->param_index);
-			for (uint32_t k = 0; temp < 0 && k < sf->f->nevents && !conv; k++) {
-				const struct event *e = &sf->f->events[k];
-				if (e->kind != EV_CALL || !e->u.call->nargs ||
-				    (!str_eq(e->u.call->name, "rb_string_value") &&
-				     !str_eq(e->u.call->name, "rb_string_value_ptr") &&
-				     !str_eq(e->u.call->name, "rb_string_value_cstr")))
-					continue;
-				const struct expr *a0 = &e->u.call->args[0];
-				if (a0->kind == EX_REF && a0->ref.var == in->owner_ref.var)
-					conv = e;
-				for (uint32_t r = 0; r < a0->nreads && !conv; r++)
-					if (a0->reads[r].var == in->owner_ref.var)
-						conv = e;
-			}
-		}
-		const char *conv_name =
-			conv ? (conv->macro && !conv->in_macro_arg ? conv->macro : conv->u.call->name) : NULL;
-		/* the conversion happens in a helper of the gem, on its own
-		 * parameter (ruby-pg pg_cstr_enc, #738) */
-		const struct mfunc *helper = NULL;
-		const struct event *hconv =
-			!conv && temp < 0 && ov && !in->temporary ? io_helper_converts(m, sf, in->ev, &helper) : NULL;
-		const char *hconv_name =
-			hconv ? (hconv->macro && !hconv->in_macro_arg ? hconv->macro : hconv->u.call->name) : NULL;
-		char names[512] = "", guards[512] = "";
-		size_t nl = 0, gl = 0;
-		for (size_t k = 0; k < nothers && nl < sizeof(names) && gl < sizeof(guards); k++) {
-			const char *on = others[k]->owner ? others[k]->owner : "?";
-			nl += (size_t)snprintf(names + nl, sizeof(names) - nl, "%s'%s'",
-					       k + 1 < nothers ? ", " : " and ", on);
-			gl += (size_t)snprintf(guards + gl, sizeof(guards) - gl, ", RB_GC_GUARD(%s)", on);
-		}
-		if (hconv && !nothers)
-			f = rule_report(rc, &rel->loc, df->f->name,
-					"nothing keeps '%s' alive past this call%s%s%s when it is not a String: '%s' "
-					"converts it with %s into its own parameter, which is gone when '%s' returns; "
-					"convert it here (StringValue(%s)) before passing it, and add RB_GC_GUARD(%s) "
-					"after the call",
-					o, in->via ? " (to '" : "", in->via ? in->via : "",
-					in->via ? "', which releases the GVL)" : "", helper->f->name, hconv_name,
-					helper->f->name, o, o);
-		else if (conv && !nothers)
-			/* only when the argument is not a String: say so first */
-			f = rule_report(
-				rc, &rel->loc, df->f->name,
-				"nothing keeps '%s' alive past this call%s%s%s when it is not a String; %s then puts "
-				"#to_str's result there, held only by this C local, and the callback uses its memory: "
-				"add RB_GC_GUARD(%s) after the call",
-				o, in->via ? " (to '" : "", in->via ? in->via : "",
-				in->via ? "', which releases the GVL)" : "", conv_name, o);
-		else
-			f = rule_report(
-				rc, &rel->loc, df->f->name,
-				"nothing keeps '%s'%s alive past this call%s%s%s while the callback uses %s memory; "
-				"add RB_GC_GUARD(%s)%s after the call",
-				o, names, in->via ? " (to '" : "", in->via ? in->via : "",
-				in->via ? "', which releases the GVL)" : "", nothers ? "their" : "its", o, guards);
-		finding_note(
-			f, &rel->loc,
-			"the compiler may drop the VALUE once the pointer (from '%s') is taken, and the GC can then "
-			"free or move the %s while the callback of %s runs",
-			in->what, noun, s->called);
-		/* its address went to a Ruby function (StringValue(x), rb_scan_args(..., &x)): say why that
-		 * does not keep it alive (bcrypt-ruby #270 and mysql2 #1504 were this shape, fixed with
-		 * RB_GC_GUARD on that very variable) */
-		const struct event *esc = NULL;
-		for (uint32_t k = 0; ov && !in->temporary && k < sf->f->nevents && !esc; k++) {
-			const struct event *e = &sf->f->events[k];
-			if (e->kind != EV_CALL)
-				continue;
-			for (uint32_t j = 0; j < e->u.call->nargs && !esc; j++) {
-				const struct expr *ax = &e->u.call->args[j];
-				if (ax->kind == EX_REF && ax->ref.var == in->owner_ref.var && ax->ref.addr &&
-				    (!ax->ref.path || !*ax->ref.path))
-					esc = e;
-			}
-		}
-		if (esc)
-			finding_note(
-				f, &esc->loc,
-				"the address of '%s' goes to '%s' here, but only for that call: nothing promises its "
-				"stack slot is kept after it (a compiler that sees the callee may reuse it; "
-				"TruffleRuby "
-				"does not scan the C stack); only RB_GC_GUARD after the release call does",
-				o, esc->macro && !esc->in_macro_arg ? esc->macro : esc->u.call->name);
-		if (temp >= 0) {
-			const struct edge *ed = &m->edges.v[temp];
-			const struct mfunc *cf = &m->fns.v[ed->from];
-			const struct event *ce = &cf->f->events[ed->ev];
-			const char *text = ce->kind == EV_CALL && (uint32_t)ov->param_index < ce->u.call->nargs
-						   ? ce->u.call->args[ov->param_index].text
-						   : NULL;
-			finding_note(f, &ce->loc,
-				     "'%s' is an argument of '%s', which '%s' calls here with '%s': no frame but this "
-				     "one is known to hold that value",
-				     o, sf->f->name, cf->f->name, text && *text ? text : "?");
-		} else if (hconv)
-			finding_note(f, &hconv->loc,
-				     "'%s' converts its parameter here: a #to_str result made by %s lives only in that "
-				     "parameter, and nothing holds it after '%s' returns",
-				     helper->f->name, hconv_name, helper->f->name);
-		else if (conv)
-			finding_note(f, &conv->loc,
-				     "'%s' is an argument, but '%s' may replace it with the result of #to_str, which "
-				     "only this C local holds (the method's frame holds the original)",
-				     o, conv_name);
+		struct plain_why w;
+		plain_why_of(m, sf, in, &w);
+		f = report_plain_headline(rc, s, df, rel, in, &w, others, nothers);
+		report_plain_notes(f, m, s, sf, rel, in, &w);
 	}
 	finding_note(f, &src->loc, "the pointer into %s%s%s is taken here%s%s%s",
 		     in->temporary ? "the result of '" : "'", o, "'", in->helper ? " (in '" : "",

@@ -58,6 +58,20 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 					return IOA_USE;
 		}
 	}
+	/* read again after a retry label the call can jump back to
+	 * (`retry: ... call ...; if (again) goto retry;`) */
+	uint32_t roff = rel < f->nevents ? f->events[rel].loc.off : 0;
+	for (uint32_t r = 0; rel < f->nevents && r < f->nregions; r++) {
+		const struct region *rg = &f->regions[r];
+		if (rg->kind != RG_RETRY || rg->begin > roff || roff >= rg->end)
+			continue;
+		for (uint32_t i = 0; i < rel; i++) {
+			const struct event *e = &f->events[i];
+			if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_READ) && ref_same(&e->u.access.ref, o) &&
+			    e->loc.off >= rg->begin && e->loc.off < roff)
+				return IOA_USE;
+		}
+	}
 	/* stored into an array or hash before the call (fiddle's converted_args) */
 	for (uint32_t i = 0; i < rel && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];

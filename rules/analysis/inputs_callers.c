@@ -270,7 +270,8 @@ bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref
 	bool converts = false, checked = false;
 	const struct event *se = &mf->f->events[src];
 	if (se->kind == EV_CALL &&
-	    (str_eq(se->u.call->name, "rb_string_value_ptr") || str_eq(se->u.call->name, "rb_string_value_cstr")))
+	    (str_eq(se->u.call->name, "rb_string_value_ptr") || str_eq(se->u.call->name, "rb_string_value_cstr") ||
+	     str_eq(se->u.call->name, "rsock_sockaddr_string_value_ptr")))
 		converts = true;
 	/* a helper of the gem that converts its own parameter (ruby-pg
 	 * pg_cstr_enc: StringValueCStr(str)): the #to_str result is that
@@ -284,7 +285,11 @@ bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref
 		struct ref a;
 		if (!arg_ref(&e->u.call->args[0], &a) || !ref_same(&a, o))
 			continue;
-		if (str_eq(e->u.call->name, "rb_string_value") || str_eq(e->u.call->name, "rb_str_to_str"))
+		/* FilePathValue is rb_get_path (#to_path), SockAddrStringValue is
+		 * rsock_sockaddr_string_value (an Addrinfo's sockaddr): conversions too */
+		if (str_eq(e->u.call->name, "rb_string_value") || str_eq(e->u.call->name, "rb_str_to_str") ||
+		    str_eq(e->u.call->name, "rb_get_path") || str_eq(e->u.call->name, "rsock_sockaddr_string_value") ||
+		    str_eq(e->u.call->name, "rsock_sockaddr_string_value_with_addrinfo"))
 			converts = true;
 		/* a String from here on: later conversions keep it (but StringValue
 		 * itself is a conversion) */

@@ -461,6 +461,7 @@ static void phase_rules(const struct options *o, struct run *r)
 		rd->run(&rc2);
 	}
 	findings_macro_evidence(&r->findings, r->model);
+	findings_unreachable_evidence(&r->findings, r->model);
 }
 
 /* What is reported of the findings: the project's files only, the
@@ -501,6 +502,7 @@ static void count_summary(struct run *r)
 			r->sum.baselined++;
 			continue;
 		}
+		r->sum.findings_unreachable += f->unreachable;
 		if (f->severity == SEV_ERROR)
 			r->sum.errors++;
 		else if (f->severity == SEV_WARNING)

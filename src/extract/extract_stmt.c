@@ -515,7 +515,23 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 		kids_free(&kd);
 		return;
 	}
-	case CXCursor_GotoStmt:
+	case CXCursor_GotoStmt: {
+		/* a backward goto is a retry path: record it by offsets */
+		CXCursor label = clang_getCursorReferenced(c);
+		if (clang_getCursorKind(label) == CXCursor_LabelStmt) {
+			struct range lr = cursor_range(x, label), gr = cursor_range(x, c);
+			if (lr.end > lr.begin && gr.end > gr.begin && lr.begin < gr.begin) {
+				struct region r = {0};
+				r.kind = RG_RETRY;
+				r.parent = -1;
+				r.begin = lr.begin;
+				r.end = gr.end;
+				r.cond.call = -1, r.cond.ref.var = -1, r.cond.text = "";
+				vec_push(&x->rg, r);
+			}
+		}
+		return;
+	}
 	case CXCursor_BreakStmt:
 	case CXCursor_ContinueStmt:
 	case CXCursor_NullStmt:

@@ -196,6 +196,10 @@ enum region_kind {
 	RG_LOOP,
 	RG_SWITCH,
 	RG_BLOCK,
+	/* `label: ... goto label;` jumping back: [begin, end) runs from the label
+	 * to the end of the goto. Not part of the region tree (no event is in
+	 * it, parent -1): a retry path that code asks about by offset. */
+	RG_RETRY,
 };
 
 struct region {

@@ -17,8 +17,9 @@
 
 /* Bumped whenever the layout, or what the extractor records, changes (cache
  * entries of another version are ignored). 6: a compound literal assigned to
- * a struct records its members (extract_expr.c). */
-#define FACTS_FORMAT_VERSION 6
+ * a struct records its members (extract_expr.c); 7: a backward goto is a
+ * retry region (RG_RETRY, extract_stmt.c). */
+#define FACTS_FORMAT_VERSION 7
 
 json_t *facts_to_json(const struct tu_facts *tu);
 /* NULL with *err set (caller frees) when j is not facts of this format. */

@@ -128,6 +128,34 @@ void findings_macro_evidence(struct findings *fs, const struct model *m)
 	}
 }
 
+static bool loc_within(const struct loc *l, const struct func *fn)
+{
+	if (!str_eq(l->file, fn->loc.file) || l->line < fn->loc.line || l->line > fn->end.line)
+		return false;
+	return l->line != fn->end.line || l->col <= fn->end.col;
+}
+
+void findings_unreachable_evidence(struct findings *fs, const struct model *m)
+{
+	for (size_t i = 0; i < fs->v.n; i++) {
+		struct finding *f = fs->v.v[i];
+		if (!f->function || !f->loc.file || (f->rule->flags & RULE_DEBUG))
+			continue;
+		for (size_t fi = 0; fi < m->fns.n; fi++) {
+			const struct mfunc *mf = &m->fns.v[fi];
+			if (!mf->unreachable || !str_eq(mf->f->name, f->function) || !loc_within(&f->loc, mf->f))
+				continue;
+			f->unreachable = 1;
+			finding_note(
+				f, &mf->f->loc,
+				"'%s' is static and nothing in the gem refers to it: this code does not run as the "
+				"gem stands (fix it, or delete the function)",
+				mf->f->name);
+			break;
+		}
+	}
+}
+
 /* The branches of the #if group branch ci belongs to: first (the #if) and
  * their count; a branch starts right after the previous one ends. */
 static int32_t pp_group_first(const struct tu_facts *tu, int32_t ci, unsigned *nbranches)

@@ -44,7 +44,8 @@ struct finding {
 	VEC(struct fix) fixes;
 	char *fix_desc; /* what the fixes do */
 	uint8_t suppressed;
-	uint8_t baselined;                       /* recorded in the --baseline file: not reported */
+	uint8_t baselined;   /* recorded in the --baseline file: not reported */
+	uint8_t unreachable; /* in a function nothing in the gem calls (findings_unreachable_evidence) */
 	const struct suppression *suppressed_by; /* the inline suppression (suppress.h) */
 	char fingerprint[33];                    /* stable id without line numbers (fingerprint.h); "" until computed */
 };
@@ -73,6 +74,10 @@ void finding_site_note(struct finding *f, const struct model *m, const struct ms
  * macro (JSON "macro") and, unless it already names it, an "expanded from
  * macro" note: whichever rule reported it. */
 void findings_macro_evidence(struct findings *fs, const struct model *m);
+/* A finding inside a function nothing in the gem calls (model_mark_unreachable:
+ * static, never referred to) is still reported, as its release sites are, but
+ * marked: a note (text), JSON "unreachable", summary findings_unreachable. */
+void findings_unreachable_evidence(struct findings *fs, const struct model *m);
 
 /* Advice that judges function fn's body (small work, CPU work, an offload
  * verdict) names the #if branch it was judged on: the branch of a group with
@@ -101,6 +106,7 @@ struct summary {
 	size_t errors, warnings, notes;
 	size_t sites, callbacks, unresolved;
 	size_t sites_unreachable;     /* of sites: in functions nothing in the gem calls (not work to do) */
+	size_t findings_unreachable;  /* of the reported findings: in such functions */
 	size_t suppressed, baselined; /* findings hidden by comments / by --baseline */
 	/* issue 14: what could not be read. files_missing_headers: analysed with
 	 * #includes that stayed unresolved (missing_headers names them, most-missed first);

@@ -66,6 +66,8 @@ static json_t *jfinding(const struct finding *f, bool buildless)
 	json_decref(l);
 	json_object_set_new(o, "function", json_text(f->function));
 	json_object_set_new(o, "macro", json_text(f->macro));
+	/* in a function nothing in the gem calls (still reported, as its sites are) */
+	json_object_set_new(o, "unreachable", json_boolean(f->unreachable));
 	json_object_set_new(o, "source", json_text(source_line(f->loc.file, f->loc.line)));
 	json_object_set_new(o, "fingerprint", json_string(f->fingerprint));
 	/* buildless: analysed without the build's own flags, so lower confidence */
@@ -457,6 +459,7 @@ static json_t *jsummary(const struct options *o, const struct run *r)
 	json_object_set_new(sum, "failing", json_integer((json_int_t)run_failing_count(o, r)));
 	json_object_set_new(sum, "sites", json_integer((json_int_t)s->sites));
 	json_object_set_new(sum, "sites_unreachable", json_integer((json_int_t)s->sites_unreachable));
+	json_object_set_new(sum, "findings_unreachable", json_integer((json_int_t)s->findings_unreachable));
 	json_object_set_new(sum, "callbacks_resolved", json_integer((json_int_t)s->callbacks));
 	json_object_set_new(sum, "callbacks_unresolved", json_integer((json_int_t)s->unresolved));
 	/* what could not be read (issue 14) */

@@ -21,6 +21,20 @@ run --no-progress --tu-timeout 0 -v ext
 check "-v names the unreachable site" has err.txt "unreachable.c:28: rb_thread_call_without_gvl in 'old_sum' is unreachable"
 check "-v: a method is not unreachable" hasnt err.txt "in 'sum' is unreachable"
 
+# findings in such functions: still reported, marked (JSON "unreachable", a
+# note, summary findings_unreachable); one reached from a method is not
+mkdir deadf
+cp "$SRC/corpus/engine/unreachable_findings.c" deadf/
+run --no-progress --tu-timeout 0 --format json deadf
+check "findings json: parses" isjson out.txt
+funreach() { jq -r --arg r "$1" '[.findings[] | select(.rule == $r) | .unreachable] | join(",")' out.txt; }
+check "a finding in an unreachable function is marked" is "$(funreach ubf-on-cpu-work)" true
+check "a finding in a function a method reaches is not" is "$(funreach ubf-destroys-state)" false
+check "summary: 2 of 3 findings unreachable" is \
+	"$(jq -r '"\(.summary.errors + .summary.warnings + .summary.notes) \(.summary.findings_unreachable)"' out.txt)" "3 2"
+run --no-progress --tu-timeout 0 deadf
+check "text: the note says why" has out.txt "'old_count' is static and nothing in the gem refers to it"
+
 mkdir ubf
 cp "$SRC/corpus/offload-candidate/ubf_ignored_withheld.c" ubf/
 run --no-progress --tu-timeout 0 --format json ubf
