@@ -343,7 +343,7 @@ struct rctx {
 	const char *what;
 };
 
-static void bad(struct rctx *r, const char *what)
+static void facts_bad(struct rctx *r, const char *what)
 {
 	if (!r->bad)
 		r->what = what;
@@ -354,7 +354,7 @@ static const json_t *at(struct rctx *r, const json_t *a, size_t i)
 {
 	const json_t *v = json_is_array(a) ? json_array_get(a, i) : NULL;
 	if (!v)
-		bad(r, "short array");
+		facts_bad(r, "short array");
 	return v;
 }
 
@@ -370,7 +370,7 @@ static long long oI(struct rctx *r, const json_t *a, size_t i, long long dflt)
 	if (!v)
 		return dflt;
 	if (!json_is_integer(v)) {
-		bad(r, "integer expected");
+		facts_bad(r, "integer expected");
 		return dflt;
 	}
 	return (long long)json_integer_value(v);
@@ -380,7 +380,7 @@ static uint8_t oU8(struct rctx *r, const json_t *a, size_t i)
 {
 	long long v = oI(r, a, i, 0);
 	if (v < 0 || v > 255) {
-		bad(r, "byte out of range");
+		facts_bad(r, "byte out of range");
 		return 0;
 	}
 	return (uint8_t)v;
@@ -390,7 +390,7 @@ static uint32_t oU(struct rctx *r, const json_t *a, size_t i)
 {
 	long long v = oI(r, a, i, 0);
 	if (v < 0 || v > UINT32_MAX) {
-		bad(r, "unsigned value out of range");
+		facts_bad(r, "unsigned value out of range");
 		return 0;
 	}
 	return (uint32_t)v;
@@ -400,7 +400,7 @@ static int32_t oS32(struct rctx *r, const json_t *a, size_t i, int32_t dflt)
 {
 	long long v = oI(r, a, i, dflt);
 	if (v < INT32_MIN || v > INT32_MAX) {
-		bad(r, "value out of range");
+		facts_bad(r, "value out of range");
 		return dflt;
 	}
 	return (int32_t)v;
@@ -418,7 +418,7 @@ static long long rI(struct rctx *r, const json_t *a, size_t i)
 {
 	const json_t *v = at(r, a, i);
 	if (!json_is_integer(v)) {
-		bad(r, "integer expected");
+		facts_bad(r, "integer expected");
 		return 0;
 	}
 	return (long long)json_integer_value(v);
@@ -428,7 +428,7 @@ static uint32_t rU(struct rctx *r, const json_t *a, size_t i)
 {
 	long long v = rI(r, a, i);
 	if (v < 0 || v > UINT32_MAX) {
-		bad(r, "unsigned value out of range");
+		facts_bad(r, "unsigned value out of range");
 		return 0;
 	}
 	return (uint32_t)v;
@@ -438,7 +438,7 @@ static int32_t rS32(struct rctx *r, const json_t *a, size_t i)
 {
 	long long v = rI(r, a, i);
 	if (v < INT32_MIN || v > INT32_MAX) {
-		bad(r, "value out of range");
+		facts_bad(r, "value out of range");
 		return 0;
 	}
 	return (int32_t)v;
@@ -448,7 +448,7 @@ static uint8_t rU8(struct rctx *r, const json_t *a, size_t i)
 {
 	long long v = rI(r, a, i);
 	if (v < 0 || v > 255) {
-		bad(r, "byte out of range");
+		facts_bad(r, "byte out of range");
 		return 0;
 	}
 	return (uint8_t)v;
@@ -459,7 +459,7 @@ static const char *rstr_of(struct rctx *r, const json_t *v)
 	if (json_is_null(v))
 		return NULL;
 	if (!json_is_integer(v) || json_integer_value(v) < 0 || (size_t)json_integer_value(v) >= r->nstrings) {
-		bad(r, "bad string reference");
+		facts_bad(r, "bad string reference");
 		return NULL;
 	}
 	return r->strings[json_integer_value(v)];
@@ -486,7 +486,7 @@ static void rref(struct rctx *r, const json_t *a, struct ref *f)
 	if (json_is_null(a))
 		return;
 	if (!json_is_array(a)) {
-		bad(r, "reference");
+		facts_bad(r, "reference");
 		return;
 	}
 	f->var = oS32(r, a, 0, -1);
@@ -497,14 +497,14 @@ static void rref(struct rctx *r, const json_t *a, struct ref *f)
 	f->deref = oU8(r, a, 5);
 	f->ptr_deref = oU8(r, a, 6);
 	if (f->var < -1 || (f->var >= 0 && (size_t)f->var >= r->tu->vars.n))
-		bad(r, "variable index out of range");
+		facts_bad(r, "variable index out of range");
 }
 
 static void rexpr(struct rctx *r, const json_t *a, struct expr *e)
 {
 	memset(e, 0, sizeof(*e));
 	if (!json_is_array(a)) {
-		bad(r, "expression");
+		facts_bad(r, "expression");
 		return;
 	}
 	e->kind = oU8(r, a, 0);
@@ -514,7 +514,7 @@ static void rexpr(struct rctx *r, const json_t *a, struct expr *e)
 	e->call = oS32(r, a, 4, -1);
 	const json_t *reads = opt(a, 5), *calls = opt(a, 6);
 	if ((reads && !json_is_array(reads)) || (calls && !json_is_array(calls))) {
-		bad(r, "expression lists");
+		facts_bad(r, "expression lists");
 		return;
 	}
 	e->exact = oU8(r, a, 7);
@@ -564,7 +564,7 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 		rexpr(r, at(r, p, 7), &c->callee);
 		const json_t *args = at(r, p, 8);
 		if (!json_is_array(args)) {
-			bad(r, "call arguments");
+			facts_bad(r, "call arguments");
 			break;
 		}
 		c->nargs = (uint32_t)json_array_size(args);
@@ -596,7 +596,7 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 		rexpr(r, p, e->u.ret);
 		break;
 	default:
-		bad(r, "unknown event kind");
+		facts_bad(r, "unknown event kind");
 		break;
 	}
 }
@@ -611,10 +611,10 @@ static bool is_call_index(const struct func *f, int32_t i)
 static void check_expr_calls(struct rctx *r, const struct expr *e, const struct func *f)
 {
 	if (e->call != -1 && !is_call_index(f, e->call))
-		bad(r, "call index out of range");
+		facts_bad(r, "call index out of range");
 	for (uint32_t i = 0; i < e->ncalls; i++)
 		if (!is_call_index(f, e->calls[i]))
-			bad(r, "call index out of range");
+			facts_bad(r, "call index out of range");
 }
 
 static void check_func_indices(struct rctx *r, const struct func *f);
@@ -629,7 +629,7 @@ static void rfunc(struct rctx *r, const json_t *a, struct func *f)
 	f->ret_type = rStr(r, a, 5);
 	const json_t *params = at(r, a, 6), *events = at(r, a, 7), *regions = at(r, a, 8);
 	if (!json_is_array(params) || !json_is_array(events) || !json_is_array(regions)) {
-		bad(r, "function lists");
+		facts_bad(r, "function lists");
 		return;
 	}
 	f->nparams = (uint32_t)json_array_size(params);
@@ -664,9 +664,9 @@ static void check_func_indices(struct rctx *r, const struct func *f)
 	for (uint32_t i = 0; i < f->nevents && !r->bad; i++) {
 		const struct event *e = &f->events[i];
 		if (e->region < -1 || e->region >= (int32_t)f->nregions)
-			bad(r, "region index out of range");
+			facts_bad(r, "region index out of range");
 		if (e->kind == EV_CALL && e->u.call->parent != -1 && !is_call_index(f, e->u.call->parent))
-			bad(r, "parent call out of range");
+			facts_bad(r, "parent call out of range");
 		if (e->kind == EV_CALL) {
 			check_expr_calls(r, &e->u.call->callee, f);
 			for (uint32_t k = 0; k < e->u.call->nargs; k++)
@@ -680,7 +680,7 @@ static void check_func_indices(struct rctx *r, const struct func *f)
 	for (uint32_t i = 0; i < f->nregions && !r->bad; i++) {
 		check_expr_calls(r, &f->regions[i].cond, f);
 		if (f->regions[i].parent < -1 || f->regions[i].parent >= (int32_t)f->nregions)
-			bad(r, "region parent out of range");
+			facts_bad(r, "region parent out of range");
 	}
 }
 
@@ -688,7 +688,7 @@ static const json_t *obj_array(struct rctx *r, const json_t *root, const char *k
 {
 	const json_t *a = json_object_get(root, key);
 	if (!json_is_array(a)) {
-		bad(r, key);
+		facts_bad(r, key);
 		return NULL;
 	}
 	return a;
@@ -713,7 +713,7 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 		size_t sl = 0;
 		char *sv = json_bytes_value(json_array_get(strings, i), &sl);
 		if (!sv) {
-			bad(&r, "string table");
+			facts_bad(&r, "string table");
 			break;
 		}
 		r.strings[i] = intern_n(&tu->pool, sv, sl);
@@ -741,7 +741,7 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 				? (uint8_t)json_integer_value(pb)
 				: 0;
 	if (!tu->path)
-		bad(&r, "path");
+		facts_bad(&r, "path");
 
 	const json_t *a;
 	/* vars first: refs are checked against their count */
@@ -773,7 +773,7 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 	}
 	for (size_t i = 0; i < tu->vars.n; i++)
 		if (tu->vars.v[i].fn < -1 || tu->vars.v[i].fn >= (int32_t)tu->funcs.n)
-			bad(&r, "variable owner out of range");
+			facts_bad(&r, "variable owner out of range");
 	if ((a = obj_array(&r, root, "bindings")) != NULL)
 		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
 			const json_t *v = json_array_get(a, i);
@@ -870,7 +870,7 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 			char *end = NULL;
 			f.hash = json_is_string(h) ? strtoull(json_string_value(h), &end, 16) : 0;
 			if (!json_is_string(h) || !end || *end)
-				bad(&r, "file hash");
+				facts_bad(&r, "file hash");
 			f.is_main = rU8(&r, v, 2);
 			vec_push(&tu->files, f);
 		}
@@ -1269,7 +1269,7 @@ static uint64_t get_u(struct br *b)
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		if (b->p >= b->end) {
-			bad(&b->r, "truncated");
+			facts_bad(&b->r, "truncated");
 			return 0;
 		}
 		unsigned char c = *b->p++;
@@ -1277,7 +1277,7 @@ static uint64_t get_u(struct br *b)
 		if (!(c & 0x80))
 			return v;
 	}
-	bad(&b->r, "varint too long");
+	facts_bad(&b->r, "varint too long");
 	return 0;
 }
 
@@ -1291,7 +1291,7 @@ static uint8_t get_u8(struct br *b)
 {
 	uint64_t v = get_u(b);
 	if (v > 255) {
-		bad(&b->r, "byte out of range");
+		facts_bad(&b->r, "byte out of range");
 		return 0;
 	}
 	return (uint8_t)v;
@@ -1301,7 +1301,7 @@ static uint32_t get_u32(struct br *b)
 {
 	uint64_t v = get_u(b);
 	if (v > UINT32_MAX) {
-		bad(&b->r, "unsigned value out of range");
+		facts_bad(&b->r, "unsigned value out of range");
 		return 0;
 	}
 	return (uint32_t)v;
@@ -1311,7 +1311,7 @@ static int32_t get_s32(struct br *b)
 {
 	int64_t v = get_s(b);
 	if (v < INT32_MIN || v > INT32_MAX) {
-		bad(&b->r, "value out of range");
+		facts_bad(&b->r, "value out of range");
 		return 0;
 	}
 	return (int32_t)v;
@@ -1320,7 +1320,7 @@ static int32_t get_s32(struct br *b)
 static uint64_t get_raw64(struct br *b)
 {
 	if (b->end - b->p < 8) {
-		bad(&b->r, "truncated");
+		facts_bad(&b->r, "truncated");
 		b->p = b->end;
 		return 0;
 	}
@@ -1337,7 +1337,7 @@ static const char *get_str(struct br *b)
 	if (!i)
 		return NULL;
 	if (i > b->r.nstrings) {
-		bad(&b->r, "bad string reference");
+		facts_bad(&b->r, "bad string reference");
 		return NULL;
 	}
 	return b->r.strings[i - 1];
@@ -1349,7 +1349,7 @@ static size_t get_count(struct br *b)
 {
 	uint64_t n = get_u(b);
 	if (n > (uint64_t)(b->end - b->p)) {
-		bad(&b->r, "count beyond the data");
+		facts_bad(&b->r, "count beyond the data");
 		return 0;
 	}
 	return (size_t)n;
@@ -1373,7 +1373,7 @@ static void gref(struct br *b, struct ref *f)
 	f->deref = get_u8(b);
 	f->ptr_deref = get_u8(b);
 	if (f->var < -1 || (f->var >= 0 && (size_t)f->var >= b->r.tu->vars.n))
-		bad(&b->r, "variable index out of range");
+		facts_bad(&b->r, "variable index out of range");
 }
 
 static void gexpr(struct br *b, struct expr *e)
@@ -1450,7 +1450,7 @@ static void gevent(struct br *b, struct event *e)
 		gexpr(b, e->u.ret);
 		break;
 	default:
-		bad(&b->r, "unknown event kind");
+		facts_bad(&b->r, "unknown event kind");
 		return;
 	}
 	e->in_macro_arg = get_u8(b);
@@ -1513,7 +1513,7 @@ static struct tu_facts *facts_unpack(const char *buf, size_t len, char **err)
 		if (r->bad)
 			break;
 		if (memchr(b.p, 0, n)) {
-			bad(r, "string table");
+			facts_bad(r, "string table");
 			break;
 		}
 		r->strings[i] = intern_n(&tu->pool, (const char *)b.p, n);
@@ -1536,9 +1536,9 @@ static struct tu_facts *facts_unpack(const char *buf, size_t len, char **err)
 		tu->pch_use = get_u8(&b);
 		tu->pch_built = get_u8(&b);
 		if (tu->pch_use > PCH_USE_INELIGIBLE || tu->pch_built >= 8)
-			bad(r, "status");
+			facts_bad(r, "status");
 		if (!tu->path)
-			bad(r, "path");
+			facts_bad(r, "path");
 	}
 	size_t n = r->bad ? 0 : get_count(&b);
 	vec_reserve(&tu->vars, n);
@@ -1565,7 +1565,7 @@ static struct tu_facts *facts_unpack(const char *buf, size_t len, char **err)
 	}
 	for (size_t i = 0; i < tu->vars.n; i++)
 		if (tu->vars.v[i].fn < -1 || tu->vars.v[i].fn >= (int32_t)tu->funcs.n)
-			bad(r, "variable owner out of range");
+			facts_bad(r, "variable owner out of range");
 	n = r->bad ? 0 : get_count(&b);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct binding x = {0};
@@ -1657,7 +1657,7 @@ static struct tu_facts *facts_unpack(const char *buf, size_t len, char **err)
 	for (size_t i = 0; i < n && !r->bad; i++)
 		vec_push(&tu->dropped_flags, get_str(&b));
 	if (!r->bad && b.p != b.end)
-		bad(r, "trailing bytes");
+		facts_bad(r, "trailing bytes");
 	free(r->strings);
 	if (r->bad) {
 		*err = xasprintf("malformed facts (%s)", r->what ? r->what : "?");
