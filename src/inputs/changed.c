@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "process.h"
+
 static struct changed_file *file_get(struct changed_lines *cl, const char *path)
 {
 	struct changed_file *f = hmap_get(&cl->by_path, path);

@@ -16,6 +16,7 @@
 #include "extconf.h"
 #include "helpers.h"
 #include "report.h"
+#include "process.h"
 #include "util.h"
 #include "prescan.h"
 
