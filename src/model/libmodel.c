@@ -45,7 +45,7 @@ struct yload {
 };
 
 PRINTF_LIKE(4, 5)
-static int fail(struct yload *y, unsigned line, unsigned col, const char *fmt, ...)
+static int yfail(struct yload *y, unsigned line, unsigned col, const char *fmt, ...)
 {
 	if (y->err)
 		return -1;
@@ -81,12 +81,12 @@ static void ytree_free(struct ynode *n)
 static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 {
 	if (len > MODEL_MAX_BYTES) {
-		fail(y, 1, 1, "model file is larger than %u bytes", MODEL_MAX_BYTES);
+		yfail(y, 1, 1, "model file is larger than %u bytes", MODEL_MAX_BYTES);
 		return NULL;
 	}
 	yaml_parser_t p;
 	if (!yaml_parser_initialize(&p)) {
-		fail(y, 1, 1, "cannot initialise the YAML parser");
+		yfail(y, 1, 1, "cannot initialise the YAML parser");
 		return NULL;
 	}
 	yaml_parser_set_input_string(&p, (const unsigned char *)text, len);
@@ -99,9 +99,9 @@ static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 		yaml_event_t ev;
 		if (!yaml_parser_parse(&p, &ev)) {
 			const yaml_mark_t *m = p.problem ? &p.problem_mark : &p.context_mark;
-			fail(y, (unsigned)m->line + 1, (unsigned)m->column + 1, "YAML syntax error: %s%s%s",
-			     p.problem ? p.problem : "unknown problem", p.context ? " " : "",
-			     p.context ? p.context : "");
+			yfail(y, (unsigned)m->line + 1, (unsigned)m->column + 1, "YAML syntax error: %s%s%s",
+			      p.problem ? p.problem : "unknown problem", p.context ? " " : "",
+			      p.context ? p.context : "");
 			break;
 		}
 		unsigned line = (unsigned)ev.start_mark.line + 1, col = (unsigned)ev.start_mark.column + 1;
@@ -112,22 +112,22 @@ static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 			break;
 		case YAML_DOCUMENT_START_EVENT:
 			if (++docs > 1)
-				fail(y, line, col, "a second YAML document: one model file holds one mapping");
+				yfail(y, line, col, "a second YAML document: one model file holds one mapping");
 			break;
 		case YAML_ALIAS_EVENT:
-			fail(y, line, col, "YAML aliases are not allowed in model files");
+			yfail(y, line, col, "YAML aliases are not allowed in model files");
 			break;
 		case YAML_SCALAR_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
 			if (++y->nodes > MODEL_MAX_NODES) {
-				fail(y, line, col, "more than %u YAML nodes", MODEL_MAX_NODES);
+				yfail(y, line, col, "more than %u YAML nodes", MODEL_MAX_NODES);
 				break;
 			}
 			if ((ev.type == YAML_SCALAR_EVENT && ev.data.scalar.anchor) ||
 			    (ev.type == YAML_SEQUENCE_START_EVENT && ev.data.sequence_start.anchor) ||
 			    (ev.type == YAML_MAPPING_START_EVENT && ev.data.mapping_start.anchor)) {
-				fail(y, line, col, "YAML anchors are not allowed in model files");
+				yfail(y, line, col, "YAML anchors are not allowed in model files");
 				break;
 			}
 			n = xcalloc(1, sizeof(*n));
@@ -140,7 +140,7 @@ static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 				n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 				if (strlen(n->text) != ev.data.scalar.length) {
 					free(n);
-					fail(y, line, col, "a NUL byte in a scalar");
+					yfail(y, line, col, "a NUL byte in a scalar");
 					break;
 				}
 			} else {
@@ -152,12 +152,12 @@ static struct ynode *yparse(struct yload *y, const char *text, size_t len)
 				root = n;
 			else {
 				ytree_free(n);
-				fail(y, line, col, "more than one value at the top level");
+				yfail(y, line, col, "more than one value at the top level");
 				break;
 			}
 			if (n->kind != YN_SCALAR) {
 				if (depth >= MODEL_MAX_DEPTH) {
-					fail(y, line, col, "nested more than %d levels deep", MODEL_MAX_DEPTH);
+					yfail(y, line, col, "nested more than %d levels deep", MODEL_MAX_DEPTH);
 					break;
 				}
 				stack[depth++] = n;
@@ -213,7 +213,7 @@ static const char *kind_text(const struct ynode *n)
 static int want_scalar(struct yload *y, const struct ynode *v, const char *key)
 {
 	if (v->kind != YN_SCALAR)
-		return fail(y, v->line, v->col, "'%s' must be a scalar, not %s", key, kind_text(v));
+		return yfail(y, v->line, v->col, "'%s' must be a scalar, not %s", key, kind_text(v));
 	return 0;
 }
 
@@ -229,7 +229,7 @@ static int get_bool(struct yload *y, const struct ynode *v, const char *key, int
 		*out = 0;
 		return 0;
 	}
-	return fail(y, v->line, v->col, "'%s' must be true or false, not '%s'", key, v->text);
+	return yfail(y, v->line, v->col, "'%s' must be true or false, not '%s'", key, v->text);
 }
 
 static int get_int(struct yload *y, const struct ynode *v, const char *key, int8_t *out)
@@ -240,7 +240,7 @@ static int get_int(struct yload *y, const struct ynode *v, const char *key, int8
 	errno = 0;
 	long x = strtol(v->text, &end, 10);
 	if (!v->plain || !*v->text || *end || errno || x < 0 || x > 63)
-		return fail(y, v->line, v->col, "'%s' must be an argument index from 0 to 63, not '%s'", key, v->text);
+		return yfail(y, v->line, v->col, "'%s' must be an argument index from 0 to 63, not '%s'", key, v->text);
 	*out = (int8_t)x;
 	return 0;
 }
@@ -259,7 +259,7 @@ static int get_enum(struct yload *y, const struct ynode *v, const char *key, con
 	for (size_t i = 0; i < n; i++)
 		if (names[i])
 			sb_printf(&sb, "%s%s", sb.len ? ", " : "", names[i]);
-	fail(y, v->line, v->col, "'%s' must be one of %s, not '%s'", key, sb_str(&sb), v->text);
+	yfail(y, v->line, v->col, "'%s' must be one of %s, not '%s'", key, sb_str(&sb), v->text);
 	sb_free(&sb);
 	return -1;
 }
@@ -291,14 +291,14 @@ static int get_name_list(struct yload *y, const struct ynode *v, const char *key
 {
 	size_t n = v->kind == YN_SEQ ? v->nkids : 1;
 	if (v->kind == YN_MAP)
-		return fail(y, v->line, v->col, "'%s' must be a name or a list of names, not a mapping", key);
+		return yfail(y, v->line, v->col, "'%s' must be a name or a list of names, not a mapping", key);
 	const char **l = arena_alloc(y->a, (n + 1) * sizeof(*l));
 	for (size_t i = 0; i < n; i++) {
 		const struct ynode *it = v->kind == YN_SEQ ? v->kids[i] : v;
 		if (want_scalar(y, it, key))
 			return -1;
 		if (!*it->text)
-			return fail(y, it->line, it->col, "'%s' has an empty name", key);
+			return yfail(y, it->line, it->col, "'%s' has an empty name", key);
 		l[i] = it->text;
 	}
 	*out = l;
@@ -341,9 +341,9 @@ static int subkey(struct yload *y, const struct ynode *k, const char *const *key
 {
 	int ki = k->kind == YN_SCALAR ? str_in_list(k->text, keys, n) : -1;
 	if (ki < 0)
-		return fail(y, k->line, k->col, "unknown key '%s' in %s", k->kind == YN_SCALAR ? k->text : "?", what);
+		return yfail(y, k->line, k->col, "unknown key '%s' in %s", k->kind == YN_SCALAR ? k->text : "?", what);
 	if (*seen & (1u << ki))
-		return fail(y, k->line, k->col, "'%s' given twice in %s", k->text, what);
+		return yfail(y, k->line, k->col, "'%s' given twice in %s", k->text, what);
 	*seen |= 1u << ki;
 	return ki;
 }
@@ -357,7 +357,7 @@ static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model
 	bc->arg = -1;
 	bool have_bound = false;
 	if (v->kind != YN_MAP)
-		return fail(y, v->line, v->col, "'blocking' must be a mapping");
+		return yfail(y, v->line, v->col, "'blocking' must be a mapping");
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
 		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "blocking");
@@ -384,11 +384,11 @@ static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model
 		case 5:
 			rc = want_scalar(y, sv, sk->text);
 			if (!rc && !flag_value(sv->text, ki == 4 ? &bc->flag : &bc->flag2))
-				return fail(y, sv->line, sv->col,
-					    "unknown flag '%s' (F_LOCK, F_OFD_SETLKW, F_SETLKW, IPC_NOWAIT, LOCK_NB, "
-					    "LOCK_UN, "
-					    "WNOHANG)",
-					    sv->text);
+				return yfail(y, sv->line, sv->col,
+					     "unknown flag '%s' (F_LOCK, F_OFD_SETLKW, F_SETLKW, IPC_NOWAIT, LOCK_NB, "
+					     "LOCK_UN, "
+					     "WNOHANG)",
+					     sv->text);
 			break;
 		case 6:
 			rc = get_bool(y, sv, "on_fd", &b8);
@@ -401,9 +401,9 @@ static int get_blocking(struct yload *y, const struct ynode *v, struct lib_model
 			return -1;
 	}
 	if (!have_bound)
-		return fail(y, v->line, v->col, "'blocking' needs 'bound'");
+		return yfail(y, v->line, v->col, "'blocking' needs 'bound'");
 	if (bc->bound >= BOUND_NEG_TIMEOUT && bc->arg < 0)
-		return fail(y, v->line, v->col, "'blocking' with bound: %s needs 'arg'", bound_names[bc->bound]);
+		return yfail(y, v->line, v->col, "'blocking' with bound: %s needs 'arg'", bound_names[bc->bound]);
 	lm->blocking = bc;
 	return 0;
 }
@@ -416,7 +416,7 @@ static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_m
 	ts->name = lm->name;
 	ts->key_arg = -1;
 	if (v->kind != YN_MAP)
-		return fail(y, v->line, v->col, "'thread_state' must be a mapping");
+		return yfail(y, v->line, v->col, "'thread_state' must be a mapping");
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
 		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "thread_state");
@@ -445,9 +445,9 @@ static int get_thread_state(struct yload *y, const struct ynode *v, struct lib_m
 			return -1;
 	}
 	if (!ts->kind)
-		return fail(y, v->line, v->col, "'thread_state' needs 'kind'");
+		return yfail(y, v->line, v->col, "'thread_state' needs 'kind'");
 	if ((ts->kind == TS_TLS_API) != (ts->key_arg >= 0))
-		return fail(y, v->line, v->col, "'thread_state' has a 'key_arg' exactly when kind is tls");
+		return yfail(y, v->line, v->col, "'thread_state' has a 'key_arg' exactly when kind is tls");
 	lm->thread_state = ts;
 	return 0;
 }
@@ -459,7 +459,7 @@ static int get_lock(struct yload *y, const struct ynode *v, struct lib_model *lm
 	struct lock_fn *lf = arena_alloc(y->a, sizeof(*lf));
 	lf->name = lm->name;
 	if (v->kind != YN_MAP)
-		return fail(y, v->line, v->col, "'lock' must be a mapping");
+		return yfail(y, v->line, v->col, "'lock' must be a mapping");
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
 		int ki = subkey(y, sk, keys, ARRAY_SIZE(keys), &seen, "lock");
@@ -484,7 +484,7 @@ static int get_lock(struct yload *y, const struct ynode *v, struct lib_model *lm
 			return -1;
 	}
 	if (!lf->op)
-		return fail(y, v->line, v->col, "'lock' needs 'op'");
+		return yfail(y, v->line, v->col, "'lock' needs 'op'");
 	lm->lock = lf;
 	return 0;
 }
@@ -498,7 +498,7 @@ static int get_process_change(struct yload *y, const struct ynode *v, struct lib
 	struct process_change *pc = arena_alloc(y->a, sizeof(*pc));
 	pc->arg = -1;
 	if (v->kind != YN_MAP)
-		return fail(y, v->line, v->col, "'process_change' must be a mapping");
+		return yfail(y, v->line, v->col, "'process_change' must be a mapping");
 	for (size_t i = 0; i + 1 < v->nkids; i += 2) {
 		const struct ynode *sk = v->kids[i], *sv = v->kids[i + 1];
 		int rc = 0;
@@ -515,7 +515,7 @@ static int get_process_change(struct yload *y, const struct ynode *v, struct lib
 		case 2:
 			rc = want_scalar(y, sv, "what");
 			if (!rc && !*sv->text)
-				return fail(y, sv->line, sv->col, "'what' is empty");
+				return yfail(y, sv->line, sv->col, "'what' is empty");
 			pc->what = sv->text;
 			break;
 		default:
@@ -525,9 +525,9 @@ static int get_process_change(struct yload *y, const struct ynode *v, struct lib
 			return -1;
 	}
 	if (!pc->what)
-		return fail(y, v->line, v->col, "'process_change' needs 'what'");
+		return yfail(y, v->line, v->col, "'process_change' needs 'what'");
 	if ((pc->when != LM_CHANGE_ALWAYS) != (pc->arg >= 0))
-		return fail(y, v->line, v->col, "'process_change' has an 'arg' exactly when 'when' is not always");
+		return yfail(y, v->line, v->col, "'process_change' has an 'arg' exactly when 'when' is not always");
 	lm->process_change = pc;
 	return 0;
 }
@@ -537,7 +537,7 @@ static bool valid_name(const char *s);
 static int parse_props(struct yload *y, const struct ynode *m, struct lib_model *lm, bool need_source)
 {
 	if (m->kind != YN_MAP)
-		return fail(y, m->line, m->col, "the model of '%s' must be a mapping, not %s", lm->name, kind_text(m));
+		return yfail(y, m->line, m->col, "the model of '%s' must be a mapping, not %s", lm->name, kind_text(m));
 	bool seen[32] = {0};
 	static const char *const keys[] = {"thread_safe",   "pure",          "blocks",        "ruby_alloc",
 					   "error_channel", "process_state", "calls_back",    "async_signal_safe",
@@ -548,12 +548,12 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
 		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
 		if (k->kind != YN_SCALAR)
-			return fail(y, k->line, k->col, "a key must be a scalar");
+			return yfail(y, k->line, k->col, "a key must be a scalar");
 		int ki = str_in_list(k->text, keys, ARRAY_SIZE(keys));
 		if (ki < 0)
-			return fail(y, k->line, k->col, "unknown key '%s' in the model of '%s'", k->text, lm->name);
+			return yfail(y, k->line, k->col, "unknown key '%s' in the model of '%s'", k->text, lm->name);
 		if (seen[ki])
-			return fail(y, k->line, k->col, "'%s' given twice in the model of '%s'", k->text, lm->name);
+			return yfail(y, k->line, k->col, "'%s' given twice in the model of '%s'", k->text, lm->name);
 		seen[ki] = true;
 		int rc = 0;
 		switch (ki) {
@@ -571,12 +571,12 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			break;
 		case 4: {
 			if (v->kind != YN_MAP)
-				return fail(y, v->line, v->col,
-					    "'error_channel' must be a mapping {name, use, read_with}");
+				return yfail(y, v->line, v->col,
+					     "'error_channel' must be a mapping {name, use, read_with}");
 			for (size_t j = 0; j + 1 < v->nkids && !rc; j += 2) {
 				const struct ynode *ek = v->kids[j], *evv = v->kids[j + 1];
 				if (ek->kind != YN_SCALAR)
-					return fail(y, ek->line, ek->col, "a key must be a scalar");
+					return yfail(y, ek->line, ek->col, "a key must be a scalar");
 				if (str_eq(ek->text, "name")) {
 					rc = want_scalar(y, evv, "name");
 					lm->err_channel = evv->text;
@@ -587,12 +587,12 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 					rc = want_scalar(y, evv, "read_with");
 					lm->err_read_with = evv->text;
 				} else {
-					return fail(y, ek->line, ek->col, "unknown key '%s' in error_channel",
-						    ek->text);
+					return yfail(y, ek->line, ek->col, "unknown key '%s' in error_channel",
+						     ek->text);
 				}
 			}
 			if (!rc && (!lm->err_channel || !lm->err_use))
-				return fail(y, v->line, v->col, "'error_channel' needs 'name' and 'use'");
+				return yfail(y, v->line, v->col, "'error_channel' needs 'name' and 'use'");
 			break;
 		}
 		case 5: {
@@ -602,11 +602,11 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 				int bi = str_in_list(l[j], ps_names, ARRAY_SIZE(ps_names));
 				if (bi < 0) {
 					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
-					return fail(y, it->line, it->col,
-						    "unknown process state '%s' (fd_table, cwd, umask, environment, "
-						    "locale, "
-						    "signals, stdio)",
-						    l[j]);
+					return yfail(y, it->line, it->col,
+						     "unknown process state '%s' (fd_table, cwd, umask, environment, "
+						     "locale, "
+						     "signals, stdio)",
+						     l[j]);
 				}
 				lm->process_state |= (uint16_t)(1u << bi);
 			}
@@ -615,8 +615,8 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 		case 6:
 			if (v->kind != YN_MAP || v->nkids != 2 || v->kids[0]->kind != YN_SCALAR ||
 			    !str_eq(v->kids[0]->text, "registered_by"))
-				return fail(y, v->line, v->col,
-					    "'calls_back' must be a mapping {registered_by: [names]}");
+				return yfail(y, v->line, v->col,
+					     "'calls_back' must be a mapping {registered_by: [names]}");
 			rc = get_name_list(y, v->kids[1], "registered_by", &lm->registered_by);
 			break;
 		case 7:
@@ -655,7 +655,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 				int bi = str_in_list(l[j], kind_names, ARRAY_SIZE(kind_names));
 				if (bi < 0) {
 					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
-					return fail(
+					return yfail(
 						y, it->line, it->col,
 						"unknown kind '%s' (cpu, allocates, takes_lock, wakes_waiter, stdio, "
 						"wakes_pipe, thread_id, thread_signal, polls_interrupts)",
@@ -668,7 +668,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 		case 18:
 			rc = want_scalar(y, v, k->text);
 			if (!rc && !valid_name(v->text))
-				return fail(y, v->line, v->col, "'same_as' must name a C function, not '%s'", v->text);
+				return yfail(y, v->line, v->col, "'same_as' must name a C function, not '%s'", v->text);
 			lm->same_as = v->text;
 			break;
 		case 19:
@@ -693,7 +693,7 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 		case 13:
 			rc = want_scalar(y, v, k->text);
 			if (!rc && !*v->text)
-				return fail(y, v->line, v->col, "'source' is empty");
+				return yfail(y, v->line, v->col, "'source' is empty");
 			lm->source = v->text;
 			break;
 		}
@@ -701,14 +701,14 @@ static int parse_props(struct yload *y, const struct ynode *m, struct lib_model 
 			return -1;
 	}
 	if (need_source && !lm->source)
-		return fail(y, m->line, m->col,
-			    "the model of '%s' has no 'source' (cite the man page or documentation)", lm->name);
+		return yfail(y, m->line, m->col,
+			     "the model of '%s' has no 'source' (cite the man page or documentation)", lm->name);
 	if (lm->thread_safe == LM_TS_NEVER && !lm->why)
-		return fail(y, m->line, m->col, "'%s' is thread_safe: never but says not 'why'", lm->name);
+		return yfail(y, m->line, m->col, "'%s' is thread_safe: never but says not 'why'", lm->name);
 	if (seen[14] && lm->thread_safe != LM_TS_PER_HANDLE)
-		return fail(y, m->line, m->col, "'handle_arg' is only meaningful with thread_safe: per_handle");
+		return yfail(y, m->line, m->col, "'handle_arg' is only meaningful with thread_safe: per_handle");
 	if (lm->null_arg >= 0 && lm->thread_safe != LM_TS_NEVER)
-		return fail(y, m->line, m->col, "'null_arg' is only meaningful with thread_safe: never");
+		return yfail(y, m->line, m->col, "'null_arg' is only meaningful with thread_safe: never");
 	/* the sub-records carry the entry's name and source */
 	if (lm->thread_state)
 		((struct thread_state_fn *)lm->thread_state)->source = lm->source;
@@ -766,7 +766,7 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 	struct ynode *root = yparse(&y, text, len);
 	if (!root) {
 		if (!y.err)
-			fail(&y, 1, 1, "empty model file");
+			yfail(&y, 1, 1, "empty model file");
 		*err = y.err;
 		return -1;
 	}
@@ -774,18 +774,18 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 	const struct ynode *fns = NULL;
 	VEC(struct lib_model *) added = {0};
 	if (root->kind != YN_MAP) {
-		fail(&y, root->line, root->col, "a model file must be a mapping with 'library' and 'functions'");
+		yfail(&y, root->line, root->col, "a model file must be a mapping with 'library' and 'functions'");
 		goto out;
 	}
 	for (size_t i = 0; i + 1 < root->nkids; i += 2) {
 		const struct ynode *k = root->kids[i], *v = root->kids[i + 1];
 		if (k->kind != YN_SCALAR) {
-			fail(&y, k->line, k->col, "a key must be a scalar");
+			yfail(&y, k->line, k->col, "a key must be a scalar");
 			goto out;
 		}
 		if (str_eq(k->text, "library")) {
 			if (library) {
-				fail(&y, k->line, k->col, "'library' given twice");
+				yfail(&y, k->line, k->col, "'library' given twice");
 				goto out;
 			}
 			if (want_scalar(&y, v, "library"))
@@ -793,12 +793,12 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 			library = v->text;
 		} else if (str_eq(k->text, "functions")) {
 			if (fns) {
-				fail(&y, k->line, k->col, "'functions' given twice");
+				yfail(&y, k->line, k->col, "'functions' given twice");
 				goto out;
 			}
 			if (v->kind != YN_MAP) {
-				fail(&y, v->line, v->col, "'functions' must be a mapping of function names, not %s",
-				     kind_text(v));
+				yfail(&y, v->line, v->col, "'functions' must be a mapping of function names, not %s",
+				      kind_text(v));
 				goto out;
 			}
 			fns = v;
@@ -806,30 +806,30 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 			if (want_scalar(&y, v, "about"))
 				goto out;
 		} else {
-			fail(&y, k->line, k->col, "unknown key '%s' (expected library, about, functions)", k->text);
+			yfail(&y, k->line, k->col, "unknown key '%s' (expected library, about, functions)", k->text);
 			goto out;
 		}
 	}
 	if (!library || !*library) {
-		fail(&y, root->line, root->col, "a model file needs 'library: NAME'");
+		yfail(&y, root->line, root->col, "a model file needs 'library: NAME'");
 		goto out;
 	}
 	if (!fns) {
-		fail(&y, root->line, root->col, "a model file needs 'functions:'");
+		yfail(&y, root->line, root->col, "a model file needs 'functions:'");
 		goto out;
 	}
 	struct hmap here = {0};
 	for (size_t i = 0; i + 1 < fns->nkids && !y.err; i += 2) {
 		const struct ynode *k = fns->kids[i], *v = fns->kids[i + 1];
 		if (k->kind != YN_SCALAR || !valid_name(k->text)) {
-			fail(&y, k->line, k->col, "'%s' is not a C function name (or a prefix ending in '*')",
-			     k->kind == YN_SCALAR ? k->text : kind_text(k));
+			yfail(&y, k->line, k->col, "'%s' is not a C function name (or a prefix ending in '*')",
+			      k->kind == YN_SCALAR ? k->text : kind_text(k));
 			break;
 		}
 		struct lib_model *prev_here = hmap_get(&here, k->text);
 		if (prev_here) {
-			fail(&y, k->line, k->col, "'%s' is modelled twice in this file (first at line %u)", k->text,
-			     prev_here->line);
+			yfail(&y, k->line, k->col, "'%s' is modelled twice in this file (first at line %u)", k->text,
+			      prev_here->line);
 			break;
 		}
 		struct lib_model *lm = arena_alloc(&reg.a, sizeof(*lm));
@@ -854,8 +854,8 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 	for (size_t i = 0; i < added.n; i++) {
 		struct lib_model *lm = added.v[i], *old = lookup_entry(lm->name);
 		if (old && (!user || old->user)) {
-			fail(&y, lm->line, lm->col, "'%s' is already modelled at %s:%u", lm->name, old->file,
-			     old->line);
+			yfail(&y, lm->line, lm->col, "'%s' is already modelled at %s:%u", lm->name, old->file,
+			      old->line);
 			goto out;
 		}
 	}
