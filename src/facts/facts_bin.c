@@ -189,17 +189,17 @@ static void bfunc(struct bw *w, const struct func *f)
 	}
 }
 
-char *facts_pack(const struct tu_facts *tu, size_t *len)
+/* The status, the variables and the functions. */
+static void pack_head(struct bw *w, const struct tu_facts *tu)
 {
-	struct bw w = {0};
-	struct strbuf *b = &w.body;
-	put_str(&w, tu->path);
-	put_str(&w, tu->display);
+	struct strbuf *b = &w->body;
+	put_str(w, tu->path);
+	put_str(w, tu->display);
 	put_u(b, tu->status);
 	put_u(b, tu->degraded);
 	put_u(b, tu->buildless);
 	put_u(b, tu->cxx);
-	put_str(&w, tu->fail_reason);
+	put_str(w, tu->fail_reason);
 	put_u(b, tu->nerrors);
 	put_u(b, tu->nwarnings);
 	put_u(b, tu->stub_rounds);
@@ -212,59 +212,65 @@ char *facts_pack(const struct tu_facts *tu, size_t *len)
 	put_u(b, tu->vars.n);
 	for (size_t i = 0; i < tu->vars.n; i++) {
 		const struct var *v = &tu->vars.v[i];
-		put_str(&w, v->name);
-		put_str(&w, v->usr);
-		put_str(&w, v->type);
-		put_str(&w, v->record);
+		put_str(w, v->name);
+		put_str(w, v->usr);
+		put_str(w, v->type);
+		put_str(w, v->record);
 		put_u(b, v->flags);
 		put_u(b, v->kind);
 		put_s(b, v->fn);
 		put_s(b, v->param_index);
-		bloc(&w, &v->loc);
-		put_str(&w, v->init_fn_usr);
+		bloc(w, &v->loc);
+		put_str(w, v->init_fn_usr);
 	}
 	put_u(b, tu->funcs.n);
 	for (size_t i = 0; i < tu->funcs.n; i++)
-		bfunc(&w, &tu->funcs.v[i]);
+		bfunc(w, &tu->funcs.v[i]);
+}
+
+/* Bindings and what the preprocessor left: macros, includes, conditionals. */
+static void pack_source(struct bw *w, const struct tu_facts *tu)
+{
+	struct strbuf *b = &w->body;
 	put_u(b, tu->bindings.n);
 	for (size_t i = 0; i < tu->bindings.n; i++) {
 		const struct binding *x = &tu->bindings.v[i];
-		put_str(&w, x->record);
-		put_str(&w, x->field);
-		put_str(&w, x->fn_usr);
-		put_str(&w, x->fn_name);
-		bloc(&w, &x->loc);
-		put_str(&w, x->param_of_usr);
+		put_str(w, x->record);
+		put_str(w, x->field);
+		put_str(w, x->fn_usr);
+		put_str(w, x->fn_name);
+		bloc(w, &x->loc);
+		put_str(w, x->param_of_usr);
 		put_s(b, x->param_index);
 	}
 	put_u(b, tu->macro_exps.n);
 	for (size_t i = 0; i < tu->macro_exps.n; i++) {
 		const struct macro_exp *m = &tu->macro_exps.v[i];
-		put_str(&w, m->name);
-		bloc(&w, &m->loc);
+		put_str(w, m->name);
+		bloc(w, &m->loc);
 		put_u(b, m->begin);
 		put_u(b, m->end);
 	}
 	put_u(b, tu->macro_defs.n);
 	for (size_t i = 0; i < tu->macro_defs.n; i++) {
 		const struct macro_def *m = &tu->macro_defs.v[i];
-		put_str(&w, m->name);
-		bloc(&w, &m->loc);
+		put_str(w, m->name);
+		bloc(w, &m->loc);
 		put_u(b, m->function_like);
-		put_str(&w, m->body);
+		put_str(w, m->body);
 	}
 	put_u(b, tu->includes.n);
 	for (size_t i = 0; i < tu->includes.n; i++) {
 		const struct include_dir *in = &tu->includes.v[i];
-		put_str(&w, in->spelled);
-		bloc(&w, &in->loc);
+		put_str(w, in->spelled);
+		bloc(w, &in->loc);
 		put_u(b, in->end_off);
 	}
 	put_u(b, tu->pp_conds.n);
 	for (size_t i = 0; i < tu->pp_conds.n; i++) {
 		const struct pp_cond *c = &tu->pp_conds.v[i];
-		put_str(&w, c->directive);
-		put_str(&w, c->cond);
+		put_str(w, c->directive);
+		put_str(w, c->cond);
 		put_u(b, c->line_begin);
 		put_u(b, c->line_end);
 		put_s(b, c->parent);
@@ -274,40 +280,54 @@ char *facts_pack(const struct tu_facts *tu, size_t *len)
 	put_u(b, tu->pp_defines.n);
 	for (size_t i = 0; i < tu->pp_defines.n; i++) {
 		const struct pp_define *d = &tu->pp_defines.v[i];
-		put_str(&w, d->name);
-		put_str(&w, d->file);
+		put_str(w, d->name);
+		put_str(w, d->file);
 		put_u(b, d->line);
 		put_s(b, d->cond);
 	}
+}
+
+/* Token sites, diagnostics, the files of the TU, the dropped flags. */
+static void pack_sites(struct bw *w, const struct tu_facts *tu)
+{
+	struct strbuf *b = &w->body;
 	put_u(b, tu->token_sites.n);
 	for (size_t i = 0; i < tu->token_sites.n; i++) {
 		const struct token_site *t = &tu->token_sites.v[i];
-		put_str(&w, t->api);
-		put_str(&w, t->callback);
-		put_str(&w, t->function);
-		bloc(&w, &t->loc);
+		put_str(w, t->api);
+		put_str(w, t->callback);
+		put_str(w, t->function);
+		bloc(w, &t->loc);
 		put_u(b, t->inactive);
-		put_str(&w, t->guard);
+		put_str(w, t->guard);
 		put_u(b, t->in_ast);
 	}
 	put_u(b, tu->diags.n);
 	for (size_t i = 0; i < tu->diags.n; i++) {
 		const struct diag *d = &tu->diags.v[i];
 		put_u(b, d->severity);
-		bloc(&w, &d->loc);
-		put_str(&w, d->msg);
+		bloc(w, &d->loc);
+		put_str(w, d->msg);
 	}
 	put_u(b, tu->files.n);
 	for (size_t i = 0; i < tu->files.n; i++) {
 		const struct tu_file *f = &tu->files.v[i];
-		put_str(&w, f->path);
+		put_str(w, f->path);
 		put_raw64(b, f->hash);
 		put_u(b, f->is_main);
 	}
 	put_u(b, tu->dropped_flags.n);
 	for (size_t i = 0; i < tu->dropped_flags.n; i++)
-		put_str(&w, tu->dropped_flags.v[i]);
+		put_str(w, tu->dropped_flags.v[i]);
+}
 
+char *facts_pack(const struct tu_facts *tu, size_t *len)
+{
+	struct bw w = {0};
+	struct strbuf *b = &w.body;
+	pack_head(&w, tu);
+	pack_source(&w, tu);
+	pack_sites(&w, tu);
 	/* the magic, the version, the string table, then the body */
 	struct strbuf out = {0};
 	sb_grow(&out, b->len + 64);
@@ -565,6 +585,181 @@ static void gfunc(struct br *b, struct func *f)
 		check_func_indices(&b->r, f);
 }
 
+/* The string table: every string once, interned in the TU's pool. */
+static void unpack_strings(struct br *b)
+{
+	struct rctx *r = &b->r;
+	for (size_t i = 0; i < r->nstrings && !r->bad; i++) {
+		size_t n = get_count(b);
+		if (r->bad)
+			break;
+		if (memchr(b->p, 0, n)) {
+			facts_bad(r, "string table");
+			break;
+		}
+		r->strings[i] = intern_n(&r->tu->pool, (const char *)b->p, n);
+		b->p += n;
+	}
+}
+
+/* The status, the variables and the functions. */
+static void unpack_head(struct br *b)
+{
+	struct rctx *r = &b->r;
+	struct tu_facts *tu = r->tu;
+	if (!r->bad) {
+		tu->path = get_str(b);
+		tu->display = get_str(b);
+		tu->status = get_u8(b);
+		tu->degraded = get_u8(b);
+		tu->buildless = get_u8(b);
+		tu->cxx = get_u8(b);
+		tu->fail_reason = get_str(b);
+		tu->nerrors = get_u32(b);
+		tu->nwarnings = get_u32(b);
+		tu->stub_rounds = get_u32(b);
+		tu->nstubs = get_u32(b);
+		uint64_t ps = get_raw64(b);
+		memcpy(&tu->parse_seconds, &ps, sizeof(ps));
+		tu->pch_use = get_u8(b);
+		tu->pch_built = get_u8(b);
+		if (tu->pch_use > PCH_USE_INELIGIBLE || tu->pch_built >= 8)
+			facts_bad(r, "status");
+		if (!tu->path)
+			facts_bad(r, "path");
+	}
+	size_t n = r->bad ? 0 : get_count(b);
+	vec_reserve(&tu->vars, n);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct var x = {0};
+		x.name = get_str(b);
+		x.usr = get_str(b);
+		x.type = get_str(b);
+		x.record = get_str(b);
+		x.flags = get_u32(b);
+		x.kind = get_u8(b);
+		x.fn = get_s32(b);
+		x.param_index = get_s32(b);
+		gloc(b, &x.loc);
+		x.init_fn_usr = get_str(b);
+		vec_push(&tu->vars, x);
+	}
+	n = r->bad ? 0 : get_count(b);
+	vec_reserve(&tu->funcs, n);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct func f = {0};
+		gfunc(b, &f);
+		vec_push(&tu->funcs, f);
+	}
+	for (size_t i = 0; i < tu->vars.n; i++)
+		if (tu->vars.v[i].fn < -1 || tu->vars.v[i].fn >= (int32_t)tu->funcs.n)
+			facts_bad(r, "variable owner out of range");
+}
+
+/* Bindings and what the preprocessor left: macros, includes, conditionals. */
+static void unpack_source(struct br *b)
+{
+	struct rctx *r = &b->r;
+	struct tu_facts *tu = r->tu;
+	size_t n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct binding x = {0};
+		x.record = get_str(b);
+		x.field = get_str(b);
+		x.fn_usr = get_str(b);
+		x.fn_name = get_str(b);
+		gloc(b, &x.loc);
+		x.param_of_usr = get_str(b);
+		x.param_index = get_s32(b);
+		vec_push(&tu->bindings, x);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct macro_exp m = {0};
+		m.name = get_str(b);
+		gloc(b, &m.loc);
+		m.begin = get_u32(b);
+		m.end = get_u32(b);
+		vec_push(&tu->macro_exps, m);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct macro_def m = {0};
+		m.name = get_str(b);
+		gloc(b, &m.loc);
+		m.function_like = get_u8(b);
+		m.body = get_str(b);
+		vec_push(&tu->macro_defs, m);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct include_dir in = {0};
+		in.spelled = get_str(b);
+		gloc(b, &in.loc);
+		in.end_off = get_u32(b);
+		vec_push(&tu->includes, in);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct pp_cond c = {0};
+		c.directive = get_str(b);
+		c.cond = get_str(b);
+		c.line_begin = get_u32(b);
+		c.line_end = get_u32(b);
+		c.parent = get_s32(b);
+		c.close_off = get_u32(b);
+		c.closed_by_endif = get_u8(b);
+		vec_push(&tu->pp_conds, c);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct pp_define d = {0};
+		d.name = get_str(b);
+		d.file = get_str(b);
+		d.line = get_u32(b);
+		d.cond = get_s32(b);
+		vec_push(&tu->pp_defines, d);
+	}
+}
+
+/* Token sites, diagnostics, the files of the TU, the dropped flags. */
+static void unpack_sites(struct br *b)
+{
+	struct rctx *r = &b->r;
+	struct tu_facts *tu = r->tu;
+	size_t n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct token_site t = {0};
+		t.api = get_str(b);
+		t.callback = get_str(b);
+		t.function = get_str(b);
+		gloc(b, &t.loc);
+		t.inactive = get_u8(b);
+		t.guard = get_str(b);
+		t.in_ast = get_u8(b);
+		vec_push(&tu->token_sites, t);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct diag d = {0};
+		d.severity = get_u8(b);
+		gloc(b, &d.loc);
+		d.msg = get_str(b);
+		vec_push(&tu->diags, d);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++) {
+		struct tu_file f = {0};
+		f.path = get_str(b);
+		f.hash = get_raw64(b);
+		f.is_main = get_u8(b);
+		vec_push(&tu->files, f);
+	}
+	n = r->bad ? 0 : get_count(b);
+	for (size_t i = 0; i < n && !r->bad; i++)
+		vec_push(&tu->dropped_flags, get_str(b));
+}
+
 struct tu_facts *facts_unpack(const char *buf, size_t len, char **err)
 {
 	struct tu_facts *tu = xcalloc(1, sizeof(*tu));
@@ -577,154 +772,10 @@ struct tu_facts *facts_unpack(const char *buf, size_t len, char **err)
 	}
 	r->nstrings = get_count(&b);
 	r->strings = xcalloc(r->nstrings + 1, sizeof(char *));
-	for (size_t i = 0; i < r->nstrings && !r->bad; i++) {
-		size_t n = get_count(&b);
-		if (r->bad)
-			break;
-		if (memchr(b.p, 0, n)) {
-			facts_bad(r, "string table");
-			break;
-		}
-		r->strings[i] = intern_n(&tu->pool, (const char *)b.p, n);
-		b.p += n;
-	}
-	if (!r->bad) {
-		tu->path = get_str(&b);
-		tu->display = get_str(&b);
-		tu->status = get_u8(&b);
-		tu->degraded = get_u8(&b);
-		tu->buildless = get_u8(&b);
-		tu->cxx = get_u8(&b);
-		tu->fail_reason = get_str(&b);
-		tu->nerrors = get_u32(&b);
-		tu->nwarnings = get_u32(&b);
-		tu->stub_rounds = get_u32(&b);
-		tu->nstubs = get_u32(&b);
-		uint64_t ps = get_raw64(&b);
-		memcpy(&tu->parse_seconds, &ps, sizeof(ps));
-		tu->pch_use = get_u8(&b);
-		tu->pch_built = get_u8(&b);
-		if (tu->pch_use > PCH_USE_INELIGIBLE || tu->pch_built >= 8)
-			facts_bad(r, "status");
-		if (!tu->path)
-			facts_bad(r, "path");
-	}
-	size_t n = r->bad ? 0 : get_count(&b);
-	vec_reserve(&tu->vars, n);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct var x = {0};
-		x.name = get_str(&b);
-		x.usr = get_str(&b);
-		x.type = get_str(&b);
-		x.record = get_str(&b);
-		x.flags = get_u32(&b);
-		x.kind = get_u8(&b);
-		x.fn = get_s32(&b);
-		x.param_index = get_s32(&b);
-		gloc(&b, &x.loc);
-		x.init_fn_usr = get_str(&b);
-		vec_push(&tu->vars, x);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	vec_reserve(&tu->funcs, n);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct func f = {0};
-		gfunc(&b, &f);
-		vec_push(&tu->funcs, f);
-	}
-	for (size_t i = 0; i < tu->vars.n; i++)
-		if (tu->vars.v[i].fn < -1 || tu->vars.v[i].fn >= (int32_t)tu->funcs.n)
-			facts_bad(r, "variable owner out of range");
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct binding x = {0};
-		x.record = get_str(&b);
-		x.field = get_str(&b);
-		x.fn_usr = get_str(&b);
-		x.fn_name = get_str(&b);
-		gloc(&b, &x.loc);
-		x.param_of_usr = get_str(&b);
-		x.param_index = get_s32(&b);
-		vec_push(&tu->bindings, x);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct macro_exp m = {0};
-		m.name = get_str(&b);
-		gloc(&b, &m.loc);
-		m.begin = get_u32(&b);
-		m.end = get_u32(&b);
-		vec_push(&tu->macro_exps, m);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct macro_def m = {0};
-		m.name = get_str(&b);
-		gloc(&b, &m.loc);
-		m.function_like = get_u8(&b);
-		m.body = get_str(&b);
-		vec_push(&tu->macro_defs, m);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct include_dir in = {0};
-		in.spelled = get_str(&b);
-		gloc(&b, &in.loc);
-		in.end_off = get_u32(&b);
-		vec_push(&tu->includes, in);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct pp_cond c = {0};
-		c.directive = get_str(&b);
-		c.cond = get_str(&b);
-		c.line_begin = get_u32(&b);
-		c.line_end = get_u32(&b);
-		c.parent = get_s32(&b);
-		c.close_off = get_u32(&b);
-		c.closed_by_endif = get_u8(&b);
-		vec_push(&tu->pp_conds, c);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct pp_define d = {0};
-		d.name = get_str(&b);
-		d.file = get_str(&b);
-		d.line = get_u32(&b);
-		d.cond = get_s32(&b);
-		vec_push(&tu->pp_defines, d);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct token_site t = {0};
-		t.api = get_str(&b);
-		t.callback = get_str(&b);
-		t.function = get_str(&b);
-		gloc(&b, &t.loc);
-		t.inactive = get_u8(&b);
-		t.guard = get_str(&b);
-		t.in_ast = get_u8(&b);
-		vec_push(&tu->token_sites, t);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct diag d = {0};
-		d.severity = get_u8(&b);
-		gloc(&b, &d.loc);
-		d.msg = get_str(&b);
-		vec_push(&tu->diags, d);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++) {
-		struct tu_file f = {0};
-		f.path = get_str(&b);
-		f.hash = get_raw64(&b);
-		f.is_main = get_u8(&b);
-		vec_push(&tu->files, f);
-	}
-	n = r->bad ? 0 : get_count(&b);
-	for (size_t i = 0; i < n && !r->bad; i++)
-		vec_push(&tu->dropped_flags, get_str(&b));
+	unpack_strings(&b);
+	unpack_head(&b);
+	unpack_source(&b);
+	unpack_sites(&b);
 	if (!r->bad && b.p != b.end)
 		facts_bad(r, "trailing bytes");
 	free(r->strings);

@@ -303,6 +303,204 @@ static const json_t *obj_array(struct rctx *r, const json_t *root, const char *k
 	return a;
 }
 
+/* The string table: every string once, interned in the TU's pool. */
+static void rstrings(struct rctx *r, const json_t *strings)
+{
+	for (size_t i = 0; i < r->nstrings; i++) {
+		size_t sl = 0;
+		char *sv = json_bytes_value(json_array_get(strings, i), &sl);
+		if (!sv) {
+			facts_bad(r, "string table");
+			break;
+		}
+		r->strings[i] = intern_n(&r->tu->pool, sv, sl);
+		free(sv);
+	}
+}
+
+/* The path, display name and the parse status. */
+static void rstatus(struct rctx *r, const json_t *root)
+{
+	struct tu_facts *tu = r->tu;
+	tu->path = rstr_of(r, json_object_get(root, "path"));
+	tu->display = rstr_of(r, json_object_get(root, "display"));
+	const json_t *st = json_object_get(root, "status");
+	tu->status = rU8(r, st, 0);
+	tu->degraded = rU8(r, st, 1);
+	tu->buildless = rU8(r, st, 2);
+	tu->cxx = rU8(r, st, 3);
+	tu->fail_reason = rStr(r, st, 4);
+	tu->nerrors = rU(r, st, 5);
+	tu->nwarnings = rU(r, st, 6);
+	tu->stub_rounds = rU(r, st, 7);
+	tu->nstubs = rU(r, st, 8);
+	const json_t *ps = at(r, st, 9);
+	tu->parse_seconds = json_is_real(ps) ? json_real_value(ps) : 0;
+	const json_t *pu = json_array_get(st, 10), *pb = json_array_get(st, 11);
+	tu->pch_use = json_is_integer(pu) && json_integer_value(pu) <= PCH_USE_INELIGIBLE
+			      ? (uint8_t)json_integer_value(pu)
+			      : 0;
+	tu->pch_built = json_is_integer(pb) && json_integer_value(pb) >= 0 && json_integer_value(pb) < 8
+				? (uint8_t)json_integer_value(pb)
+				: 0;
+	if (!tu->path)
+		facts_bad(r, "path");
+}
+
+/* Variables, then functions (refs are checked against the variables' count). */
+static void rvars_funcs(struct rctx *r, const json_t *root)
+{
+	struct tu_facts *tu = r->tu;
+	const json_t *a;
+	/* vars first: refs are checked against their count */
+	if ((a = obj_array(r, root, "vars")) != NULL) {
+		vec_reserve(&tu->vars, json_array_size(a));
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct var x = {0};
+			x.name = rStr(r, v, 0);
+			x.usr = rStr(r, v, 1);
+			x.type = rStr(r, v, 2);
+			x.record = rStr(r, v, 3);
+			x.flags = rU(r, v, 4);
+			x.kind = rU8(r, v, 5);
+			x.fn = rS32(r, v, 6);
+			x.param_index = rS32(r, v, 7);
+			rloc(r, at(r, v, 8), &x.loc);
+			x.init_fn_usr = rStr(r, v, 9);
+			vec_push(&tu->vars, x);
+		}
+	}
+	if ((a = obj_array(r, root, "funcs")) != NULL) {
+		vec_reserve(&tu->funcs, json_array_size(a));
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			struct func f = {0};
+			rfunc(r, json_array_get(a, i), &f);
+			vec_push(&tu->funcs, f);
+		}
+	}
+	for (size_t i = 0; i < tu->vars.n; i++)
+		if (tu->vars.v[i].fn < -1 || tu->vars.v[i].fn >= (int32_t)tu->funcs.n)
+			facts_bad(r, "variable owner out of range");
+}
+
+/* Bindings and what the preprocessor left: macros, includes, conditionals. */
+static void rsource(struct rctx *r, const json_t *root)
+{
+	struct tu_facts *tu = r->tu;
+	const json_t *a;
+	if ((a = obj_array(r, root, "bindings")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct binding b = {0};
+			b.record = rStr(r, v, 0);
+			b.field = rStr(r, v, 1);
+			b.fn_usr = rStr(r, v, 2);
+			b.fn_name = rStr(r, v, 3);
+			rloc(r, at(r, v, 4), &b.loc);
+			b.param_of_usr = rStr(r, v, 5);
+			b.param_index = rS32(r, v, 6);
+			vec_push(&tu->bindings, b);
+		}
+	if ((a = obj_array(r, root, "macro_exps")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct macro_exp m = {0};
+			m.name = rStr(r, v, 0);
+			rloc(r, at(r, v, 1), &m.loc);
+			m.begin = rU(r, v, 2);
+			m.end = rU(r, v, 3);
+			vec_push(&tu->macro_exps, m);
+		}
+	if ((a = obj_array(r, root, "macro_defs")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct macro_def m = {0};
+			m.name = rStr(r, v, 0);
+			rloc(r, at(r, v, 1), &m.loc);
+			m.function_like = rU8(r, v, 2);
+			m.body = rStr(r, v, 3);
+			vec_push(&tu->macro_defs, m);
+		}
+	if ((a = obj_array(r, root, "includes")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct include_dir in = {0};
+			in.spelled = rStr(r, v, 0);
+			rloc(r, at(r, v, 1), &in.loc);
+			in.end_off = rU(r, v, 2);
+			vec_push(&tu->includes, in);
+		}
+	if ((a = obj_array(r, root, "pp_conds")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct pp_cond c = {0};
+			c.directive = rStr(r, v, 0);
+			c.cond = rStr(r, v, 1);
+			c.line_begin = rU(r, v, 2);
+			c.line_end = rU(r, v, 3);
+			c.parent = rS32(r, v, 4);
+			c.close_off = oU(r, v, 5);
+			c.closed_by_endif = oU8(r, v, 6);
+			vec_push(&tu->pp_conds, c);
+		}
+	if ((a = obj_array(r, root, "pp_defines")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct pp_define d = {0};
+			d.name = rStr(r, v, 0);
+			d.file = rStr(r, v, 1);
+			d.line = rU(r, v, 2);
+			d.cond = rS32(r, v, 3);
+			vec_push(&tu->pp_defines, d);
+		}
+}
+
+/* Token sites, diagnostics, the files of the TU, the dropped flags. */
+static void rsites(struct rctx *r, const json_t *root)
+{
+	struct tu_facts *tu = r->tu;
+	const json_t *a;
+	if ((a = obj_array(r, root, "token_sites")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct token_site t = {0};
+			t.api = rStr(r, v, 0);
+			t.callback = rStr(r, v, 1);
+			t.function = rStr(r, v, 2);
+			rloc(r, at(r, v, 3), &t.loc);
+			t.inactive = rU8(r, v, 4);
+			t.guard = rStr(r, v, 5);
+			t.in_ast = rU8(r, v, 6);
+			vec_push(&tu->token_sites, t);
+		}
+	if ((a = obj_array(r, root, "diags")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct diag d = {0};
+			d.severity = rU8(r, v, 0);
+			rloc(r, at(r, v, 1), &d.loc);
+			d.msg = rStr(r, v, 2);
+			vec_push(&tu->diags, d);
+		}
+	if ((a = obj_array(r, root, "files")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++) {
+			const json_t *v = json_array_get(a, i);
+			struct tu_file f = {0};
+			f.path = rStr(r, v, 0);
+			const json_t *h = at(r, v, 1);
+			char *end = NULL;
+			f.hash = json_is_string(h) ? strtoull(json_string_value(h), &end, 16) : 0;
+			if (!json_is_string(h) || !end || *end)
+				facts_bad(r, "file hash");
+			f.is_main = rU8(r, v, 2);
+			vec_push(&tu->files, f);
+		}
+	if ((a = obj_array(r, root, "dropped_flags")) != NULL)
+		for (size_t i = 0; i < json_array_size(a) && !r->bad; i++)
+			vec_push(&tu->dropped_flags, rstr_of(r, json_array_get(a, i)));
+}
+
 struct tu_facts *facts_from_json(const json_t *root, char **err)
 {
 	if (!json_is_object(root) || json_integer_value(json_object_get(root, "format")) != FACTS_FORMAT_VERSION) {
@@ -318,174 +516,11 @@ struct tu_facts *facts_from_json(const json_t *root, char **err)
 	struct rctx r = {tu, NULL, 0, false, NULL};
 	r.nstrings = json_array_size(strings);
 	r.strings = xcalloc(r.nstrings + 1, sizeof(char *));
-	for (size_t i = 0; i < r.nstrings; i++) {
-		size_t sl = 0;
-		char *sv = json_bytes_value(json_array_get(strings, i), &sl);
-		if (!sv) {
-			facts_bad(&r, "string table");
-			break;
-		}
-		r.strings[i] = intern_n(&tu->pool, sv, sl);
-		free(sv);
-	}
-	tu->path = rstr_of(&r, json_object_get(root, "path"));
-	tu->display = rstr_of(&r, json_object_get(root, "display"));
-	const json_t *st = json_object_get(root, "status");
-	tu->status = rU8(&r, st, 0);
-	tu->degraded = rU8(&r, st, 1);
-	tu->buildless = rU8(&r, st, 2);
-	tu->cxx = rU8(&r, st, 3);
-	tu->fail_reason = rStr(&r, st, 4);
-	tu->nerrors = rU(&r, st, 5);
-	tu->nwarnings = rU(&r, st, 6);
-	tu->stub_rounds = rU(&r, st, 7);
-	tu->nstubs = rU(&r, st, 8);
-	const json_t *ps = at(&r, st, 9);
-	tu->parse_seconds = json_is_real(ps) ? json_real_value(ps) : 0;
-	const json_t *pu = json_array_get(st, 10), *pb = json_array_get(st, 11);
-	tu->pch_use = json_is_integer(pu) && json_integer_value(pu) <= PCH_USE_INELIGIBLE
-			      ? (uint8_t)json_integer_value(pu)
-			      : 0;
-	tu->pch_built = json_is_integer(pb) && json_integer_value(pb) >= 0 && json_integer_value(pb) < 8
-				? (uint8_t)json_integer_value(pb)
-				: 0;
-	if (!tu->path)
-		facts_bad(&r, "path");
-
-	const json_t *a;
-	/* vars first: refs are checked against their count */
-	if ((a = obj_array(&r, root, "vars")) != NULL) {
-		vec_reserve(&tu->vars, json_array_size(a));
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct var x = {0};
-			x.name = rStr(&r, v, 0);
-			x.usr = rStr(&r, v, 1);
-			x.type = rStr(&r, v, 2);
-			x.record = rStr(&r, v, 3);
-			x.flags = rU(&r, v, 4);
-			x.kind = rU8(&r, v, 5);
-			x.fn = rS32(&r, v, 6);
-			x.param_index = rS32(&r, v, 7);
-			rloc(&r, at(&r, v, 8), &x.loc);
-			x.init_fn_usr = rStr(&r, v, 9);
-			vec_push(&tu->vars, x);
-		}
-	}
-	if ((a = obj_array(&r, root, "funcs")) != NULL) {
-		vec_reserve(&tu->funcs, json_array_size(a));
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			struct func f = {0};
-			rfunc(&r, json_array_get(a, i), &f);
-			vec_push(&tu->funcs, f);
-		}
-	}
-	for (size_t i = 0; i < tu->vars.n; i++)
-		if (tu->vars.v[i].fn < -1 || tu->vars.v[i].fn >= (int32_t)tu->funcs.n)
-			facts_bad(&r, "variable owner out of range");
-	if ((a = obj_array(&r, root, "bindings")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct binding b = {0};
-			b.record = rStr(&r, v, 0);
-			b.field = rStr(&r, v, 1);
-			b.fn_usr = rStr(&r, v, 2);
-			b.fn_name = rStr(&r, v, 3);
-			rloc(&r, at(&r, v, 4), &b.loc);
-			b.param_of_usr = rStr(&r, v, 5);
-			b.param_index = rS32(&r, v, 6);
-			vec_push(&tu->bindings, b);
-		}
-	if ((a = obj_array(&r, root, "macro_exps")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct macro_exp m = {0};
-			m.name = rStr(&r, v, 0);
-			rloc(&r, at(&r, v, 1), &m.loc);
-			m.begin = rU(&r, v, 2);
-			m.end = rU(&r, v, 3);
-			vec_push(&tu->macro_exps, m);
-		}
-	if ((a = obj_array(&r, root, "macro_defs")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct macro_def m = {0};
-			m.name = rStr(&r, v, 0);
-			rloc(&r, at(&r, v, 1), &m.loc);
-			m.function_like = rU8(&r, v, 2);
-			m.body = rStr(&r, v, 3);
-			vec_push(&tu->macro_defs, m);
-		}
-	if ((a = obj_array(&r, root, "includes")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct include_dir in = {0};
-			in.spelled = rStr(&r, v, 0);
-			rloc(&r, at(&r, v, 1), &in.loc);
-			in.end_off = rU(&r, v, 2);
-			vec_push(&tu->includes, in);
-		}
-	if ((a = obj_array(&r, root, "pp_conds")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct pp_cond c = {0};
-			c.directive = rStr(&r, v, 0);
-			c.cond = rStr(&r, v, 1);
-			c.line_begin = rU(&r, v, 2);
-			c.line_end = rU(&r, v, 3);
-			c.parent = rS32(&r, v, 4);
-			c.close_off = oU(&r, v, 5);
-			c.closed_by_endif = oU8(&r, v, 6);
-			vec_push(&tu->pp_conds, c);
-		}
-	if ((a = obj_array(&r, root, "pp_defines")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct pp_define d = {0};
-			d.name = rStr(&r, v, 0);
-			d.file = rStr(&r, v, 1);
-			d.line = rU(&r, v, 2);
-			d.cond = rS32(&r, v, 3);
-			vec_push(&tu->pp_defines, d);
-		}
-	if ((a = obj_array(&r, root, "token_sites")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct token_site t = {0};
-			t.api = rStr(&r, v, 0);
-			t.callback = rStr(&r, v, 1);
-			t.function = rStr(&r, v, 2);
-			rloc(&r, at(&r, v, 3), &t.loc);
-			t.inactive = rU8(&r, v, 4);
-			t.guard = rStr(&r, v, 5);
-			t.in_ast = rU8(&r, v, 6);
-			vec_push(&tu->token_sites, t);
-		}
-	if ((a = obj_array(&r, root, "diags")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct diag d = {0};
-			d.severity = rU8(&r, v, 0);
-			rloc(&r, at(&r, v, 1), &d.loc);
-			d.msg = rStr(&r, v, 2);
-			vec_push(&tu->diags, d);
-		}
-	if ((a = obj_array(&r, root, "files")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++) {
-			const json_t *v = json_array_get(a, i);
-			struct tu_file f = {0};
-			f.path = rStr(&r, v, 0);
-			const json_t *h = at(&r, v, 1);
-			char *end = NULL;
-			f.hash = json_is_string(h) ? strtoull(json_string_value(h), &end, 16) : 0;
-			if (!json_is_string(h) || !end || *end)
-				facts_bad(&r, "file hash");
-			f.is_main = rU8(&r, v, 2);
-			vec_push(&tu->files, f);
-		}
-	if ((a = obj_array(&r, root, "dropped_flags")) != NULL)
-		for (size_t i = 0; i < json_array_size(a) && !r.bad; i++)
-			vec_push(&tu->dropped_flags, rstr_of(&r, json_array_get(a, i)));
+	rstrings(&r, strings);
+	rstatus(&r, root);
+	rvars_funcs(&r, root);
+	rsource(&r, root);
+	rsites(&r, root);
 	free(r.strings);
 	if (r.bad) {
 		*err = xasprintf("malformed facts (%s)", r.what ? r.what : "?");
