@@ -34,6 +34,8 @@ struct registry {
 
 static struct registry reg;
 
+typedef VEC(struct lib_model *) model_vec;
+
 void models_reset(void)
 {
 	hmap_free(&reg.exact);
@@ -69,77 +71,77 @@ static void replace_entry(struct lib_model *old, struct lib_model *nu)
 			reg.all.v[i] = nu;
 }
 
-int models_load_text(const char *path, const char *text, size_t len, bool user, char **err)
+/* The top of a model file: library, about, functions. Returns the
+ * functions mapping (*library set), or NULL with y->err. */
+static const struct ynode *file_top(struct yload *y, const struct ynode *root, const char **library_out)
 {
-	if (user && !reg.loaded && models_init(err))
-		return -1;
-	struct yload y = {path, &reg.a, 0, NULL};
-	struct ynode *root = yparse(&y, text, len);
-	if (!root) {
-		if (!y.err)
-			yfail(&y, 1, 1, "empty model file");
-		*err = y.err;
-		return -1;
-	}
 	const char *library = NULL;
 	const struct ynode *fns = NULL;
-	VEC(struct lib_model *) added = {0};
 	if (root->kind != YN_MAP) {
-		yfail(&y, root->line, root->col, "a model file must be a mapping with 'library' and 'functions'");
-		goto out;
+		yfail(y, root->line, root->col, "a model file must be a mapping with 'library' and 'functions'");
+		return NULL;
 	}
 	for (size_t i = 0; i + 1 < root->nkids; i += 2) {
 		const struct ynode *k = root->kids[i], *v = root->kids[i + 1];
 		if (k->kind != YN_SCALAR) {
-			yfail(&y, k->line, k->col, "a key must be a scalar");
-			goto out;
+			yfail(y, k->line, k->col, "a key must be a scalar");
+			return NULL;
 		}
 		if (str_eq(k->text, "library")) {
 			if (library) {
-				yfail(&y, k->line, k->col, "'library' given twice");
-				goto out;
+				yfail(y, k->line, k->col, "'library' given twice");
+				return NULL;
 			}
-			if (want_scalar(&y, v, "library"))
-				goto out;
+			if (want_scalar(y, v, "library"))
+				return NULL;
 			library = v->text;
 		} else if (str_eq(k->text, "functions")) {
 			if (fns) {
-				yfail(&y, k->line, k->col, "'functions' given twice");
-				goto out;
+				yfail(y, k->line, k->col, "'functions' given twice");
+				return NULL;
 			}
 			if (v->kind != YN_MAP) {
-				yfail(&y, v->line, v->col, "'functions' must be a mapping of function names, not %s",
+				yfail(y, v->line, v->col, "'functions' must be a mapping of function names, not %s",
 				      kind_text(v));
-				goto out;
+				return NULL;
 			}
 			fns = v;
 		} else if (str_eq(k->text, "about")) {
-			if (want_scalar(&y, v, "about"))
-				goto out;
+			if (want_scalar(y, v, "about"))
+				return NULL;
 		} else {
-			yfail(&y, k->line, k->col, "unknown key '%s' (expected library, about, functions)", k->text);
-			goto out;
+			yfail(y, k->line, k->col, "unknown key '%s' (expected library, about, functions)", k->text);
+			return NULL;
 		}
 	}
 	if (!library || !*library) {
-		yfail(&y, root->line, root->col, "a model file needs 'library: NAME'");
-		goto out;
+		yfail(y, root->line, root->col, "a model file needs 'library: NAME'");
+		return NULL;
 	}
 	if (!fns) {
-		yfail(&y, root->line, root->col, "a model file needs 'functions:'");
-		goto out;
+		yfail(y, root->line, root->col, "a model file needs 'functions:'");
+		return NULL;
 	}
+	*library_out = library;
+	return fns;
+}
+
+/* The entries of the functions mapping into *added (none yet registered);
+ * stops at the first bad one (y->err). */
+static void file_entries(struct yload *y, const struct ynode *fns, const char *library, const char *path, bool user,
+			 model_vec *added)
+{
 	struct hmap here = {0};
-	for (size_t i = 0; i + 1 < fns->nkids && !y.err; i += 2) {
+	for (size_t i = 0; i + 1 < fns->nkids && !y->err; i += 2) {
 		const struct ynode *k = fns->kids[i], *v = fns->kids[i + 1];
 		if (k->kind != YN_SCALAR || !valid_name(k->text)) {
-			yfail(&y, k->line, k->col, "'%s' is not a C function name (or a prefix ending in '*')",
+			yfail(y, k->line, k->col, "'%s' is not a C function name (or a prefix ending in '*')",
 			      k->kind == YN_SCALAR ? k->text : kind_text(k));
 			break;
 		}
 		struct lib_model *prev_here = hmap_get(&here, k->text);
 		if (prev_here) {
-			yfail(&y, k->line, k->col, "'%s' is modelled twice in this file (first at line %u)", k->text,
+			yfail(y, k->line, k->col, "'%s' is modelled twice in this file (first at line %u)", k->text,
 			      prev_here->line);
 			break;
 		}
@@ -153,25 +155,29 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 		lm->pure = lm->ruby_alloc = lm->async_signal_safe = lm->cheap = -1;
 		lm->size_arg = lm->null_arg = lm->registers_handler = -1;
 		lm->handle_arg = 0;
-		if (parse_props(&y, v, lm, true))
+		if (parse_props(y, v, lm, true))
 			break;
 		hmap_put(&here, lm->name, lm);
-		vec_push(&added, lm);
+		vec_push(added, lm);
 	}
 	hmap_free(&here);
-	if (y.err)
-		goto out;
+}
+
+/* Checks the new entries against what is loaded (a user file may override a
+ * shipped model, not another user file), then registers them. */
+static void file_commit(struct yload *y, model_vec *added, bool user)
+{
 	/* every entry is valid: now check them against what is loaded, then commit */
-	for (size_t i = 0; i < added.n; i++) {
-		struct lib_model *lm = added.v[i], *old = lookup_entry(lm->name);
+	for (size_t i = 0; i < added->n; i++) {
+		struct lib_model *lm = added->v[i], *old = lookup_entry(lm->name);
 		if (old && (!user || old->user)) {
-			yfail(&y, lm->line, lm->col, "'%s' is already modelled at %s:%u", lm->name, old->file,
+			yfail(y, lm->line, lm->col, "'%s' is already modelled at %s:%u", lm->name, old->file,
 			      old->line);
-			goto out;
+			return;
 		}
 	}
-	for (size_t i = 0; i < added.n; i++) {
-		struct lib_model *lm = added.v[i], *old = lookup_entry(lm->name);
+	for (size_t i = 0; i < added->n; i++) {
+		struct lib_model *lm = added->v[i], *old = lookup_entry(lm->name);
 		if (old) {
 			lm->overrides = true;
 			replace_entry(old, lm);
@@ -185,8 +191,29 @@ int models_load_text(const char *path, const char *text, size_t len, bool user, 
 		vec_push(&reg.all, lm);
 	}
 	if (user)
-		reg.nuser += added.n;
-out:
+		reg.nuser += added->n;
+}
+
+int models_load_text(const char *path, const char *text, size_t len, bool user, char **err)
+{
+	if (user && !reg.loaded && models_init(err))
+		return -1;
+	struct yload y = {path, &reg.a, 0, NULL};
+	struct ynode *root = yparse(&y, text, len);
+	if (!root) {
+		if (!y.err)
+			yfail(&y, 1, 1, "empty model file");
+		*err = y.err;
+		return -1;
+	}
+	const char *library = NULL;
+	model_vec added = {0};
+	const struct ynode *fns = file_top(&y, root, &library);
+	if (fns) {
+		file_entries(&y, fns, library, path, user, &added);
+		if (!y.err)
+			file_commit(&y, &added, user);
+	}
 	vec_free(&added);
 	ytree_free(root);
 	if (y.err) {

@@ -56,6 +56,54 @@ void ytree_free(struct ynode *n)
 	free(n);
 }
 
+/* A scalar, sequence or mapping event: a new node, added to its parent (or
+ * the root); sequences and mappings are pushed on the stack. */
+static void ynode_event(struct yload *y, const yaml_event_t *ev, unsigned line, unsigned col, struct ynode **stack,
+			int *depth, struct ynode **root)
+{
+	if (++y->nodes > MODEL_MAX_NODES) {
+		yfail(y, line, col, "more than %u YAML nodes", MODEL_MAX_NODES);
+		return;
+	}
+	if ((ev->type == YAML_SCALAR_EVENT && ev->data.scalar.anchor) ||
+	    (ev->type == YAML_SEQUENCE_START_EVENT && ev->data.sequence_start.anchor) ||
+	    (ev->type == YAML_MAPPING_START_EVENT && ev->data.mapping_start.anchor)) {
+		yfail(y, line, col, "YAML anchors are not allowed in model files");
+		return;
+	}
+	struct ynode *n = xcalloc(1, sizeof(*n));
+	n->line = line;
+	n->col = col;
+	if (ev->type == YAML_SCALAR_EVENT) {
+		n->kind = YN_SCALAR;
+		n->text = arena_strndup(y->a, (const char *)ev->data.scalar.value, ev->data.scalar.length);
+		n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+		if (strlen(n->text) != ev->data.scalar.length) {
+			free(n);
+			yfail(y, line, col, "a NUL byte in a scalar");
+			return;
+		}
+	} else {
+		n->kind = ev->type == YAML_MAPPING_START_EVENT ? YN_MAP : YN_SEQ;
+	}
+	if (*depth)
+		kid_add(stack[*depth - 1], n);
+	else if (!*root)
+		*root = n;
+	else {
+		ytree_free(n);
+		yfail(y, line, col, "more than one value at the top level");
+		return;
+	}
+	if (n->kind != YN_SCALAR) {
+		if (*depth >= MODEL_MAX_DEPTH) {
+			yfail(y, line, col, "nested more than %d levels deep", MODEL_MAX_DEPTH);
+			return;
+		}
+		stack[(*depth)++] = n;
+	}
+}
+
 /* Parses one document into a tree. Returns the root, or NULL with y->err. */
 struct ynode *yparse(struct yload *y, const char *text, size_t len)
 {
@@ -84,7 +132,6 @@ struct ynode *yparse(struct yload *y, const char *text, size_t len)
 			break;
 		}
 		unsigned line = (unsigned)ev.start_mark.line + 1, col = (unsigned)ev.start_mark.column + 1;
-		struct ynode *n = NULL;
 		switch (ev.type) {
 		case YAML_STREAM_END_EVENT:
 			done = true;
@@ -99,48 +146,7 @@ struct ynode *yparse(struct yload *y, const char *text, size_t len)
 		case YAML_SCALAR_EVENT:
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_MAPPING_START_EVENT:
-			if (++y->nodes > MODEL_MAX_NODES) {
-				yfail(y, line, col, "more than %u YAML nodes", MODEL_MAX_NODES);
-				break;
-			}
-			if ((ev.type == YAML_SCALAR_EVENT && ev.data.scalar.anchor) ||
-			    (ev.type == YAML_SEQUENCE_START_EVENT && ev.data.sequence_start.anchor) ||
-			    (ev.type == YAML_MAPPING_START_EVENT && ev.data.mapping_start.anchor)) {
-				yfail(y, line, col, "YAML anchors are not allowed in model files");
-				break;
-			}
-			n = xcalloc(1, sizeof(*n));
-			n->line = line;
-			n->col = col;
-			if (ev.type == YAML_SCALAR_EVENT) {
-				n->kind = YN_SCALAR;
-				n->text =
-					arena_strndup(y->a, (const char *)ev.data.scalar.value, ev.data.scalar.length);
-				n->plain = ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-				if (strlen(n->text) != ev.data.scalar.length) {
-					free(n);
-					yfail(y, line, col, "a NUL byte in a scalar");
-					break;
-				}
-			} else {
-				n->kind = ev.type == YAML_MAPPING_START_EVENT ? YN_MAP : YN_SEQ;
-			}
-			if (depth)
-				kid_add(stack[depth - 1], n);
-			else if (!root)
-				root = n;
-			else {
-				ytree_free(n);
-				yfail(y, line, col, "more than one value at the top level");
-				break;
-			}
-			if (n->kind != YN_SCALAR) {
-				if (depth >= MODEL_MAX_DEPTH) {
-					yfail(y, line, col, "nested more than %d levels deep", MODEL_MAX_DEPTH);
-					break;
-				}
-				stack[depth++] = n;
-			}
+			ynode_event(y, &ev, line, col, stack, &depth, &root);
 			break;
 		case YAML_SEQUENCE_END_EVENT:
 		case YAML_MAPPING_END_EVENT:
@@ -489,6 +495,191 @@ static int get_process_change(struct yload *y, const struct ynode *v, struct lib
 	return 0;
 }
 
+/* error_channel: {name, use, read_with} */
+static int get_error_channel(struct yload *y, const struct ynode *v, struct lib_model *lm)
+{
+	int rc = 0;
+	if (v->kind != YN_MAP)
+		return yfail(y, v->line, v->col, "'error_channel' must be a mapping {name, use, read_with}");
+	for (size_t j = 0; j + 1 < v->nkids && !rc; j += 2) {
+		const struct ynode *ek = v->kids[j], *evv = v->kids[j + 1];
+		if (ek->kind != YN_SCALAR)
+			return yfail(y, ek->line, ek->col, "a key must be a scalar");
+		if (str_eq(ek->text, "name")) {
+			rc = want_scalar(y, evv, "name");
+			lm->err_channel = evv->text;
+		} else if (str_eq(ek->text, "use")) {
+			rc = get_enum(y, evv, "use", err_use_names, ARRAY_SIZE(err_use_names), &lm->err_use);
+		} else if (str_eq(ek->text, "read_with")) {
+			rc = want_scalar(y, evv, "read_with");
+			lm->err_read_with = evv->text;
+		} else {
+			return yfail(y, ek->line, ek->col, "unknown key '%s' in error_channel", ek->text);
+		}
+	}
+	if (!rc && (!lm->err_channel || !lm->err_use))
+		return yfail(y, v->line, v->col, "'error_channel' needs 'name' and 'use'");
+	return rc;
+}
+
+/* process_state: a list of names, as bits */
+static int get_process_state(struct yload *y, const struct ynode *v, const char *key, struct lib_model *lm)
+{
+	const char *const *l = NULL;
+	int rc = get_name_list(y, v, key, &l);
+	for (size_t j = 0; !rc && l[j]; j++) {
+		int bi = str_in_list(l[j], ps_names, ARRAY_SIZE(ps_names));
+		if (bi < 0) {
+			const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
+			return yfail(y, it->line, it->col,
+				     "unknown process state '%s' (fd_table, cwd, umask, environment, "
+				     "locale, signals, stdio)",
+				     l[j]);
+		}
+		lm->process_state |= (uint16_t)(1u << bi);
+	}
+	return rc;
+}
+
+/* kinds: a list of names, as bits */
+static int get_kinds(struct yload *y, const struct ynode *v, const char *key, struct lib_model *lm)
+{
+	const char *const *l = NULL;
+	int rc = get_name_list(y, v, key, &l);
+	for (size_t j = 0; !rc && l[j]; j++) {
+		int bi = str_in_list(l[j], kind_names, ARRAY_SIZE(kind_names));
+		if (bi < 0) {
+			const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
+			return yfail(y, it->line, it->col,
+				     "unknown kind '%s' (cpu, allocates, takes_lock, wakes_waiter, stdio, "
+				     "wakes_pipe, thread_id, thread_signal, polls_interrupts)",
+				     l[j]);
+		}
+		lm->kinds |= (uint16_t)(1u << bi);
+	}
+	return rc;
+}
+
+/* The value v of the key k (index ki in parse_props' keys) into lm. */
+static int prop_value(struct yload *y, int ki, const struct ynode *k, const struct ynode *v, struct lib_model *lm)
+{
+	int rc = 0;
+	switch (ki) {
+	case 0:
+		rc = get_enum(y, v, k->text, ts_names, ARRAY_SIZE(ts_names), &lm->thread_safe);
+		break;
+	case 1:
+		rc = get_bool(y, v, k->text, &lm->pure);
+		break;
+	case 2:
+		rc = get_enum(y, v, k->text, blocks_names, ARRAY_SIZE(blocks_names), &lm->blocks);
+		break;
+	case 3:
+		rc = get_bool(y, v, k->text, &lm->ruby_alloc);
+		break;
+	case 4:
+		rc = get_error_channel(y, v, lm);
+		break;
+	case 5:
+		rc = get_process_state(y, v, k->text, lm);
+		break;
+	case 6:
+		if (v->kind != YN_MAP || v->nkids != 2 || v->kids[0]->kind != YN_SCALAR ||
+		    !str_eq(v->kids[0]->text, "registered_by"))
+			return yfail(y, v->line, v->col, "'calls_back' must be a mapping {registered_by: [names]}");
+		rc = get_name_list(y, v->kids[1], "registered_by", &lm->registered_by);
+		break;
+	case 7:
+		rc = get_bool(y, v, k->text, &lm->async_signal_safe);
+		break;
+	case 8:
+		rc = get_bool(y, v, k->text, &lm->cheap);
+		break;
+	case 9:
+		rc = get_int(y, v, k->text, &lm->size_arg);
+		break;
+	case 10:
+		rc = want_scalar(y, v, k->text);
+		lm->why = v->text;
+		break;
+	case 11:
+		rc = want_scalar(y, v, k->text);
+		lm->instead = v->text;
+		break;
+	case 12:
+		rc = get_int(y, v, k->text, &lm->null_arg);
+		break;
+	case 14:
+		rc = get_int(y, v, k->text, &lm->handle_arg);
+		break;
+	case 15:
+		rc = get_int(y, v, k->text, &lm->registers_handler);
+		break;
+	case 16:
+		rc = get_blocking(y, v, lm);
+		break;
+	case 17:
+		rc = get_kinds(y, v, k->text, lm);
+		break;
+	case 18:
+		rc = want_scalar(y, v, k->text);
+		if (!rc && !valid_name(v->text))
+			return yfail(y, v->line, v->col, "'same_as' must name a C function, not '%s'", v->text);
+		lm->same_as = v->text;
+		break;
+	case 19:
+		rc = get_thread_state(y, v, lm);
+		break;
+	case 20:
+		rc = get_lock(y, v, lm);
+		break;
+	case 22:
+		rc = get_process_change(y, v, lm);
+		break;
+	case 21: {
+		int8_t a = -1;
+		rc = get_int(y, v, k->text, &a);
+		if (!rc) {
+			struct writer_fn *w = arena_alloc(y->a, sizeof(*w));
+			*w = (struct writer_fn){lm->name, a, NULL};
+			lm->writer = w;
+		}
+		break;
+	}
+	case 13:
+		rc = want_scalar(y, v, k->text);
+		if (!rc && !*v->text)
+			return yfail(y, v->line, v->col, "'source' is empty");
+		lm->source = v->text;
+		break;
+	}
+	return rc;
+}
+
+/* What an entry must say, given what else it says; the sub-records get its
+ * source. */
+static int props_complete(struct yload *y, const struct ynode *m, struct lib_model *lm, bool need_source,
+			  bool handle_arg)
+{
+	if (need_source && !lm->source)
+		return yfail(y, m->line, m->col,
+			     "the model of '%s' has no 'source' (cite the man page or documentation)", lm->name);
+	if (lm->thread_safe == LM_TS_NEVER && !lm->why)
+		return yfail(y, m->line, m->col, "'%s' is thread_safe: never but says not 'why'", lm->name);
+	if (handle_arg && lm->thread_safe != LM_TS_PER_HANDLE)
+		return yfail(y, m->line, m->col, "'handle_arg' is only meaningful with thread_safe: per_handle");
+	if (lm->null_arg >= 0 && lm->thread_safe != LM_TS_NEVER)
+		return yfail(y, m->line, m->col, "'null_arg' is only meaningful with thread_safe: never");
+	/* the sub-records carry the entry's name and source */
+	if (lm->thread_state)
+		((struct thread_state_fn *)lm->thread_state)->source = lm->source;
+	if (lm->lock)
+		((struct lock_fn *)lm->lock)->source = lm->source;
+	if (lm->writer)
+		((struct writer_fn *)lm->writer)->source = lm->source;
+	return 0;
+}
+
 int parse_props(struct yload *y, const struct ynode *m, struct lib_model *lm, bool need_source)
 {
 	if (m->kind != YN_MAP)
@@ -510,168 +701,10 @@ int parse_props(struct yload *y, const struct ynode *m, struct lib_model *lm, bo
 		if (seen[ki])
 			return yfail(y, k->line, k->col, "'%s' given twice in the model of '%s'", k->text, lm->name);
 		seen[ki] = true;
-		int rc = 0;
-		switch (ki) {
-		case 0:
-			rc = get_enum(y, v, k->text, ts_names, ARRAY_SIZE(ts_names), &lm->thread_safe);
-			break;
-		case 1:
-			rc = get_bool(y, v, k->text, &lm->pure);
-			break;
-		case 2:
-			rc = get_enum(y, v, k->text, blocks_names, ARRAY_SIZE(blocks_names), &lm->blocks);
-			break;
-		case 3:
-			rc = get_bool(y, v, k->text, &lm->ruby_alloc);
-			break;
-		case 4: {
-			if (v->kind != YN_MAP)
-				return yfail(y, v->line, v->col,
-					     "'error_channel' must be a mapping {name, use, read_with}");
-			for (size_t j = 0; j + 1 < v->nkids && !rc; j += 2) {
-				const struct ynode *ek = v->kids[j], *evv = v->kids[j + 1];
-				if (ek->kind != YN_SCALAR)
-					return yfail(y, ek->line, ek->col, "a key must be a scalar");
-				if (str_eq(ek->text, "name")) {
-					rc = want_scalar(y, evv, "name");
-					lm->err_channel = evv->text;
-				} else if (str_eq(ek->text, "use")) {
-					rc = get_enum(y, evv, "use", err_use_names, ARRAY_SIZE(err_use_names),
-						      &lm->err_use);
-				} else if (str_eq(ek->text, "read_with")) {
-					rc = want_scalar(y, evv, "read_with");
-					lm->err_read_with = evv->text;
-				} else {
-					return yfail(y, ek->line, ek->col, "unknown key '%s' in error_channel",
-						     ek->text);
-				}
-			}
-			if (!rc && (!lm->err_channel || !lm->err_use))
-				return yfail(y, v->line, v->col, "'error_channel' needs 'name' and 'use'");
-			break;
-		}
-		case 5: {
-			const char *const *l = NULL;
-			rc = get_name_list(y, v, k->text, &l);
-			for (size_t j = 0; !rc && l[j]; j++) {
-				int bi = str_in_list(l[j], ps_names, ARRAY_SIZE(ps_names));
-				if (bi < 0) {
-					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
-					return yfail(y, it->line, it->col,
-						     "unknown process state '%s' (fd_table, cwd, umask, environment, "
-						     "locale, "
-						     "signals, stdio)",
-						     l[j]);
-				}
-				lm->process_state |= (uint16_t)(1u << bi);
-			}
-			break;
-		}
-		case 6:
-			if (v->kind != YN_MAP || v->nkids != 2 || v->kids[0]->kind != YN_SCALAR ||
-			    !str_eq(v->kids[0]->text, "registered_by"))
-				return yfail(y, v->line, v->col,
-					     "'calls_back' must be a mapping {registered_by: [names]}");
-			rc = get_name_list(y, v->kids[1], "registered_by", &lm->registered_by);
-			break;
-		case 7:
-			rc = get_bool(y, v, k->text, &lm->async_signal_safe);
-			break;
-		case 8:
-			rc = get_bool(y, v, k->text, &lm->cheap);
-			break;
-		case 9:
-			rc = get_int(y, v, k->text, &lm->size_arg);
-			break;
-		case 10:
-			rc = want_scalar(y, v, k->text);
-			lm->why = v->text;
-			break;
-		case 11:
-			rc = want_scalar(y, v, k->text);
-			lm->instead = v->text;
-			break;
-		case 12:
-			rc = get_int(y, v, k->text, &lm->null_arg);
-			break;
-		case 14:
-			rc = get_int(y, v, k->text, &lm->handle_arg);
-			break;
-		case 15:
-			rc = get_int(y, v, k->text, &lm->registers_handler);
-			break;
-		case 16:
-			rc = get_blocking(y, v, lm);
-			break;
-		case 17: {
-			const char *const *l = NULL;
-			rc = get_name_list(y, v, k->text, &l);
-			for (size_t j = 0; !rc && l[j]; j++) {
-				int bi = str_in_list(l[j], kind_names, ARRAY_SIZE(kind_names));
-				if (bi < 0) {
-					const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
-					return yfail(
-						y, it->line, it->col,
-						"unknown kind '%s' (cpu, allocates, takes_lock, wakes_waiter, stdio, "
-						"wakes_pipe, thread_id, thread_signal, polls_interrupts)",
-						l[j]);
-				}
-				lm->kinds |= (uint16_t)(1u << bi);
-			}
-			break;
-		}
-		case 18:
-			rc = want_scalar(y, v, k->text);
-			if (!rc && !valid_name(v->text))
-				return yfail(y, v->line, v->col, "'same_as' must name a C function, not '%s'", v->text);
-			lm->same_as = v->text;
-			break;
-		case 19:
-			rc = get_thread_state(y, v, lm);
-			break;
-		case 20:
-			rc = get_lock(y, v, lm);
-			break;
-		case 22:
-			rc = get_process_change(y, v, lm);
-			break;
-		case 21: {
-			int8_t a = -1;
-			rc = get_int(y, v, k->text, &a);
-			if (!rc) {
-				struct writer_fn *w = arena_alloc(y->a, sizeof(*w));
-				*w = (struct writer_fn){lm->name, a, NULL};
-				lm->writer = w;
-			}
-			break;
-		}
-		case 13:
-			rc = want_scalar(y, v, k->text);
-			if (!rc && !*v->text)
-				return yfail(y, v->line, v->col, "'source' is empty");
-			lm->source = v->text;
-			break;
-		}
-		if (rc)
+		if (prop_value(y, ki, k, v, lm))
 			return -1;
 	}
-	if (need_source && !lm->source)
-		return yfail(y, m->line, m->col,
-			     "the model of '%s' has no 'source' (cite the man page or documentation)", lm->name);
-	if (lm->thread_safe == LM_TS_NEVER && !lm->why)
-		return yfail(y, m->line, m->col, "'%s' is thread_safe: never but says not 'why'", lm->name);
-	if (seen[14] && lm->thread_safe != LM_TS_PER_HANDLE)
-		return yfail(y, m->line, m->col, "'handle_arg' is only meaningful with thread_safe: per_handle");
-	if (lm->null_arg >= 0 && lm->thread_safe != LM_TS_NEVER)
-		return yfail(y, m->line, m->col, "'null_arg' is only meaningful with thread_safe: never");
-	/* the sub-records carry the entry's name and source */
-	if (lm->thread_state)
-		((struct thread_state_fn *)lm->thread_state)->source = lm->source;
-	if (lm->lock)
-		((struct lock_fn *)lm->lock)->source = lm->source;
-	if (lm->writer)
-		((struct writer_fn *)lm->writer)->source = lm->source;
-	return 0;
+	return props_complete(y, m, lm, need_source, seen[14]);
 }
 
 bool valid_name(const char *s)
