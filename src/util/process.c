@@ -51,58 +51,37 @@ static void close_from_3(void)
 		close(fd);
 }
 
-void run_process(const struct run_spec *spec, struct run_result *r)
+/* In the child, after fork: stdin /dev/null, stdout the pipe out, stderr the
+ * pipe err (or /dev/null), then argv. */
+_Noreturn static void run_child(const struct run_spec *spec, const int out[2], const int err[2])
 {
-	memset(r, 0, sizeof(*r));
-	r->status = -1;
-	r->outcome = RUN_CANNOT;
-	int out[2], err[2] = {-1, -1};
-	if (pipe2(out, O_CLOEXEC) != 0)
-		return;
-	if (spec->keep_err && pipe2(err, O_CLOEXEC) != 0) {
-		close(out[0]);
-		close(out[1]);
-		return;
+	/* only async-signal-safe calls: its own process group, so a
+	 * timeout kills what it started too */
+	setpgid(0, 0);
+	int devnull = open("/dev/null", O_RDWR);
+	if (devnull < 0)
+		_exit(126);
+	dup2(devnull, 0);
+	dup2(out[1], 1);
+	dup2(err[1] >= 0 ? err[1] : devnull, 2);
+	close_from_3();
+	if (spec->dir && chdir(spec->dir) != 0) {
+		static const char msg[] = "cannot enter the directory\n";
+		ssize_t w = write(2, msg, sizeof(msg) - 1);
+		(void)w;
+		_exit(126);
 	}
-	fflush(NULL);
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(out[0]);
-		close(out[1]);
-		if (err[0] >= 0) {
-			close(err[0]);
-			close(err[1]);
-		}
-		return;
-	}
-	if (pid == 0) {
-		/* only async-signal-safe calls: its own process group, so a
-		 * timeout kills what it started too */
-		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDWR);
-		if (devnull < 0)
-			_exit(126);
-		dup2(devnull, 0);
-		dup2(out[1], 1);
-		dup2(err[1] >= 0 ? err[1] : devnull, 2);
-		close_from_3();
-		if (spec->dir && chdir(spec->dir) != 0) {
-			static const char msg[] = "cannot enter the directory\n";
-			ssize_t w = write(2, msg, sizeof(msg) - 1);
-			(void)w;
-			_exit(126);
-		}
-		execvp(spec->argv[0], spec->argv);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* (racing the child's own call: either wins) */
-	close(out[1]);
-	if (err[1] >= 0)
-		close(err[1]);
-	struct strbuf sb = {0}, eb = {0};
+	execvp(spec->argv[0], spec->argv);
+	_exit(127);
+}
+
+/* Reads the child's stdout (up to spec->max_out) into sb and the start of
+ * its stderr into eb until both end, the deadline passes or the output is
+ * too long; closes both. */
+static enum run_outcome run_collect(const struct run_spec *spec, int ofd, int efd, struct strbuf *sb, struct strbuf *eb)
+{
 	double deadline = spec->timeout_ms ? now_seconds() + spec->timeout_ms / 1000.0 : 0;
 	enum run_outcome res = RUN_OK;
-	int ofd = out[0], efd = err[0];
 	while (ofd >= 0 || efd >= 0) {
 		int wait_ms = -1;
 		if (deadline > 0) {
@@ -129,11 +108,11 @@ void run_process(const struct run_spec *spec, struct run_result *r)
 			if (n <= 0) {
 				close(ofd);
 				ofd = -1;
-			} else if (sb.len + (size_t)n > spec->max_out) {
+			} else if (sb->len + (size_t)n > spec->max_out) {
 				res = RUN_TOO_MUCH;
 				break;
 			} else {
-				sb_add(&sb, buf, (size_t)n);
+				sb_add(sb, buf, (size_t)n);
 			}
 		}
 		if (efd >= 0 && pfd[1].revents) {
@@ -143,8 +122,8 @@ void run_process(const struct run_spec *spec, struct run_result *r)
 			if (n <= 0) {
 				close(efd);
 				efd = -1;
-			} else if (eb.len < 512) { /* the first line is all that is kept */
-				sb_add(&eb, buf, (size_t)n < 512 - eb.len ? (size_t)n : 512 - eb.len);
+			} else if (eb->len < 512) { /* the first line is all that is kept */
+				sb_add(eb, buf, (size_t)n < 512 - eb->len ? (size_t)n : 512 - eb->len);
 			}
 		}
 	}
@@ -152,6 +131,41 @@ void run_process(const struct run_spec *spec, struct run_result *r)
 		close(ofd);
 	if (efd >= 0)
 		close(efd);
+	return res;
+}
+
+void run_process(const struct run_spec *spec, struct run_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->status = -1;
+	r->outcome = RUN_CANNOT;
+	int out[2], err[2] = {-1, -1};
+	if (pipe2(out, O_CLOEXEC) != 0)
+		return;
+	if (spec->keep_err && pipe2(err, O_CLOEXEC) != 0) {
+		close(out[0]);
+		close(out[1]);
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(out[0]);
+		close(out[1]);
+		if (err[0] >= 0) {
+			close(err[0]);
+			close(err[1]);
+		}
+		return;
+	}
+	if (pid == 0)
+		run_child(spec, out, err);
+	setpgid(pid, pid); /* (racing the child's own call: either wins) */
+	close(out[1]);
+	if (err[1] >= 0)
+		close(err[1]);
+	struct strbuf sb = {0}, eb = {0};
+	enum run_outcome res = run_collect(spec, out[0], err[0], &sb, &eb);
 	if (res != RUN_OK) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
