@@ -128,6 +128,88 @@ static bool inside(const struct func *f, const char *file, uint32_t line)
 	return f->loc.file && file && strcmp(f->loc.file, file) == 0 && line >= f->loc.line && line <= f->end.line;
 }
 
+typedef VEC(uint32_t) cand_vec;
+
+/* Every candidate of tu stays reachable: a use of unknown place. */
+static void keep_candidates_of(const struct model *m, const cand_vec *cands, const struct tu_facts *tu, spellvec *sp)
+{
+	for (size_t c = 0; c < cands->n; c++)
+		if (m->fns.v[cands->v[c]].tu == tu) {
+			struct spelling use = {NULL, 0, false};
+			vec_push(&sp[c], use);
+		}
+}
+
+/* the spellings of each candidate's name in its translation unit's files */
+static void spell_candidates(const struct model *m, const cand_vec *cands, spellvec *sp)
+{
+	for (size_t t = 0; t < m->ntus; t++) {
+		struct tu_facts *tu = m->tus[t];
+		struct hmap names = {0};
+		bool any = false;
+		for (size_t c = 0; c < cands->n; c++)
+			if (m->fns.v[cands->v[c]].tu == tu) {
+				/* two statics of one name in one TU cannot be: one key each */
+				hmap_put(&names, m->fns.v[cands->v[c]].f->name, (void *)(uintptr_t)(c + 1));
+				any = true;
+			}
+		if (!any) {
+			hmap_free(&names);
+			continue;
+		}
+		bool main_seen = false;
+		for (size_t k = 0; k < tu->files.n; k++) {
+			size_t len = 0;
+			char *text = read_file(tu->files.v[k].path, &len, REACH_MAX_SOURCE);
+			if (!text) {
+				/* unreadable: every candidate of this TU stays reachable */
+				keep_candidates_of(m, cands, tu, sp);
+				continue;
+			}
+			main_seen = main_seen || tu->files.v[k].is_main;
+			scan_text(tu->files.v[k].path, text, len, &names, sp);
+			free(text);
+		}
+		if (!main_seen)
+			keep_candidates_of(m, cands, tu, sp);
+		hmap_free(&names);
+	}
+}
+
+/* fixed point: a candidate is reachable once a reachable function calls
+ * it or it is spelled as a use outside every still-unreachable body */
+static void settle_dead(const struct model *m, const cand_vec *cands, const spellvec *sp, uint8_t *dead)
+{
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t c = 0; c < cands->n; c++) {
+			uint32_t fi = cands->v[c];
+			if (!dead[fi])
+				continue;
+			const struct mfunc *mf = &m->fns.v[fi];
+			bool live = false;
+			for (uint32_t k = mf->in_begin; k < mf->in_end && !live; k++) {
+				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+				live = !dead[ed->from];
+			}
+			for (size_t s = 0; s < sp[c].n && !live; s++) {
+				const struct spelling *p = &sp[c].v[s];
+				if (p->decl)
+					continue;
+				bool in_dead = false;
+				for (size_t d = 0; d < cands->n && !in_dead && p->file; d++)
+					in_dead =
+						dead[cands->v[d]] && inside(m->fns.v[cands->v[d]].f, p->file, p->line);
+				live = !in_dead;
+			}
+			if (live) {
+				dead[fi] = 0;
+				changed = true;
+			}
+		}
+	}
+}
+
 void model_mark_unreachable(struct model *m)
 {
 	size_t nf = m->fns.n;
@@ -135,7 +217,7 @@ void model_mark_unreachable(struct model *m)
 		return;
 	/* candidates: static C functions of a main file */
 	int32_t *cand = xmalloc(nf * sizeof(*cand)); /* candidate index, -1 */
-	VEC(uint32_t) cands = {0};
+	cand_vec cands = {0};
 	for (uint32_t i = 0; i < nf; i++) {
 		const struct mfunc *mf = &m->fns.v[i];
 		const struct func *f = mf->f;
@@ -151,79 +233,12 @@ void model_mark_unreachable(struct model *m)
 		free(cand);
 		return;
 	}
-	/* the spellings of each candidate's name in its translation unit's files */
 	spellvec *sp = xcalloc(cands.n, sizeof(*sp));
-	for (size_t t = 0; t < m->ntus; t++) {
-		struct tu_facts *tu = m->tus[t];
-		struct hmap names = {0};
-		bool any = false;
-		for (size_t c = 0; c < cands.n; c++)
-			if (m->fns.v[cands.v[c]].tu == tu) {
-				/* two statics of one name in one TU cannot be: one key each */
-				hmap_put(&names, m->fns.v[cands.v[c]].f->name, (void *)(uintptr_t)(c + 1));
-				any = true;
-			}
-		if (!any) {
-			hmap_free(&names);
-			continue;
-		}
-		bool main_seen = false;
-		for (size_t k = 0; k < tu->files.n; k++) {
-			size_t len = 0;
-			char *text = read_file(tu->files.v[k].path, &len, REACH_MAX_SOURCE);
-			if (!text) {
-				/* unreadable: every candidate of this TU stays reachable */
-				for (size_t c = 0; c < cands.n; c++)
-					if (m->fns.v[cands.v[c]].tu == tu) {
-						struct spelling use = {NULL, 0, false};
-						vec_push(&sp[c], use);
-					}
-				continue;
-			}
-			main_seen = main_seen || tu->files.v[k].is_main;
-			scan_text(tu->files.v[k].path, text, len, &names, sp);
-			free(text);
-		}
-		if (!main_seen)
-			for (size_t c = 0; c < cands.n; c++)
-				if (m->fns.v[cands.v[c]].tu == tu) {
-					struct spelling use = {NULL, 0, false};
-					vec_push(&sp[c], use);
-				}
-		hmap_free(&names);
-	}
-	/* fixed point: a candidate is reachable once a reachable function calls
-	 * it or it is spelled as a use outside every still-unreachable body */
+	spell_candidates(m, &cands, sp);
 	uint8_t *dead = xmalloc(nf);
 	for (uint32_t i = 0; i < nf; i++)
 		dead[i] = cand[i] >= 0;
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (size_t c = 0; c < cands.n; c++) {
-			uint32_t fi = cands.v[c];
-			if (!dead[fi])
-				continue;
-			const struct mfunc *mf = &m->fns.v[fi];
-			bool live = false;
-			for (uint32_t k = mf->in_begin; k < mf->in_end && !live; k++) {
-				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-				live = !dead[ed->from];
-			}
-			for (size_t s = 0; s < sp[c].n && !live; s++) {
-				const struct spelling *p = &sp[c].v[s];
-				if (p->decl)
-					continue;
-				bool in_dead = false;
-				for (size_t d = 0; d < cands.n && !in_dead && p->file; d++)
-					in_dead = dead[cands.v[d]] && inside(m->fns.v[cands.v[d]].f, p->file, p->line);
-				live = !in_dead;
-			}
-			if (live) {
-				dead[fi] = 0;
-				changed = true;
-			}
-		}
-	}
+	settle_dead(m, &cands, sp, dead);
 	for (uint32_t i = 0; i < nf; i++)
 		m->fns.v[i].unreachable = dead[i];
 	for (size_t i = 0; i < m->sites.n; i++)
