@@ -489,47 +489,55 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 	return ok;
 }
 
-void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
+/* A callback without a body in the project: a library function (modelled
+ * or not) or a pointer that could not be resolved. */
+static void opaque_no_body(const struct msite *s, struct gate_result *g)
 {
-	if (!s->cb.ntargets) {
-		const struct lib_model *lm = s->cb.nexternal ? model_find(s->cb.external[0]) : NULL;
-		int ts = lm_thread_safety(lm);
-		char where[512];
-		if (lm && ts == LM_TS_NEVER) {
-			/* a library function run directly as the callback (tiny_tds'
-			 * dbsqlok) that its model says is not thread-safe */
-			gate_add(g, GATE_OPAQUE, GATE_FAIL, &s->loc, -1,
-				 "the callback '%s' is a library function that is not thread-safe (model %s)",
-				 s->cb.external[0], model_where(lm, where, sizeof(where)));
-			gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
-		} else if (lm && ts != LM_TS_UNKNOWN) {
-			/* modelled, but the gates do not analyse a library function run
-			 * as the callback itself: what is open is its handle, the data
-			 * argument */
-			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-					   "the callback '%s' is a library function (model %s: thread-safe %s): the "
-					   "gates do "
-					   "not follow the data argument '%s' into it",
-					   s->cb.external[0], model_where(lm, where, sizeof(where)),
-					   lm_thread_safe_name(ts), s->data1 && s->data1->text ? s->data1->text : "?"),
-				  FACT_DATA, s->data1 && s->data1->text ? s->data1->text : NULL);
-			gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
-		} else if (s->cb.nexternal)
-			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-					   "the callback '%s' has no body in the project (a library function)",
-					   s->cb.external[0]),
-				  FACT_MODEL, s->cb.external[0]);
-		else
-			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-					   "the callback '%s' could not be resolved", s->cb.text ? s->cb.text : "?"),
-				  FACT_FNPTR, s->cb.text);
-		return;
-	}
-	/* a file with parse errors may have lost the very call that matters */
+	const struct lib_model *lm = s->cb.nexternal ? model_find(s->cb.external[0]) : NULL;
+	int ts = lm_thread_safety(lm);
+	char where[512];
+	if (lm && ts == LM_TS_NEVER) {
+		/* a library function run directly as the callback (tiny_tds'
+		 * dbsqlok) that its model says is not thread-safe */
+		gate_add(g, GATE_OPAQUE, GATE_FAIL, &s->loc, -1,
+			 "the callback '%s' is a library function that is not thread-safe (model %s)",
+			 s->cb.external[0], model_where(lm, where, sizeof(where)));
+		gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
+	} else if (lm && ts != LM_TS_UNKNOWN) {
+		/* modelled, but the gates do not analyse a library function run
+		 * as the callback itself: what is open is its handle, the data
+		 * argument */
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the callback '%s' is a library function (model %s: thread-safe %s): the "
+				   "gates do "
+				   "not follow the data argument '%s' into it",
+				   s->cb.external[0], model_where(lm, where, sizeof(where)), lm_thread_safe_name(ts),
+				   s->data1 && s->data1->text ? s->data1->text : "?"),
+			  FACT_DATA, s->data1 && s->data1->text ? s->data1->text : NULL);
+		gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
+	} else if (s->cb.nexternal)
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the callback '%s' has no body in the project (a library function)",
+				   s->cb.external[0]),
+			  FACT_MODEL, s->cb.external[0]);
+	else
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1, "the callback '%s' could not be resolved",
+				   s->cb.text ? s->cb.text : "?"),
+			  FACT_FNPTR, s->cb.text);
+}
+
+/* The functions the gates read that the engine may not see whole: in a file
+ * with parse errors (which may have lost the very call that matters; one
+ * note per file, at most 8 files), or nested too deep to walk whole
+ * (extract.h: EXTRACT_MAX_DEPTH). */
+static void opaque_unseen(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			  struct gate_result *g)
+{
 	const struct tu_facts *seen_bad[8];
 	unsigned nbad = 0;
-	for (uint32_t i = 0; i <= rs->n; i++) {
-		const struct mfunc *mf = i < rs->n ? &m->fns.v[rs->fns[i]] : &m->fns.v[s->data_fn];
+	struct site_fns_walk w;
+	for (site_fns_walk_init(&w, m, rs, s); site_fns_walk_next(&w);) {
+		const struct mfunc *mf = w.mf;
 		const struct tu_facts *tu = mf->tu;
 		if (!tu->nerrors)
 			continue;
@@ -544,14 +552,53 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 					"missing from what the engine sees",
 					mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s"));
 	}
-	/* a function nested too deep to walk whole (extract.h: EXTRACT_MAX_DEPTH) */
-	for (uint32_t i = 0; i <= rs->n; i++) {
-		const struct mfunc *mf = i < rs->n ? &m->fns.v[rs->fns[i]] : &m->fns.v[s->data_fn];
-		if (mf->f->flags & FN_TRUNCATED)
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
+	for (site_fns_walk_init(&w, m, rs, s); site_fns_walk_next(&w);)
+		if (w.mf->f->flags & FN_TRUNCATED)
+			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &w.mf->f->loc, (int32_t)w.mf->id,
 				 "'%s' nests statements or expressions too deeply for the engine to see all of it",
-				 mf->f->name);
+				 w.mf->f->name);
+}
+
+/* A call of mf (id fi) to a library function: thread-safe by its model (a
+ * basis of the verdict, per-handle calls on their own handle), or open. */
+static void opaque_call(const struct model *m, const struct msite *s, const struct mfunc *mf, uint32_t fi,
+			const struct event *e, struct gate_result *g)
+{
+	const struct call *c = e->u.call;
+	if (ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
+		return;
+	const struct lib_model *lm = model_find(c->name);
+	int ts = lm_thread_safety(lm);
+	if (ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE) {
+		if (model_call_ok(m, s, mf, e, lm, g))
+			gate_basis_add(g, GATE_OPAQUE, lm, &e->loc, (int32_t)fi);
+		return;
 	}
+	char where[512];
+	struct gate_evidence *ge;
+	if (lm && ts == LM_TS_UNKNOWN)
+		ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+			      "'%s' calls '%s', whose model (%s) does not say it is thread-safe", mf->f->name, c->name,
+			      model_where(lm, where, sizeof(where)));
+	else
+		ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+			      "'%s' calls '%s', which has no body here and is not a known thread-safe "
+			      "library "
+			      "call",
+			      mf->f->name, c->name);
+	if (lm && lm->thread_safe == LM_TS_NEVER)
+		gate_basis_add(g, GATE_SHARED_STATE, lm, &e->loc, (int32_t)fi);
+	else
+		gate_fact(ge, FACT_MODEL, c->name);
+}
+
+void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
+{
+	if (!s->cb.ntargets) {
+		opaque_no_body(s, g);
+		return;
+	}
+	opaque_unseen(m, s, rs, g);
 	if (s->cb.partial)
 		gate_fact(
 			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
@@ -570,37 +617,9 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 					   mf->f->name, ev->u.call->callee.text ? ev->u.call->callee.text : "?"),
 				  FACT_FNPTR, ev->u.call->callee.text);
 		}
-		while (nogvl_walk_next_event(&w)) {
-			const struct event *e = w.e;
-			if (e->kind != EV_CALL)
-				continue;
-			const struct call *c = e->u.call;
-			if (ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
-				continue;
-			const struct lib_model *lm = model_find(c->name);
-			int ts = lm_thread_safety(lm);
-			if (ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE) {
-				if (model_call_ok(m, s, mf, e, lm, g))
-					gate_basis_add(g, GATE_OPAQUE, lm, &e->loc, (int32_t)fi);
-				continue;
-			}
-			char where[512];
-			struct gate_evidence *ge;
-			if (lm && ts == LM_TS_UNKNOWN)
-				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					      "'%s' calls '%s', whose model (%s) does not say it is thread-safe",
-					      mf->f->name, c->name, model_where(lm, where, sizeof(where)));
-			else
-				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					      "'%s' calls '%s', which has no body here and is not a known thread-safe "
-					      "library "
-					      "call",
-					      mf->f->name, c->name);
-			if (lm && lm->thread_safe == LM_TS_NEVER)
-				gate_basis_add(g, GATE_SHARED_STATE, lm, &e->loc, (int32_t)fi);
-			else
-				gate_fact(ge, FACT_MODEL, c->name);
-		}
+		while (nogvl_walk_next_event(&w))
+			if (w.e->kind == EV_CALL)
+				opaque_call(m, s, mf, fi, w.e, g);
 	}
 }
 

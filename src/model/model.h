@@ -265,6 +265,26 @@ bool nogvl_walk_next_fn(struct nogvl_walk *w);
 bool nogvl_walk_next_event(struct nogvl_walk *w);
 bool nogvl_walk_next_unresolved(struct nogvl_walk *w);
 
+/* The functions a release site's gates read (model_iter.c): those of the
+ * reach set rs (the callback and what it calls, in its order), then the
+ * function holding the site s (s->data_fn: its events fill the data
+ * argument).
+ *
+ *   struct site_fns_walk w;
+ *   for (site_fns_walk_init(&w, m, rs, s); site_fns_walk_next(&w);)
+ *           ... w.mf ...
+ */
+struct site_fns_walk {
+	const struct model *m;
+	const struct reach_set *rs;
+	const struct msite *s;
+	uint32_t pos;
+	const struct mfunc *mf; /* the current function */
+};
+void site_fns_walk_init(struct site_fns_walk *w, const struct model *m, const struct reach_set *rs,
+			const struct msite *s);
+bool site_fns_walk_next(struct site_fns_walk *w);
+
 /* The functions of the gem a call hands to another call as an argument
  * (model_iter.c): rb_protect(body, ...), rb_ensure(body, ..., ensure, ...),
  * qsort's comparator. The one place that knows which argument a Ruby

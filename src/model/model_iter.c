@@ -1,6 +1,7 @@
 /* model_iter.c: the walks rules share instead of writing the loops out
- * (model.h): what runs without the GVL (struct nogvl_walk), and the
- * functions of the gem a call hands to another call (struct handed_walk). */
+ * (model.h): what runs without the GVL (struct nogvl_walk), the functions
+ * of a release site (struct site_fns_walk), and the functions of the gem a
+ * call hands to another call (struct handed_walk). */
 #include "model.h"
 
 #include <string.h>
@@ -81,6 +82,26 @@ bool nogvl_walk_next_unresolved(struct nogvl_walk *w)
 		return true;
 	}
 	return false;
+}
+
+/* ---- the functions of a release site ---- */
+
+void site_fns_walk_init(struct site_fns_walk *w, const struct model *m, const struct reach_set *rs,
+			const struct msite *s)
+{
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	w->rs = rs;
+	w->s = s;
+}
+
+bool site_fns_walk_next(struct site_fns_walk *w)
+{
+	if (w->pos > w->rs->n)
+		return false;
+	uint32_t i = w->pos++;
+	w->mf = i < w->rs->n ? &w->m->fns.v[w->rs->fns[i]] : &w->m->fns.v[w->s->data_fn];
+	return true;
 }
 
 /* ---- functions handed to calls ---- */
