@@ -188,10 +188,9 @@ static void settle_dead(const struct model *m, const cand_vec *cands, const spel
 				continue;
 			const struct mfunc *mf = &m->fns.v[fi];
 			bool live = false;
-			for (uint32_t k = mf->in_begin; k < mf->in_end && !live; k++) {
-				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-				live = !dead[ed->from];
-			}
+			struct caller_walk w;
+			for (caller_walk_init(&w, m, mf); !live && caller_walk_next(&w);)
+				live = !dead[w.edge->from];
 			for (size_t s = 0; s < sp[c].n && !live; s++) {
 				const struct spelling *p = &sp[c].v[s];
 				if (p->decl)
