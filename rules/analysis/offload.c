@@ -313,19 +313,13 @@ void offload_compute(struct model *m)
  * registers a handler), or NULL. */
 static const struct event *find_registration(const struct model *m, const char *const *names, uint32_t *pfn)
 {
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect)
-				continue;
-			for (size_t k = 0; names[k]; k++)
-				if (str_eq(e->u.call->name, names[k])) {
-					*pfn = fi;
-					return e;
-				}
-		}
-	}
+	struct call_walk w;
+	for (call_walk_init(&w, m, -1, CALLS_DIRECT); call_walk_next(&w);)
+		for (size_t k = 0; names[k]; k++)
+			if (str_eq(w.c->name, names[k])) {
+				*pfn = w.fi;
+				return w.e;
+			}
 	return NULL;
 }
 
@@ -659,80 +653,79 @@ void gate_check_fd(const struct model *m, const struct msite *s, const struct re
 
 /* ---- work size ---- */
 
+/* Whether a call does a small, bounded amount of work: a call of the gem
+ * (looked at in its own function), a constant-size library or Ruby call. */
+static bool small_call(const struct model *m, const struct call *c)
+{
+	if (c->indirect)
+		return false;
+	if (model_func_by_usr(m, c->usr))
+		return true;
+	/* lseek with SEEK_SET/SEEK_CUR only updates the file offset: no I/O
+	 * (SEEK_END may ask a network filesystem for the size, SEEK_DATA/HOLE
+	 * read the extent map) */
+	if (str_eq(c->name, "lseek") || str_eq(c->name, "lseek64")) {
+		const struct expr *wh = c->nargs > 2 ? &c->args[2] : NULL;
+		return wh && wh->has_ival && (wh->ival == SEEK_SET || wh->ival == SEEK_CUR);
+	}
+	/* fcntl reading or setting descriptor and status flags only
+	 * updates the file table (F_SETLKW, F_OFD_SETLKW, F_SETLEASE ...
+	 * can wait) */
+	if (str_eq(c->name, "fcntl") || str_eq(c->name, "fcntl64")) {
+		const struct expr *cmd = c->nargs > 1 ? &c->args[1] : NULL;
+		return cmd && cmd->has_ival &&
+		       (cmd->ival == F_GETFD || cmd->ival == F_SETFD || cmd->ival == F_GETFL || cmd->ival == F_SETFL);
+	}
+	int sa = cheap_call_size_arg(c->name);
+	if (sa >= 0) {
+		const struct expr *a = (uint32_t)sa < c->nargs ? &c->args[sa] : NULL;
+		return a && a->has_ival && a->ival >= 0 && a->ival <= 65536;
+	}
+	int rc = ruby_class_of_call(c);
+	if (rc == RC_PURE || rc == RC_ALLOWED)
+		return true;
+	return cheap_call(c->name);
+}
+
+/* Whether the i-th function of rs (mf) runs straight through: a clean parse
+ * (a missing library header can hide the call that does the real work), no
+ * loop, no recursion or call back up the chain. */
+static bool straight_fn(const struct model *m, const struct reach_set *rs, uint32_t i, const struct mfunc *mf)
+{
+	/* a claim of absence needs a clean parse: a missing library header can
+	 * hide the call that does the real work */
+	if (mf->tu->nerrors || mf->tu->degraded || (mf->f->flags & FN_TRUNCATED))
+		return false;
+	for (uint32_t r = 0; r < mf->f->nregions; r++)
+		if (mf->f->regions[r].kind == RG_LOOP)
+			return false;
+	for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
+		const struct edge *e = &m->edges.v[k];
+		/* recursion or a call back up the chain: unbounded */
+		if (e->to >= 0 && rs->by_fn[e->to].reached && (uint32_t)e->to != rs->fns[i]) {
+			for (uint32_t j = 0; j <= i; j++)
+				if (rs->fns[j] == (uint32_t)e->to)
+					return false;
+		} else if (e->to >= 0 && (uint32_t)e->to == rs->fns[i]) {
+			return false;
+		}
+	}
+	return true;
+}
+
 void gate_check_work_size(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			  struct gate_result *g)
 {
 	if (!s->cb.ntargets || s->cb.nexternal || rs->n > 8 || rs->nopaque)
 		return;
 	bool small = true;
-	for (uint32_t i = 0; i < rs->n && small; i++) {
-		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
-		/* a claim of absence needs a clean parse: a missing library header can
-		 * hide the call that does the real work */
-		if (mf->tu->nerrors || mf->tu->degraded || (mf->f->flags & FN_TRUNCATED)) {
-			small = false;
-			break;
-		}
-		for (uint32_t r = 0; r < mf->f->nregions; r++)
-			if (mf->f->regions[r].kind == RG_LOOP)
-				small = false;
-		for (uint32_t k = mf->edge_begin; k < mf->edge_end && small; k++) {
-			const struct edge *e = &m->edges.v[k];
-			/* recursion or a call back up the chain: unbounded */
-			if (e->to >= 0 && rs->by_fn[e->to].reached && (uint32_t)e->to != rs->fns[i]) {
-				for (uint32_t j = 0; j <= i; j++)
-					if (rs->fns[j] == (uint32_t)e->to)
-						small = false;
-			} else if (e->to >= 0 && (uint32_t)e->to == rs->fns[i]) {
-				small = false;
-			}
-		}
-		for (uint32_t ei = 0; ei < mf->f->nevents && small; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL)
-				continue;
-			const struct call *c = e->u.call;
-			if (c->indirect) {
-				small = false;
-				break;
-			}
-			if (model_func_by_usr(m, c->usr))
-				continue;
-			/* lseek with SEEK_SET/SEEK_CUR only updates the file offset: no I/O
-			 * (SEEK_END may ask a network filesystem for the size, SEEK_DATA/HOLE
-			 * read the extent map) */
-			if (str_eq(c->name, "lseek") || str_eq(c->name, "lseek64")) {
-				const struct expr *wh = c->nargs > 2 ? &c->args[2] : NULL;
-				if (!wh || !wh->has_ival || (wh->ival != SEEK_SET && wh->ival != SEEK_CUR))
-					small = false;
-				continue;
-			}
-			/* fcntl reading or setting descriptor and status flags only
-			 * updates the file table (F_SETLKW, F_OFD_SETLKW, F_SETLEASE ...
-			 * can wait) */
-			if (str_eq(c->name, "fcntl") || str_eq(c->name, "fcntl64")) {
-				const struct expr *cmd = c->nargs > 1 ? &c->args[1] : NULL;
-				if (!cmd || !cmd->has_ival ||
-				    (cmd->ival != F_GETFD && cmd->ival != F_SETFD && cmd->ival != F_GETFL &&
-				     cmd->ival != F_SETFL))
-					small = false;
-				continue;
-			}
-			int sa = cheap_call_size_arg(c->name);
-			if (sa >= 0) {
-				const struct expr *a = (uint32_t)sa < c->nargs ? &c->args[sa] : NULL;
-				if (!a || !a->has_ival || a->ival < 0 || a->ival > 65536)
-					small = false;
-				continue;
-			}
-			int rc = ruby_class_of_call(c);
-			if (rc == RC_PURE || rc == RC_ALLOWED)
-				continue;
-			if (!cheap_call(c->name)) {
-				small = false;
-				break;
-			}
-		}
+	struct nogvl_walk w;
+	uint32_t i = 0;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_GUARDED_TOO); small && nogvl_walk_next_fn(&w); i++) {
+		small = straight_fn(m, rs, i, w.mf);
+		while (small && nogvl_walk_next_event(&w))
+			if (w.e->kind == EV_CALL)
+				small = small_call(m, w.e->u.call);
 	}
 	if (!small || threshold_guarded(m, s))
 		return;
