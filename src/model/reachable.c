@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_scan.h"
 #include "model.h"
 
 #define REACH_MAX_SOURCE (16u * 1024 * 1024)
@@ -27,100 +28,39 @@ struct spelling {
 };
 typedef VEC(struct spelling) spellvec;
 
-static bool ident_char(char c)
+struct scan_names {
+	const char *file;
+	struct hmap *names; /* name -> candidate index + 1 */
+	spellvec *out;
+	const char *text; /* the text scanned, len bytes */
+	size_t len;
+};
+
+static void spelled_name(const struct c_ident *id, void *arg)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+	struct scan_names *sn = arg;
+	char name[256];
+	if (id->n >= sizeof(name))
+		return;
+	memcpy(name, id->s, id->n);
+	name[id->n] = 0;
+	uintptr_t k = (uintptr_t)hmap_get(sn->names, name);
+	if (!k)
+		return;
+	const char *text = sn->text;
+	size_t j = id->end, len = sn->len;
+	while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
+		j++;
+	struct spelling sp = {sn->file, id->line, !id->in_directive && id->depth == 0 && j < len && text[j] == '('};
+	vec_push(&sn->out[k - 1], sp);
 }
 
 /* Every spelling of any candidate name in text (comments, strings and char
  * literals skipped), appended to per-candidate vectors. */
 static void scan_text(const char *file, const char *text, size_t len, struct hmap *names, spellvec *out)
 {
-	uint32_t line = 1;
-	int depth = 0;
-	bool pp = false, line_start = true;
-	size_t i = 0;
-	while (i < len) {
-		char c = text[i];
-		if (c == '\n') {
-			/* a directive continues over a backslash-newline */
-			if (!(i > 0 && text[i - 1] == '\\'))
-				pp = false;
-			line++;
-			line_start = true;
-			i++;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-			i++;
-			continue;
-		}
-		if (line_start && c == '#')
-			pp = true;
-		line_start = false;
-		if (c == '/' && i + 1 < len && text[i + 1] == '*') {
-			i += 2;
-			while (i + 1 < len && !(text[i] == '*' && text[i + 1] == '/')) {
-				if (text[i] == '\n')
-					line++;
-				i++;
-			}
-			i += 2;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && text[i + 1] == '/') {
-			while (i < len && text[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			i++;
-			while (i < len && text[i] != c && text[i] != '\n') {
-				if (text[i] == '\\' && i + 1 < len)
-					i++;
-				i++;
-			}
-			i++;
-			continue;
-		}
-		if (!pp && c == '{') {
-			depth++;
-			i++;
-			continue;
-		}
-		if (!pp && c == '}') {
-			if (depth > 0)
-				depth--;
-			i++;
-			continue;
-		}
-		if (ident_char(c) && !(c >= '0' && c <= '9')) {
-			size_t b = i;
-			while (i < len && ident_char(text[i]))
-				i++;
-			char name[256];
-			size_t n = i - b;
-			if (n >= sizeof(name))
-				continue;
-			memcpy(name, text + b, n);
-			name[n] = 0;
-			uintptr_t k = (uintptr_t)hmap_get(names, name);
-			if (!k)
-				continue;
-			size_t j = i;
-			while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
-				j++;
-			struct spelling sp = {file, line, !pp && depth == 0 && j < len && text[j] == '('};
-			vec_push(&out[k - 1], sp);
-			continue;
-		}
-		if (c >= '0' && c <= '9') {
-			while (i < len && ident_char(text[i]))
-				i++;
-			continue;
-		}
-		i++;
-	}
+	struct scan_names sn = {file, names, out, text, len};
+	c_scan_idents(text, len, C_SCAN_C, spelled_name, &sn);
 }
 
 static bool inside(const struct func *f, const char *file, uint32_t line)
