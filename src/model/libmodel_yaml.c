@@ -522,40 +522,20 @@ static int get_error_channel(struct yload *y, const struct ynode *v, struct lib_
 	return rc;
 }
 
-/* process_state: a list of names, as bits */
-static int get_process_state(struct yload *y, const struct ynode *v, const char *key, struct lib_model *lm)
+/* A list of names (process_state, kinds) as bits of *out: the bit of a name
+ * is its index in names; what and choices make the message for another. */
+static int get_name_bits(struct yload *y, const struct ynode *v, const char *key, const char *const *names, size_t n,
+			 const char *what, const char *choices, uint16_t *out)
 {
 	const char *const *l = NULL;
 	int rc = get_name_list(y, v, key, &l);
 	for (size_t j = 0; !rc && l[j]; j++) {
-		int bi = str_in_list(l[j], ps_names, ARRAY_SIZE(ps_names));
+		int bi = str_in_list(l[j], names, n);
 		if (bi < 0) {
 			const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
-			return yfail(y, it->line, it->col,
-				     "unknown process state '%s' (fd_table, cwd, umask, environment, "
-				     "locale, signals, stdio)",
-				     l[j]);
+			return yfail(y, it->line, it->col, "unknown %s '%s' (%s)", what, l[j], choices);
 		}
-		lm->process_state |= (uint16_t)(1u << bi);
-	}
-	return rc;
-}
-
-/* kinds: a list of names, as bits */
-static int get_kinds(struct yload *y, const struct ynode *v, const char *key, struct lib_model *lm)
-{
-	const char *const *l = NULL;
-	int rc = get_name_list(y, v, key, &l);
-	for (size_t j = 0; !rc && l[j]; j++) {
-		int bi = str_in_list(l[j], kind_names, ARRAY_SIZE(kind_names));
-		if (bi < 0) {
-			const struct ynode *it = v->kind == YN_SEQ ? v->kids[j] : v;
-			return yfail(y, it->line, it->col,
-				     "unknown kind '%s' (cpu, allocates, takes_lock, wakes_waiter, stdio, "
-				     "wakes_pipe, thread_id, thread_signal, polls_interrupts)",
-				     l[j]);
-		}
-		lm->kinds |= (uint16_t)(1u << bi);
+		*out |= (uint16_t)(1u << bi);
 	}
 	return rc;
 }
@@ -581,7 +561,8 @@ static int prop_value(struct yload *y, int ki, const struct ynode *k, const stru
 		rc = get_error_channel(y, v, lm);
 		break;
 	case 5:
-		rc = get_process_state(y, v, k->text, lm);
+		rc = get_name_bits(y, v, k->text, ps_names, ARRAY_SIZE(ps_names), "process state",
+				   "fd_table, cwd, umask, environment, locale, signals, stdio", &lm->process_state);
 		break;
 	case 6:
 		if (v->kind != YN_MAP || v->nkids != 2 || v->kids[0]->kind != YN_SCALAR ||
@@ -619,7 +600,10 @@ static int prop_value(struct yload *y, int ki, const struct ynode *k, const stru
 		rc = get_blocking(y, v, lm);
 		break;
 	case 17:
-		rc = get_kinds(y, v, k->text, lm);
+		rc = get_name_bits(y, v, k->text, kind_names, ARRAY_SIZE(kind_names), "kind",
+				   "cpu, allocates, takes_lock, wakes_waiter, stdio, wakes_pipe, thread_id, "
+				   "thread_signal, polls_interrupts",
+				   &lm->kinds);
 		break;
 	case 18:
 		rc = want_scalar(y, v, k->text);
