@@ -169,12 +169,12 @@ static void skipped_in(const struct model *m, const struct msite *s, uint32_t fi
 	if (depth <= 0)
 		return;
 	unsigned n = 0;
-	for (uint32_t k = mf->in_begin; k < mf->in_end && n < UP_CALLERS; k++) {
-		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-		if (ed->kind != EDGE_DIRECT || ed->from == fi)
+	struct caller_walk w;
+	for (caller_walk_init(&w, m, mf); n < UP_CALLERS && caller_walk_next(&w);) {
+		if (w.edge->kind != EDGE_DIRECT || w.edge->from == fi)
 			continue;
 		n++;
-		skipped_in(m, s, ed->from, ed->ev, fi, depth - 1, out);
+		skipped_in(m, s, w.edge->from, w.edge->ev, fi, depth - 1, out);
 	}
 }
 

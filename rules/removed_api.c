@@ -23,16 +23,11 @@ static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	/* calls the parser saw */
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect || model_func_by_usr(m, e->u.call->usr))
-				continue;
-			if (str_in_list(e->u.call->name, removed_names, ARRAY_SIZE(removed_names)) >= 0)
-				report(rc, &e->loc, mf->f->name, e->u.call->name);
-		}
-	}
+	struct call_walk w;
+	for (call_walk_init(&w, m, -1, CALLS_DIRECT); call_walk_next(&w);)
+		if (!model_func_by_usr(m, w.c->usr) &&
+		    str_in_list(w.c->name, removed_names, ARRAY_SIZE(removed_names)) >= 0)
+			report(rc, &w.e->loc, w.mf->f->name, w.c->name);
 	/* spellings the parser could not see (undeclared macros, unparsable code) */
 	for (size_t t = 0; t < m->ntus; t++) {
 		const struct tu_facts *tu = m->tus[t];

@@ -313,19 +313,13 @@ void offload_compute(struct model *m)
  * registers a handler), or NULL. */
 static const struct event *find_registration(const struct model *m, const char *const *names, uint32_t *pfn)
 {
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect)
-				continue;
-			for (size_t k = 0; names[k]; k++)
-				if (str_eq(e->u.call->name, names[k])) {
-					*pfn = fi;
-					return e;
-				}
-		}
-	}
+	struct call_walk w;
+	for (call_walk_init(&w, m, -1, CALLS_DIRECT); call_walk_next(&w);)
+		for (size_t k = 0; names[k]; k++)
+			if (str_eq(w.c->name, names[k])) {
+				*pfn = w.fi;
+				return w.e;
+			}
 	return NULL;
 }
 
@@ -384,6 +378,70 @@ static bool handle_owned(const struct mfunc *mf, const struct event *e, int arg)
 	return a->ref.addr ? true : made;
 }
 
+/* A call thread-safe only per handle whose handle is not the frame's own:
+ * where the handle comes from, as gate evidence (the object-state part
+ * judges an object's guard). Returns true when nothing was added. */
+static bool per_handle_ok(const struct model *m, const struct msite *s, const struct mfunc *mf, const struct event *e,
+			  const struct lib_model *lm, const char *where, struct gate_result *g)
+{
+	const struct call *c = e->u.call;
+	/* follow the handle out of the callback's data to where it is made */
+	struct io_handle ho;
+	io_handle_origin(m, s, mf, e, lm->handle_arg, &ho);
+	const char *h = ho.name;
+	struct gate_evidence *ge = NULL;
+	if (ho.origin == IOH_OBJECT && ho.whole) {
+		ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is the "
+			      "typed data of the Ruby object '%s' (in '%s'), taken by '%s': other fibers can use "
+			      "that "
+			      "object during the call unless an in-progress guard stops them: cannot verify",
+			      mf->f->name, c->name, where, ho.obj ? ho.obj : "?", ho.obj_fn ? ho.obj_fn : "?", h);
+		gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
+		/* the object-state part judges the object's guard */
+		ge->object_owned = true;
+		ge->obj_rec = ho.rec;
+		ge->obj_field = ho.obj;
+		ge->obj_whole = true;
+	} else if (ho.origin == IOH_OBJECT) {
+		ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is '%s' "
+			      "(in '%s'), state kept in a Ruby object's C struct: other fibers can use that object "
+			      "during the call unless an in-progress guard stops them: cannot verify",
+			      mf->f->name, c->name, where, h, ho.fn ? ho.fn : "?");
+		gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
+		/* the object-state part judges that field's guard */
+		ge->object_owned = true;
+		ge->obj_rec = ho.rec;
+		ge->obj_field = ho.field;
+	} else if (ho.origin == IOH_UNKNOWN && (!ho.fn || ho.fn == mf->f->name)) {
+		ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' "
+			      "comes "
+			      "from outside the callback, and nothing shows that no other fiber or thread uses it "
+			      "during the call",
+			      mf->f->name, c->name, where, h);
+	} else if (ho.origin == IOH_UNKNOWN) {
+		ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle comes "
+			      "from '%s' (in '%s'), %s: nothing shows that no other fiber or thread uses it during "
+			      "the "
+			      "call",
+			      mf->f->name, c->name, where, h, ho.fn,
+			      ho.escapes ? "made there but also stored or handed out"
+					 : "which is not followed further");
+		gate_note_add(ge, &ho.loc, "'%s' is here", h);
+	}
+	if (ge) {
+		gate_fact(ge, FACT_DATA, h);
+		gate_basis_add(g, GATE_INPUTS, lm, &e->loc, (int32_t)mf->id);
+		return false;
+	}
+	/* IOH_OWNED: made in the frame that releases (or above it) and never
+	 * handed out: this call's own */
+	return true;
+}
+
 /* The properties of a thread-safe modelled call that still keep a gate from
  * passing: it allocates through Ruby's allocator, runs a handler the gem
  * registered, or blocks in a way a cancelled offloaded operation would wait
@@ -419,67 +477,9 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 			ok = false;
 		}
 	}
-	if (lm->thread_safe == LM_TS_PER_HANDLE && !handle_owned(mf, e, lm->handle_arg)) {
-		const struct call *c = e->u.call;
-		/* follow the handle out of the callback's data to where it is made */
-		struct io_handle ho;
-		io_handle_origin(m, s, mf, e, lm->handle_arg, &ho);
-		const char *h = ho.name;
-		struct gate_evidence *ge = NULL;
-		if (ho.origin == IOH_OBJECT && ho.whole) {
-			ge = gate_add(
-				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is the "
-				"typed data of the Ruby object '%s' (in '%s'), taken by '%s': other fibers can use "
-				"that "
-				"object during the call unless an in-progress guard stops them: cannot verify",
-				mf->f->name, c->name, where, ho.obj ? ho.obj : "?", ho.obj_fn ? ho.obj_fn : "?", h);
-			gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
-			/* the object-state part judges the object's guard */
-			ge->object_owned = true;
-			ge->obj_rec = ho.rec;
-			ge->obj_field = ho.obj;
-			ge->obj_whole = true;
-		} else if (ho.origin == IOH_OBJECT) {
-			ge = gate_add(
-				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle is '%s' "
-				"(in '%s'), state kept in a Ruby object's C struct: other fibers can use that object "
-				"during the call unless an in-progress guard stops them: cannot verify",
-				mf->f->name, c->name, where, h, ho.fn ? ho.fn : "?");
-			gate_note_add(ge, &ho.loc, "the handle comes from '%s' here", h);
-			/* the object-state part judges that field's guard */
-			ge->object_owned = true;
-			ge->obj_rec = ho.rec;
-			ge->obj_field = ho.field;
-		} else if (ho.origin == IOH_UNKNOWN && (!ho.fn || ho.fn == mf->f->name)) {
-			ge = gate_add(
-				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' "
-				"comes "
-				"from outside the callback, and nothing shows that no other fiber or thread uses it "
-				"during the call",
-				mf->f->name, c->name, where, h);
-		} else if (ho.origin == IOH_UNKNOWN) {
-			ge = gate_add(
-				g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				"'%s' calls '%s', which is thread-safe only per handle (model %s); its handle comes "
-				"from '%s' (in '%s'), %s: nothing shows that no other fiber or thread uses it during "
-				"the "
-				"call",
-				mf->f->name, c->name, where, h, ho.fn,
-				ho.escapes ? "made there but also stored or handed out"
-					   : "which is not followed further");
-			gate_note_add(ge, &ho.loc, "'%s' is here", h);
-		}
-		if (ge) {
-			gate_fact(ge, FACT_DATA, h);
-			gate_basis_add(g, GATE_INPUTS, lm, &e->loc, (int32_t)mf->id);
-			ok = false;
-		}
-		/* IOH_OWNED: made in the frame that releases (or above it) and never
-		 * handed out: this call's own */
-	}
+	if (lm->thread_safe == LM_TS_PER_HANDLE && !handle_owned(mf, e, lm->handle_arg) &&
+	    !per_handle_ok(m, s, mf, e, lm, where, g))
+		ok = false;
 	bool ubf_cancels = s->ubf_kind != UBF_NULL && s->ubf_kind != UBF_NONE;
 	/* a signal (RUBY_UBF_IO/PROCESS) does not end a wait the library
 	 * restarts; a custom UBF is the UBF gate's to judge */
@@ -503,47 +503,55 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 	return ok;
 }
 
-void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
+/* A callback without a body in the project: a library function (modelled
+ * or not) or a pointer that could not be resolved. */
+static void opaque_no_body(const struct msite *s, struct gate_result *g)
 {
-	if (!s->cb.ntargets) {
-		const struct lib_model *lm = s->cb.nexternal ? model_find(s->cb.external[0]) : NULL;
-		int ts = lm_thread_safety(lm);
-		char where[512];
-		if (lm && ts == LM_TS_NEVER) {
-			/* a library function run directly as the callback (tiny_tds'
-			 * dbsqlok) that its model says is not thread-safe */
-			gate_add(g, GATE_OPAQUE, GATE_FAIL, &s->loc, -1,
-				 "the callback '%s' is a library function that is not thread-safe (model %s)",
-				 s->cb.external[0], model_where(lm, where, sizeof(where)));
-			gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
-		} else if (lm && ts != LM_TS_UNKNOWN) {
-			/* modelled, but the gates do not analyse a library function run
-			 * as the callback itself: what is open is its handle, the data
-			 * argument */
-			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-					   "the callback '%s' is a library function (model %s: thread-safe %s): the "
-					   "gates do "
-					   "not follow the data argument '%s' into it",
-					   s->cb.external[0], model_where(lm, where, sizeof(where)),
-					   lm_thread_safe_name(ts), s->data1 && s->data1->text ? s->data1->text : "?"),
-				  FACT_DATA, s->data1 && s->data1->text ? s->data1->text : NULL);
-			gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
-		} else if (s->cb.nexternal)
-			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-					   "the callback '%s' has no body in the project (a library function)",
-					   s->cb.external[0]),
-				  FACT_MODEL, s->cb.external[0]);
-		else
-			gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
-					   "the callback '%s' could not be resolved", s->cb.text ? s->cb.text : "?"),
-				  FACT_FNPTR, s->cb.text);
-		return;
-	}
-	/* a file with parse errors may have lost the very call that matters */
+	const struct lib_model *lm = s->cb.nexternal ? model_find(s->cb.external[0]) : NULL;
+	int ts = lm_thread_safety(lm);
+	char where[512];
+	if (lm && ts == LM_TS_NEVER) {
+		/* a library function run directly as the callback (tiny_tds'
+		 * dbsqlok) that its model says is not thread-safe */
+		gate_add(g, GATE_OPAQUE, GATE_FAIL, &s->loc, -1,
+			 "the callback '%s' is a library function that is not thread-safe (model %s)",
+			 s->cb.external[0], model_where(lm, where, sizeof(where)));
+		gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
+	} else if (lm && ts != LM_TS_UNKNOWN) {
+		/* modelled, but the gates do not analyse a library function run
+		 * as the callback itself: what is open is its handle, the data
+		 * argument */
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the callback '%s' is a library function (model %s: thread-safe %s): the "
+				   "gates do "
+				   "not follow the data argument '%s' into it",
+				   s->cb.external[0], model_where(lm, where, sizeof(where)), lm_thread_safe_name(ts),
+				   s->data1 && s->data1->text ? s->data1->text : "?"),
+			  FACT_DATA, s->data1 && s->data1->text ? s->data1->text : NULL);
+		gate_basis_add(g, GATE_OPAQUE, lm, &s->loc, -1);
+	} else if (s->cb.nexternal)
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
+				   "the callback '%s' has no body in the project (a library function)",
+				   s->cb.external[0]),
+			  FACT_MODEL, s->cb.external[0]);
+	else
+		gate_fact(gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1, "the callback '%s' could not be resolved",
+				   s->cb.text ? s->cb.text : "?"),
+			  FACT_FNPTR, s->cb.text);
+}
+
+/* The functions the gates read that the engine may not see whole: in a file
+ * with parse errors (which may have lost the very call that matters; one
+ * note per file, at most 8 files), or nested too deep to walk whole
+ * (extract.h: EXTRACT_MAX_DEPTH). */
+static void opaque_unseen(const struct model *m, const struct msite *s, const struct reach_set *rs,
+			  struct gate_result *g)
+{
 	const struct tu_facts *seen_bad[8];
 	unsigned nbad = 0;
-	for (uint32_t i = 0; i <= rs->n; i++) {
-		const struct mfunc *mf = i < rs->n ? &m->fns.v[rs->fns[i]] : &m->fns.v[s->data_fn];
+	struct site_fns_walk w;
+	for (site_fns_walk_init(&w, m, rs, s); site_fns_walk_next(&w);) {
+		const struct mfunc *mf = w.mf;
 		const struct tu_facts *tu = mf->tu;
 		if (!tu->nerrors)
 			continue;
@@ -558,14 +566,53 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 					"missing from what the engine sees",
 					mf->f->name, tu->nerrors, tu->nerrors == 1 ? "" : "s"));
 	}
-	/* a function nested too deep to walk whole (extract.h: EXTRACT_MAX_DEPTH) */
-	for (uint32_t i = 0; i <= rs->n; i++) {
-		const struct mfunc *mf = i < rs->n ? &m->fns.v[rs->fns[i]] : &m->fns.v[s->data_fn];
-		if (mf->f->flags & FN_TRUNCATED)
-			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &mf->f->loc, (int32_t)mf->id,
+	for (site_fns_walk_init(&w, m, rs, s); site_fns_walk_next(&w);)
+		if (w.mf->f->flags & FN_TRUNCATED)
+			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &w.mf->f->loc, (int32_t)w.mf->id,
 				 "'%s' nests statements or expressions too deeply for the engine to see all of it",
-				 mf->f->name);
+				 w.mf->f->name);
+}
+
+/* A call of mf (id fi) to a library function: thread-safe by its model (a
+ * basis of the verdict, per-handle calls on their own handle), or open. */
+static void opaque_call(const struct model *m, const struct msite *s, const struct mfunc *mf, uint32_t fi,
+			const struct event *e, struct gate_result *g)
+{
+	const struct call *c = e->u.call;
+	if (ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
+		return;
+	const struct lib_model *lm = model_find(c->name);
+	int ts = lm_thread_safety(lm);
+	if (ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE) {
+		if (model_call_ok(m, s, mf, e, lm, g))
+			gate_basis_add(g, GATE_OPAQUE, lm, &e->loc, (int32_t)fi);
+		return;
 	}
+	char where[512];
+	struct gate_evidence *ge;
+	if (lm && ts == LM_TS_UNKNOWN)
+		ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+			      "'%s' calls '%s', whose model (%s) does not say it is thread-safe", mf->f->name, c->name,
+			      model_where(lm, where, sizeof(where)));
+	else
+		ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+			      "'%s' calls '%s', which has no body here and is not a known thread-safe "
+			      "library "
+			      "call",
+			      mf->f->name, c->name);
+	if (lm && lm->thread_safe == LM_TS_NEVER)
+		gate_basis_add(g, GATE_SHARED_STATE, lm, &e->loc, (int32_t)fi);
+	else
+		gate_fact(ge, FACT_MODEL, c->name);
+}
+
+void gate_check_opaque(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)
+{
+	if (!s->cb.ntargets) {
+		opaque_no_body(s, g);
+		return;
+	}
+	opaque_unseen(m, s, rs, g);
 	if (s->cb.partial)
 		gate_fact(
 			gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &s->loc, -1,
@@ -584,37 +631,9 @@ void gate_check_opaque(const struct model *m, const struct msite *s, const struc
 					   mf->f->name, ev->u.call->callee.text ? ev->u.call->callee.text : "?"),
 				  FACT_FNPTR, ev->u.call->callee.text);
 		}
-		while (nogvl_walk_next_event(&w)) {
-			const struct event *e = w.e;
-			if (e->kind != EV_CALL)
-				continue;
-			const struct call *c = e->u.call;
-			if (ruby_class_of_call(c) != RC_NONE || ruby_thread_api(c->name))
-				continue;
-			const struct lib_model *lm = model_find(c->name);
-			int ts = lm_thread_safety(lm);
-			if (ts == LM_TS_ALWAYS || ts == LM_TS_PER_HANDLE) {
-				if (model_call_ok(m, s, mf, e, lm, g))
-					gate_basis_add(g, GATE_OPAQUE, lm, &e->loc, (int32_t)fi);
-				continue;
-			}
-			char where[512];
-			struct gate_evidence *ge;
-			if (lm && ts == LM_TS_UNKNOWN)
-				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					      "'%s' calls '%s', whose model (%s) does not say it is thread-safe",
-					      mf->f->name, c->name, model_where(lm, where, sizeof(where)));
-			else
-				ge = gate_add(g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)fi,
-					      "'%s' calls '%s', which has no body here and is not a known thread-safe "
-					      "library "
-					      "call",
-					      mf->f->name, c->name);
-			if (lm && lm->thread_safe == LM_TS_NEVER)
-				gate_basis_add(g, GATE_SHARED_STATE, lm, &e->loc, (int32_t)fi);
-			else
-				gate_fact(ge, FACT_MODEL, c->name);
-		}
+		while (nogvl_walk_next_event(&w))
+			if (w.e->kind == EV_CALL)
+				opaque_call(m, s, mf, fi, w.e, g);
 	}
 }
 
@@ -656,80 +675,79 @@ void gate_check_fd(const struct model *m, const struct msite *s, const struct re
 
 /* ---- work size ---- */
 
+/* Whether a call does a small, bounded amount of work: a call of the gem
+ * (looked at in its own function), a constant-size library or Ruby call. */
+static bool small_call(const struct model *m, const struct call *c)
+{
+	if (c->indirect)
+		return false;
+	if (model_func_by_usr(m, c->usr))
+		return true;
+	/* lseek with SEEK_SET/SEEK_CUR only updates the file offset: no I/O
+	 * (SEEK_END may ask a network filesystem for the size, SEEK_DATA/HOLE
+	 * read the extent map) */
+	if (str_eq(c->name, "lseek") || str_eq(c->name, "lseek64")) {
+		const struct expr *wh = c->nargs > 2 ? &c->args[2] : NULL;
+		return wh && wh->has_ival && (wh->ival == SEEK_SET || wh->ival == SEEK_CUR);
+	}
+	/* fcntl reading or setting descriptor and status flags only
+	 * updates the file table (F_SETLKW, F_OFD_SETLKW, F_SETLEASE ...
+	 * can wait) */
+	if (str_eq(c->name, "fcntl") || str_eq(c->name, "fcntl64")) {
+		const struct expr *cmd = c->nargs > 1 ? &c->args[1] : NULL;
+		return cmd && cmd->has_ival &&
+		       (cmd->ival == F_GETFD || cmd->ival == F_SETFD || cmd->ival == F_GETFL || cmd->ival == F_SETFL);
+	}
+	int sa = cheap_call_size_arg(c->name);
+	if (sa >= 0) {
+		const struct expr *a = (uint32_t)sa < c->nargs ? &c->args[sa] : NULL;
+		return a && a->has_ival && a->ival >= 0 && a->ival <= 65536;
+	}
+	int rc = ruby_class_of_call(c);
+	if (rc == RC_PURE || rc == RC_ALLOWED)
+		return true;
+	return cheap_call(c->name);
+}
+
+/* Whether the i-th function of rs (mf) runs straight through: a clean parse
+ * (a missing library header can hide the call that does the real work), no
+ * loop, no recursion or call back up the chain. */
+static bool straight_fn(const struct model *m, const struct reach_set *rs, uint32_t i, const struct mfunc *mf)
+{
+	/* a claim of absence needs a clean parse: a missing library header can
+	 * hide the call that does the real work */
+	if (mf->tu->nerrors || mf->tu->degraded || (mf->f->flags & FN_TRUNCATED))
+		return false;
+	for (uint32_t r = 0; r < mf->f->nregions; r++)
+		if (mf->f->regions[r].kind == RG_LOOP)
+			return false;
+	for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
+		const struct edge *e = &m->edges.v[k];
+		/* recursion or a call back up the chain: unbounded */
+		if (e->to >= 0 && rs->by_fn[e->to].reached && (uint32_t)e->to != rs->fns[i]) {
+			for (uint32_t j = 0; j <= i; j++)
+				if (rs->fns[j] == (uint32_t)e->to)
+					return false;
+		} else if (e->to >= 0 && (uint32_t)e->to == rs->fns[i]) {
+			return false;
+		}
+	}
+	return true;
+}
+
 void gate_check_work_size(const struct model *m, const struct msite *s, const struct reach_set *rs,
 			  struct gate_result *g)
 {
 	if (!s->cb.ntargets || s->cb.nexternal || rs->n > 8 || rs->nopaque)
 		return;
 	bool small = true;
-	for (uint32_t i = 0; i < rs->n && small; i++) {
-		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
-		/* a claim of absence needs a clean parse: a missing library header can
-		 * hide the call that does the real work */
-		if (mf->tu->nerrors || mf->tu->degraded || (mf->f->flags & FN_TRUNCATED)) {
-			small = false;
-			break;
-		}
-		for (uint32_t r = 0; r < mf->f->nregions; r++)
-			if (mf->f->regions[r].kind == RG_LOOP)
-				small = false;
-		for (uint32_t k = mf->edge_begin; k < mf->edge_end && small; k++) {
-			const struct edge *e = &m->edges.v[k];
-			/* recursion or a call back up the chain: unbounded */
-			if (e->to >= 0 && rs->by_fn[e->to].reached && (uint32_t)e->to != rs->fns[i]) {
-				for (uint32_t j = 0; j <= i; j++)
-					if (rs->fns[j] == (uint32_t)e->to)
-						small = false;
-			} else if (e->to >= 0 && (uint32_t)e->to == rs->fns[i]) {
-				small = false;
-			}
-		}
-		for (uint32_t ei = 0; ei < mf->f->nevents && small; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL)
-				continue;
-			const struct call *c = e->u.call;
-			if (c->indirect) {
-				small = false;
-				break;
-			}
-			if (model_func_by_usr(m, c->usr))
-				continue;
-			/* lseek with SEEK_SET/SEEK_CUR only updates the file offset: no I/O
-			 * (SEEK_END may ask a network filesystem for the size, SEEK_DATA/HOLE
-			 * read the extent map) */
-			if (str_eq(c->name, "lseek") || str_eq(c->name, "lseek64")) {
-				const struct expr *wh = c->nargs > 2 ? &c->args[2] : NULL;
-				if (!wh || !wh->has_ival || (wh->ival != SEEK_SET && wh->ival != SEEK_CUR))
-					small = false;
-				continue;
-			}
-			/* fcntl reading or setting descriptor and status flags only
-			 * updates the file table (F_SETLKW, F_OFD_SETLKW, F_SETLEASE ...
-			 * can wait) */
-			if (str_eq(c->name, "fcntl") || str_eq(c->name, "fcntl64")) {
-				const struct expr *cmd = c->nargs > 1 ? &c->args[1] : NULL;
-				if (!cmd || !cmd->has_ival ||
-				    (cmd->ival != F_GETFD && cmd->ival != F_SETFD && cmd->ival != F_GETFL &&
-				     cmd->ival != F_SETFL))
-					small = false;
-				continue;
-			}
-			int sa = cheap_call_size_arg(c->name);
-			if (sa >= 0) {
-				const struct expr *a = (uint32_t)sa < c->nargs ? &c->args[sa] : NULL;
-				if (!a || !a->has_ival || a->ival < 0 || a->ival > 65536)
-					small = false;
-				continue;
-			}
-			int rc = ruby_class_of_call(c);
-			if (rc == RC_PURE || rc == RC_ALLOWED)
-				continue;
-			if (!cheap_call(c->name)) {
-				small = false;
-				break;
-			}
-		}
+	struct nogvl_walk w;
+	uint32_t i = 0;
+	for (nogvl_walk_init(&w, m, rs, NOGVL_GUARDED_TOO); small && nogvl_walk_next_fn(&w); i++) {
+		small = straight_fn(m, rs, i, w.mf);
+		while (small && nogvl_walk_next_event(&w))
+			if (w.e->kind == EV_CALL)
+				small = small_call(m, w.e->u.call);
 	}
 	if (!small || threshold_guarded(m, s))
 		return;

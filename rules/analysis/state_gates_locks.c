@@ -143,10 +143,9 @@ static int own_lock_op(struct state_ctx *c, uint32_t fn, int *param)
 	int op = OWN_NONE, p = -1;
 	bool conflict = false;
 	if (!(mf->f->flags & FN_TRUNCATED) && mf->f->nparams >= 1) {
-		for (uint32_t ei = 0; ei < mf->f->nevents && !conflict; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->gvl_guard)
-				continue;
+		struct call_walk w;
+		for (call_walk_init(&w, c->m, (int32_t)fn, CALLS_UNGUARDED); !conflict && call_walk_next(&w);) {
+			const struct event *e = w.e;
 			int cp = -1;
 			int o = call_lock_op(c, mf, e, &cp);
 			if (o == OWN_NONE)
@@ -182,10 +181,10 @@ static const lockop_vec *fn_locks(struct state_ctx *c, uint32_t fn)
 		return &c->locks[fn];
 	c->locks_done[fn] = 1;
 	const struct mfunc *mf = &c->m->fns.v[fn];
-	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-		const struct event *e = &mf->f->events[ei];
-		if (e->kind != EV_CALL || e->gvl_guard || e->u.call->indirect)
-			continue;
+	struct call_walk w;
+	for (call_walk_init(&w, c->m, (int32_t)fn, CALLS_UNGUARDED | CALLS_DIRECT); call_walk_next(&w);) {
+		const struct event *e = w.e;
+		uint32_t ei = w.ei;
 		const char *texts[3] = {NULL, NULL, NULL};
 		for (uint32_t a = 0; a < e->u.call->nargs && a < 3; a++)
 			texts[a] = e->u.call->args[a].text;

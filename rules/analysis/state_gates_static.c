@@ -87,8 +87,9 @@ bool so_expr(struct state_ctx *c, const struct mfunc *mf, const struct expr *e, 
 
 static bool fn_handed_to_library(const struct model *m, const struct mfunc *mf)
 {
-	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
-		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_FNARG)
+	struct caller_walk w;
+	for (caller_walk_init(&w, m, mf); caller_walk_next(&w);)
+		if (w.edge->kind == EDGE_FNARG)
 			return true;
 	return false;
 }
@@ -99,13 +100,12 @@ static bool so_param(struct state_ctx *c, const struct mfunc *mf, const struct v
 	if (fn_handed_to_library(m, mf))
 		return false;
 	unsigned sources = 0;
-	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
-		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-		const struct mfunc *caller = &m->fns.v[ed->from];
-		const struct call *call = caller->f->events[ed->ev].u.call;
+	struct caller_walk cw;
+	for (caller_walk_init(&cw, m, mf); caller_walk_next(&cw);) {
+		const struct call *call = cw.e->u.call;
 		if ((uint32_t)v->param_index >= call->nargs)
 			return false;
-		if (!so_expr(c, caller, &call->args[v->param_index], witness))
+		if (!so_expr(c, cw.caller, &call->args[v->param_index], witness))
 			return false;
 		sources++;
 	}

@@ -277,6 +277,57 @@ static void collect_release_wrappers(const struct model *m, struct hmap *names)
 	free(seen);
 }
 
+/* Missing headers, files that release the GVL without an analysed site,
+ * sources libclang cannot read, and the spellings in project headers and
+ * macro bodies (for the -v counter). */
+/* What assess_incomplete knows across the files of a run: each file's
+ * release spellings (scanned once) and the project's release wrappers. */
+struct spell_scan {
+	struct hmap scanned; /* path -> (void *)(1 + number of spellings) */
+	strlist keys;
+	struct hmap wrapper_names; /* the project's release wrappers a file could call */
+	struct hmap wrapper_in;    /* path -> the first of them it spells (scanned files) */
+};
+
+/* Scans file i of tu for release spellings (into r->header_sp) and the
+ * project's wrappers, once per file: 1 + the number of its spellings. */
+static uintptr_t scan_file_once(struct run *r, struct spell_scan *sc, const struct tu_facts *tu, size_t i)
+{
+	const char *p = tu->files.v[i].path;
+	uintptr_t n = (uintptr_t)hmap_get(&sc->scanned, p);
+	if (!n) {
+		size_t len = 0;
+		char *text = read_file(p, &len, MAX_SOURCE_BYTES);
+		size_t before = r->header_sp.n;
+		char *key = xstrdup(p);
+		vec_push(&sc->keys, key);
+		if (text) {
+			spelling_vec v = {0};
+			/* one scan for the release APIs and the project's wrappers */
+			scan_spellings(p, text, len, false, sc->wrapper_names.n ? &sc->wrapper_names : NULL, &v);
+			for (size_t k = 0; k < v.n; k++) {
+				const char *w = hmap_get(&sc->wrapper_names, v.v[k].api);
+				if (w && !hmap_has(&sc->wrapper_in, key))
+					hmap_put(&sc->wrapper_in, key, (void *)w);
+				/* a wrapper's name is not a release spelling; a main file's
+				 * calls are the token scan's, its #define bodies are counted here */
+				if (!gvl_api_find(v.v[k].api) || (tu->files.v[i].is_main && !v.v[k].in_define)) {
+					free(v.v[k].file);
+					continue;
+				}
+				vec_push(&r->header_sp, v.v[k]);
+			}
+			vec_free(&v);
+		}
+		free(text);
+		n = 1 + (r->header_sp.n - before);
+		hmap_put(&sc->scanned, key, (void *)n);
+	}
+	return n;
+}
+
+typedef VEC(size_t) count_vec;
+
 /* A missing header the gem's build makes: a template of the same name
  * (name.tmpl, name.in, name.erb) in the directory of the file that misses
  * it. Noted once in sum->generated_files. */
@@ -309,126 +360,85 @@ static void note_generated(struct summary *sum, const char *name, const char *tu
 	free(dir);
 }
 
-/* Missing headers, files that release the GVL without an analysed site,
- * sources libclang cannot read, and the spellings in project headers and
- * macro bodies (for the -v counter). */
-void assess_incomplete(const struct options *o, struct run *r)
+/* Counts the missing headers names of one file into sum (and count). */
+static void count_missing(struct summary *sum, const strlist *names, count_vec *missing_count)
+{
+	for (size_t i = 0; i < names->n; i++) {
+		size_t k = 0;
+		while (k < sum->missing_headers.n && strcmp(sum->missing_headers.v[k], names->v[i]) != 0)
+			k++;
+		if (k == sum->missing_headers.n) {
+			vec_push(&sum->missing_headers, xstrdup(names->v[i]));
+			vec_push(missing_count, 0);
+		}
+		missing_count->v[k]++;
+	}
+}
+
+/* The -v line of a file with missing headers, and whether it is incomplete:
+ * it spells a release (or calls the project's wrapper) but no release site
+ * of it was analysed. */
+static void judge_missing(struct run *r, struct spell_scan *sc, const struct tu_facts *tu, const strlist *names,
+			  bool spells)
 {
 	struct summary *sum = &r->sum;
-	/* spellings per project header, each file scanned once */
-	struct hmap scanned = {0}; /* path -> (void *)(1 + number of spellings) */
-	strlist keys = {0};
-	size_t usable = 0, clean = 0;
-	VEC(size_t) missing_count = {0}; /* files missing each of sum->missing_headers */
-	struct hmap wrapper_names = {0}; /* the project's release wrappers a file could call */
-	struct hmap wrapper_in = {0};    /* path -> the first of them it spells (scanned files) */
-	collect_release_wrappers(r->model, &wrapper_names);
-	for (size_t t = 0; t < r->ntus; t++) {
-		struct tu_facts *tu = r->tus[t];
-		if (tu->status == TU_FAILED)
-			continue;
-		usable++;
-		bool header_spells = false;
-		for (size_t i = 0; i < tu->files.n; i++) {
-			const char *p = tu->files.v[i].path;
-			uintptr_t n = (uintptr_t)hmap_get(&scanned, p);
-			if (!n) {
-				size_t len = 0;
-				char *text = read_file(p, &len, MAX_SOURCE_BYTES);
-				size_t before = r->header_sp.n;
-				char *key = xstrdup(p);
-				vec_push(&keys, key);
-				if (text) {
-					spelling_vec v = {0};
-					/* one scan for the release APIs and the project's wrappers */
-					scan_spellings(p, text, len, false, wrapper_names.n ? &wrapper_names : NULL,
-						       &v);
-					for (size_t k = 0; k < v.n; k++) {
-						const char *w = hmap_get(&wrapper_names, v.v[k].api);
-						if (w && !hmap_has(&wrapper_in, key))
-							hmap_put(&wrapper_in, key, (void *)w);
-						/* a wrapper's name is not a release spelling; a main file's
-						 * calls are the token scan's, its #define bodies are counted here */
-						if (!gvl_api_find(v.v[k].api) ||
-						    (tu->files.v[i].is_main && !v.v[k].in_define)) {
-							free(v.v[k].file);
-							continue;
-						}
-						vec_push(&r->header_sp, v.v[k]);
-					}
-					vec_free(&v);
-				}
-				free(text);
-				n = 1 + (r->header_sp.n - before);
-				hmap_put(&scanned, key, (void *)n);
-			}
-			if (n > 1)
-				header_spells = true;
-		}
-		bool spells = header_spells;
-		for (size_t i = 0; i < tu->token_sites.n && !spells; i++)
-			spells = !tu->token_sites.v[i].inactive && gvl_api_find(tu->token_sites.v[i].api);
-		strlist names = {0};
-		if (!tu_missing_headers(tu, &names)) {
-			clean++;
-			continue;
-		}
-		sum->files_missing_headers++;
-		for (size_t i = 0; i < names.n; i++) {
-			size_t k = 0;
-			while (k < sum->missing_headers.n && strcmp(sum->missing_headers.v[k], names.v[i]) != 0)
-				k++;
-			if (k == sum->missing_headers.n) {
-				vec_push(&sum->missing_headers, xstrdup(names.v[i]));
-				vec_push(&missing_count, 0);
-			}
-			note_generated(sum, names.v[i], tu->path);
-			missing_count.v[k]++;
-		}
-		bool site = false;
-		for (size_t i = 0; i < r->model->sites.n && !site; i++)
-			site = r->model->sites.v[i].tu == tu && !r->model->sites.v[i].token_only;
-		/* a call of the project's release wrapper (defined in a file that
-		 * parsed) the parse may have lost: ruby-oci8's files call
-		 * oci8_call_without_gvl from oci8lib.c */
-		const char *wrapper = NULL;
-		if (!spells && !site && wrapper_names.n)
-			wrapper = hmap_has(&scanned, tu->path) ? hmap_get(&wrapper_in, tu->path)
-							       : spelled_wrapper(tu, &wrapper_names);
-		if (wrapper) {
-			sum->files_incomplete++;
-			log_verbose(1,
-				    "%s: calls the release wrapper '%s', but no release site was analysed: '%s'%s not "
-				    "found",
-				    tu->display, wrapper, names.v[0], names.n > 1 ? " and more headers" : "");
-		} else if (spells && !site) {
-			sum->files_incomplete++;
-			log_verbose(1,
-				    "%s: releases the GVL (spelled here or in a project header it includes), but no "
-				    "release "
-				    "site was analysed: '%s'%s not found",
-				    tu->display, names.v[0], names.n > 1 ? " and more headers" : "");
-		} else {
-			log_verbose(1, "%s: '%s'%s not found", tu->display, names.v[0],
-				    names.n > 1 ? " and more headers" : "");
-		}
-		strlist_free(&names);
+	bool site = false;
+	for (size_t i = 0; i < r->model->sites.n && !site; i++)
+		site = r->model->sites.v[i].tu == tu && !r->model->sites.v[i].token_only;
+	/* a call of the project's release wrapper (defined in a file that
+	 * parsed) the parse may have lost: ruby-oci8's files call
+	 * oci8_call_without_gvl from oci8lib.c */
+	const char *wrapper = NULL;
+	if (!spells && !site && sc->wrapper_names.n)
+		wrapper = hmap_has(&sc->scanned, tu->path) ? hmap_get(&sc->wrapper_in, tu->path)
+							   : spelled_wrapper(tu, &sc->wrapper_names);
+	if (wrapper) {
+		sum->files_incomplete++;
+		log_verbose(1,
+			    "%s: calls the release wrapper '%s', but no release site was analysed: '%s'%s not "
+			    "found",
+			    tu->display, wrapper, names->v[0], names->n > 1 ? " and more headers" : "");
+	} else if (spells && !site) {
+		sum->files_incomplete++;
+		log_verbose(1,
+			    "%s: releases the GVL (spelled here or in a project header it includes), but no "
+			    "release "
+			    "site was analysed: '%s'%s not found",
+			    tu->display, names->v[0], names->n > 1 ? " and more headers" : "");
+	} else {
+		log_verbose(1, "%s: '%s'%s not found", tu->display, names->v[0],
+			    names->n > 1 ? " and more headers" : "");
 	}
-	/* the header most files miss first (ruby-oci8: 'oci.h', missed by 20
-	 * files, before the 1-file Windows and macOS headers), then by name */
+}
+
+/* the header most files miss first (ruby-oci8: 'oci.h', missed by 20
+ * files, before the 1-file Windows and macOS headers), then by name */
+static void sort_missing(struct summary *sum, const count_vec *missing_count)
+{
 	struct counted_name *cn = xcalloc(sum->missing_headers.n + 1, sizeof(*cn));
 	for (size_t i = 0; i < sum->missing_headers.n; i++)
-		cn[i] = (struct counted_name){sum->missing_headers.v[i], missing_count.v[i]};
+		cn[i] = (struct counted_name){sum->missing_headers.v[i], missing_count->v[i]};
 	xqsort(cn, sum->missing_headers.n, sizeof(*cn), counted_name_cmp);
 	for (size_t i = 0; i < sum->missing_headers.n; i++)
 		sum->missing_headers.v[i] = cn[i].name;
 	free(cn);
-	vec_free(&missing_count);
-	hmap_free(&wrapper_names);
-	hmap_free(&wrapper_in);
-	hmap_free(&scanned);
-	strlist_free(&keys);
-	/* sources in other languages: named, their spellings counted */
+}
+
+/* The sources of $objs the gem's build makes (inputs: in->generated): -v,
+ * and the summary. */
+static void note_generated_sources(struct run *r)
+{
+	for (size_t i = 0; i < r->in.generated.n; i++) {
+		const char *g = r->in.generated.v[i];
+		log_verbose(1, "%.*s: not analysed: the gem's build makes it (from %s)", (int)(strchr(g, '\t') - g), g,
+			    strchr(g, '\t') + 1);
+		vec_push(&r->sum.generated_files, xstrdup(g));
+	}
+}
+
+/* sources in other languages: named, their spellings counted */
+static void scan_foreign(struct run *r)
+{
 	for (size_t i = 0; i < r->in.foreign.n; i++) {
 		const char *f = r->in.foreign.v[i];
 		size_t len = 0;
@@ -446,12 +456,48 @@ void assess_incomplete(const struct options *o, struct run *r)
 				    r->foreign_sp.v[k].line, r->foreign_sp.v[k].api);
 		free(d);
 	}
-	for (size_t i = 0; i < r->in.generated.n; i++) {
-		const char *g = r->in.generated.v[i];
-		log_verbose(1, "%.*s: not analysed: the gem's build makes it (from %s)", (int)(strchr(g, '\t') - g), g,
-			    strchr(g, '\t') + 1);
-		vec_push(&sum->generated_files, xstrdup(g));
+}
+
+void assess_incomplete(const struct options *o, struct run *r)
+{
+	struct summary *sum = &r->sum;
+	/* spellings per project header, each file scanned once */
+	struct spell_scan sc = {0};
+	size_t usable = 0, clean = 0;
+	count_vec missing_count = {0}; /* files missing each of sum->missing_headers */
+	collect_release_wrappers(r->model, &sc.wrapper_names);
+	for (size_t t = 0; t < r->ntus; t++) {
+		struct tu_facts *tu = r->tus[t];
+		if (tu->status == TU_FAILED)
+			continue;
+		usable++;
+		bool header_spells = false;
+		for (size_t i = 0; i < tu->files.n; i++)
+			if (scan_file_once(r, &sc, tu, i) > 1)
+				header_spells = true;
+		bool spells = header_spells;
+		for (size_t i = 0; i < tu->token_sites.n && !spells; i++)
+			spells = !tu->token_sites.v[i].inactive && gvl_api_find(tu->token_sites.v[i].api);
+		strlist names = {0};
+		if (!tu_missing_headers(tu, &names)) {
+			clean++;
+			continue;
+		}
+		sum->files_missing_headers++;
+		count_missing(sum, &names, &missing_count);
+		for (size_t i = 0; i < names.n; i++)
+			note_generated(sum, names.v[i], tu->path);
+		judge_missing(r, &sc, tu, &names, spells);
+		strlist_free(&names);
 	}
+	sort_missing(sum, &missing_count);
+	vec_free(&missing_count);
+	hmap_free(&sc.wrapper_names);
+	hmap_free(&sc.wrapper_in);
+	hmap_free(&sc.scanned);
+	strlist_free(&sc.keys);
+	scan_foreign(r);
+	note_generated_sources(r);
 	sum->foreign_files = r->in.foreign.n;
 	sum->foreign_spellings = r->foreign_sp.n;
 	sum->incomplete = sum->files_incomplete || sum->foreign_files || r->in.generated.n || (usable && !clean);

@@ -426,6 +426,80 @@ static void test_hooks(const char *file)
 #endif
 }
 
+/* The parent's in-memory files (the stub header) for libclang; vstore holds
+ * their names and texts. */
+static void worker_virtual_files(const json_t *virt, size_t nvirt, struct CXUnsavedFile *vf, char **vstore)
+{
+	for (size_t i = 0; i < nvirt; i++) {
+		const json_t *e = json_array_get(virt, i);
+		char *path = json_bytes_value(json_array_get(e, 0), NULL);
+		char *text = json_bytes_value(json_array_get(e, 1), NULL);
+		vstore[2 * i] = path ? path : xstrdup("");
+		vstore[2 * i + 1] = text ? text : xstrdup("");
+		vf[i].Filename = vstore[2 * i];
+		vf[i].Contents = vstore[2 * i + 1];
+		vf[i].Length = (unsigned long)strlen(vstore[2 * i + 1]);
+	}
+}
+
+/* bounded memory: `#include` of a device or a hostile file makes
+ * libclang grow without end. The parent stops this process when its
+ * resident memory passes --memory-limit (read_exact); the address space
+ * is limited too, to twice that, for growth faster than the parent
+ * looks: past it an allocation fails and this process ends, losing only
+ * the file it was parsing */
+static void worker_limit_memory(const json_t *oj)
+{
+	double mem_mb = json_number_value(json_object_get(oj, "memory_limit_mb"));
+	if (mem_mb > 0 && !MEMORY_LIMIT_SKIPPED) {
+		rlim_t bytes = (rlim_t)(AS_LIMIT_FACTOR * mem_mb * 1024 * 1024);
+		struct rlimit rl = {bytes, bytes};
+		if (setrlimit(RLIMIT_AS, &rl) != 0)
+			log_verbose(1, "cannot limit a parser process's memory: %s", strerror(errno));
+	}
+}
+
+/* One job the parent sent: the file, its display name, directory and
+ * arguments. */
+static void job_from_json(const json_t *jj, struct tu_job *job)
+{
+	char *file = json_bytes_value(json_object_get(jj, "file"), NULL);
+	char *disp = json_bytes_value(json_object_get(jj, "display"), NULL);
+	job->file = file ? file : xstrdup("");
+	job->display = disp ? disp : xstrdup(job->file);
+	job->directory = json_bytes_value(json_object_get(jj, "directory"), NULL);
+	size_t na = 0, nd = 0;
+	char **args = str_array(json_object_get(jj, "args"), &na);
+	char **dropped = str_array(json_object_get(jj, "dropped"), &nd);
+	for (size_t i = 0; i < na; i++)
+		vec_push(&job->args, args[i]);
+	for (size_t i = 0; i < nd; i++)
+		vec_push(&job->dropped, dropped[i]);
+	free(args);
+	free(dropped);
+	job->buildless = json_is_true(json_object_get(jj, "buildless"));
+	job->cxx = json_is_true(json_object_get(jj, "cxx"));
+}
+
+/* Parses job and sends its facts to the parent on fd frames; 0, or not 0 when
+ * the frame could not be written. */
+static int worker_parse_send(CXIndex idx, struct tu_job *job, struct parse_opts *po, int frames)
+{
+	struct tu_facts *tu = parse_one(idx, job, po);
+	size_t flen = 0;
+	char *fb = facts_pack(tu, &flen);
+	tu_facts_free(tu);
+	tu_job_free(job);
+	int wr = fb ? write_frame(frames, fb, flen) : -1;
+	free(fb);
+#ifdef __GLIBC__
+	/* give the file's memory back: the next file starts from the
+	 * process's baseline, not from this file's high-water mark */
+	malloc_trim(0);
+#endif
+	return wr;
+}
+
 int isolate_worker_main(void)
 {
 	const char *lerr = NULL;
@@ -451,16 +525,7 @@ int isolate_worker_main(void)
 	size_t nvirt = json_is_array(virt) ? json_array_size(virt) : 0;
 	struct CXUnsavedFile *vf = xcalloc(nvirt + 1, sizeof(*vf));
 	char **vstore = xcalloc(2 * nvirt + 1, sizeof(char *));
-	for (size_t i = 0; i < nvirt; i++) {
-		const json_t *e = json_array_get(virt, i);
-		char *path = json_bytes_value(json_array_get(e, 0), NULL);
-		char *text = json_bytes_value(json_array_get(e, 1), NULL);
-		vstore[2 * i] = path ? path : xstrdup("");
-		vstore[2 * i + 1] = text ? text : xstrdup("");
-		vf[i].Filename = vstore[2 * i];
-		vf[i].Contents = vstore[2 * i + 1];
-		vf[i].Length = (unsigned long)strlen(vstore[2 * i + 1]);
-	}
+	worker_virtual_files(virt, nvirt, vf, vstore);
 	struct file_classifier fc = {0};
 	fc.ruby_dirs = (const char *const *)rd;
 	fc.nruby_dirs = nrd;
@@ -474,19 +539,7 @@ int isolate_worker_main(void)
 	po.virtual_files = vf;
 	po.nvirtual = (unsigned)nvirt;
 	po.verbose = (int)json_integer_value(json_object_get(oj, "verbose"));
-	/* bounded memory: `#include` of a device or a hostile file makes
-	 * libclang grow without end. The parent stops this process when its
-	 * resident memory passes --memory-limit (read_exact); the address space
-	 * is limited too, to twice that, for growth faster than the parent
-	 * looks: past it an allocation fails and this process ends, losing only
-	 * the file it was parsing */
-	double mem_mb = json_number_value(json_object_get(oj, "memory_limit_mb"));
-	if (mem_mb > 0 && !MEMORY_LIMIT_SKIPPED) {
-		rlim_t bytes = (rlim_t)(AS_LIMIT_FACTOR * mem_mb * 1024 * 1024);
-		struct rlimit rl = {bytes, bytes};
-		if (setrlimit(RLIMIT_AS, &rl) != 0)
-			log_verbose(1, "cannot limit a parser process's memory: %s", strerror(errno));
-	}
+	worker_limit_memory(oj);
 	log_verbosity = po.verbose;
 	char *pch_dir = json_bytes_value(json_object_get(oj, "pch_dir"), NULL);
 	po.pch = pch_dir ? pch_set_new(pch_dir) : NULL;
@@ -511,36 +564,10 @@ int isolate_worker_main(void)
 			break;
 		}
 		struct tu_job job = {0};
-		char *file = json_bytes_value(json_object_get(jj, "file"), NULL);
-		char *disp = json_bytes_value(json_object_get(jj, "display"), NULL);
-		job.file = file ? file : xstrdup("");
-		job.display = disp ? disp : xstrdup(job.file);
-		job.directory = json_bytes_value(json_object_get(jj, "directory"), NULL);
-		size_t na = 0, nd = 0;
-		char **args = str_array(json_object_get(jj, "args"), &na);
-		char **dropped = str_array(json_object_get(jj, "dropped"), &nd);
-		for (size_t i = 0; i < na; i++)
-			vec_push(&job.args, args[i]);
-		for (size_t i = 0; i < nd; i++)
-			vec_push(&job.dropped, dropped[i]);
-		free(args);
-		free(dropped);
-		job.buildless = json_is_true(json_object_get(jj, "buildless"));
-		job.cxx = json_is_true(json_object_get(jj, "cxx"));
+		job_from_json(jj, &job);
 		json_decref(jj);
 		test_hooks(job.file);
-		struct tu_facts *tu = parse_one(idx, &job, &po);
-		size_t flen = 0;
-		char *fb = facts_pack(tu, &flen);
-		tu_facts_free(tu);
-		tu_job_free(&job);
-		int wr = fb ? write_frame(frames, fb, flen) : -1;
-		free(fb);
-#ifdef __GLIBC__
-		/* give the file's memory back: the next file starts from the
-		 * process's baseline, not from this file's high-water mark */
-		malloc_trim(0);
-#endif
+		int wr = worker_parse_send(idx, &job, &po, frames);
 		if (wr) {
 			rc = 2;
 			break;

@@ -1,6 +1,7 @@
 /* sysprobe.c: see sysprobe.h. */
 #include "sysprobe.h"
 
+#include "c_scan.h"
 #include "compdb.h"
 #include "facts.h"
 #include "gvlapi.h"
@@ -300,88 +301,34 @@ static const char *spelled_api(const char *w, size_t n, bool rust)
 	return a ? a->name : NULL;
 }
 
+struct scan_apis {
+	const char *file;
+	bool rust;
+	const struct hmap *names;
+	spelling_vec *out;
+};
+
+static void spelled_api_at(const struct c_ident *id, void *arg)
+{
+	struct scan_apis *sa = arg;
+	const char *api = spelled_api(id->s, id->n, sa->rust);
+	if (!api && sa->names && id->n < 128) {
+		char name[128];
+		memcpy(name, id->s, id->n);
+		name[id->n] = '\0';
+		api = hmap_get(sa->names, name);
+	}
+	if (api) {
+		struct spelling sp = {xstrdup(sa->file), api, id->line, id->in_define};
+		vec_push(sa->out, sp);
+	}
+}
+
 void scan_spellings(const char *file, const char *text, size_t len, bool rust, const struct hmap *names,
 		    spelling_vec *out)
 {
-	unsigned line = 1;
-	bool line_start = true, in_define = false;
-	for (size_t i = 0; i < len;) {
-		char c = text[i];
-		if (c == '\n') {
-			/* a #define goes on after a backslash-newline */
-			if (!(i > 0 && text[i - 1] == '\\'))
-				in_define = false;
-			line++;
-			line_start = true;
-			i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && text[i + 1] == '/') {
-			while (i < len && text[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && text[i + 1] == '*') {
-			i += 2;
-			while (i + 1 < len && !(text[i] == '*' && text[i + 1] == '/')) {
-				if (text[i] == '\n')
-					line++;
-				i++;
-			}
-			i += 2;
-			continue;
-		}
-		if (c == '"') {
-			i++;
-			while (i < len && text[i] != '"') {
-				if (text[i] == '\\' && i + 1 < len) {
-					if (text[i + 1] == '\n')
-						line++;
-					i++;
-				} else if (text[i] == '\n') {
-					line++;
-					if (!rust)
-						break; /* C strings end at the line */
-				}
-				i++;
-			}
-			i++;
-			continue;
-		}
-		if (!rust && c == '\'') {
-			i++;
-			while (i < len && text[i] != '\'' && text[i] != '\n')
-				i += text[i] == '\\' ? 2 : 1;
-			i++;
-			continue;
-		}
-		if (!rust && line_start && c == '#') {
-			size_t k = i + 1;
-			while (k < len && (text[k] == ' ' || text[k] == '\t'))
-				k++;
-			in_define = len - k >= 6 && strncmp(text + k, "define", 6) == 0;
-		}
-		if (c != ' ' && c != '\t')
-			line_start = false;
-		if (isalpha((unsigned char)c) || c == '_') {
-			size_t b = i;
-			while (i < len && (isalnum((unsigned char)text[i]) || text[i] == '_'))
-				i++;
-			const char *api = spelled_api(text + b, i - b, rust);
-			if (!api && names && i - b < 128) {
-				char id[128];
-				memcpy(id, text + b, i - b);
-				id[i - b] = '\0';
-				api = hmap_get(names, id);
-			}
-			if (api) {
-				struct spelling sp = {xstrdup(file), api, line, in_define};
-				vec_push(out, sp);
-			}
-			continue;
-		}
-		i++;
-	}
+	struct scan_apis sa = {file, rust, names, out};
+	c_scan_idents(text, len, rust ? C_SCAN_RUST : C_SCAN_C, spelled_api_at, &sa);
 }
 
 void spellings_free(spelling_vec *v)

@@ -12,6 +12,7 @@
 #ifndef NOGVL_SYSPROBE_H
 #define NOGVL_SYSPROBE_H
 
+#include "process.h"
 #include "util.h"
 
 /* The first executable `name` in an absolute PATH entry that is not below

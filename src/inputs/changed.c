@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "process.h"
+
 static struct changed_file *file_get(struct changed_lines *cl, const char *path)
 {
 	struct changed_file *f = hmap_get(&cl->by_path, path);
@@ -126,13 +128,99 @@ static bool hunk_header(const char *s, size_t n, unsigned *start, unsigned *coun
 	return true;
 }
 
+/* Where changed_parse is in the diff. */
+struct diff_pos {
+	struct changed_file *cur;
+	bool old_has_a;
+	bool seen_header, seen_hunk;
+	unsigned newline, old_left, new_left;
+	bool pending_delete;
+};
+
+/* A line s (n bytes) inside a hunk: marks the new lines it adds or deletes
+ * next to. -1 when it is none of a hunk's lines. */
+static int hunk_line(struct changed_lines *cl, struct diff_pos *d, const char *s, size_t n)
+{
+	char c = n ? s[0] : ' ';
+	if (c == '\\')
+		return 0; /* "\ No newline at end of file" */
+	if (c == '+' && d->new_left) {
+		mark(cl, d->cur, d->newline);
+		d->newline++;
+		d->new_left--;
+		d->pending_delete = false;
+		return 0;
+	}
+	if (c == '-' && d->old_left) {
+		d->old_left--;
+		d->pending_delete = true;
+		if (!d->old_left && !d->new_left) {
+			mark(cl, d->cur, d->newline ? d->newline - 1 : 0);
+			mark(cl, d->cur, d->newline);
+			d->pending_delete = false;
+		}
+		return 0;
+	}
+	if ((c == ' ' || n == 0) && d->old_left && d->new_left) {
+		if (d->pending_delete) {
+			mark(cl, d->cur, d->newline ? d->newline - 1 : 0);
+			mark(cl, d->cur, d->newline);
+			d->pending_delete = false;
+		}
+		d->newline++;
+		d->old_left--;
+		d->new_left--;
+		return 0;
+	}
+	return -1;
+}
+
+/* A "+++ NAME" line: the file the next hunks change (NULL when the name
+ * cannot be read), relative to base. */
+static void new_file_header(struct changed_lines *cl, struct diff_pos *d, const char *s, size_t n, const char *base)
+{
+	d->seen_header = true;
+	char *name = diff_name(s + 4, n - 4);
+	d->cur = NULL;
+	if (name) {
+		const char *rel = name;
+		if (d->old_has_a && strncmp(rel, "b/", 2) == 0)
+			rel += 2;
+		char *joined = rel[0] == '/' ? xstrdup(rel) : path_join(base, rel);
+		char *abs = path_absolute(joined);
+		d->cur = file_get(cl, abs);
+		free(abs);
+		free(joined);
+		free(name);
+	}
+}
+
+/* A "@@ " hunk header; NULL, or what is wrong with it. */
+static const char *hunk_start(struct diff_pos *d, const char *s, size_t n)
+{
+	unsigned start, count, old_count;
+	if (!hunk_header(s, n, &start, &count, &old_count))
+		return "a malformed hunk header";
+	if (!d->seen_header)
+		return "a hunk before any file header (+++)";
+	d->seen_hunk = true;
+	d->newline = start;
+	d->old_left = old_count;
+	d->new_left = count;
+	d->pending_delete = false;
+	if (count == 0 && old_count == 0)
+		return NULL;
+	if (count == 0) { /* a deletion after line start */
+		/* counted down by the '-' lines, marked at the end */
+		d->newline = start + 1;
+	}
+	return NULL;
+}
+
 int changed_parse(const char *text, size_t len, const char *base, struct changed_lines *cl, char **err)
 {
-	struct changed_file *cur = NULL;
-	bool old_has_a = false;
-	bool seen_header = false, seen_hunk = false, any_text = false;
-	unsigned newline = 0, old_left = 0, new_left = 0;
-	bool pending_delete = false;
+	struct diff_pos d = {0};
+	bool any_text = false;
 	size_t lineno = 0;
 	for (size_t pos = 0; pos < len;) {
 		const char *s = text + pos;
@@ -144,94 +232,37 @@ int changed_parse(const char *text, size_t len, const char *base, struct changed
 			n--;
 		if (n)
 			any_text = true;
-		if (old_left || new_left) { /* inside a hunk */
-			char c = n ? s[0] : ' ';
-			if (c == '\\')
-				continue; /* "\ No newline at end of file" */
-			if (c == '+' && new_left) {
-				mark(cl, cur, newline);
-				newline++;
-				new_left--;
-				pending_delete = false;
+		if (d.old_left || d.new_left) { /* inside a hunk */
+			if (hunk_line(cl, &d, s, n) == 0)
 				continue;
-			}
-			if (c == '-' && old_left) {
-				old_left--;
-				pending_delete = true;
-				if (!old_left && !new_left) {
-					mark(cl, cur, newline ? newline - 1 : 0);
-					mark(cl, cur, newline);
-					pending_delete = false;
-				}
-				continue;
-			}
-			if ((c == ' ' || n == 0) && old_left && new_left) {
-				if (pending_delete) {
-					mark(cl, cur, newline ? newline - 1 : 0);
-					mark(cl, cur, newline);
-					pending_delete = false;
-				}
-				newline++;
-				old_left--;
-				new_left--;
-				continue;
-			}
 			*err = xasprintf("line %zu: the hunk ends early (not a unified diff?)", lineno);
 			return -1;
 		}
 		if (n >= 4 && strncmp(s, "--- ", 4) == 0) {
-			old_has_a = n >= 6 && (strncmp(s + 4, "a/", 2) == 0 || strncmp(s + 4, "\"a/", 3) == 0);
-			seen_header = true;
+			d.old_has_a = n >= 6 && (strncmp(s + 4, "a/", 2) == 0 || strncmp(s + 4, "\"a/", 3) == 0);
+			d.seen_header = true;
 			continue;
 		}
 		if (n >= 4 && strncmp(s, "+++ ", 4) == 0) {
-			seen_header = true;
-			char *name = diff_name(s + 4, n - 4);
-			cur = NULL;
-			if (name) {
-				const char *rel = name;
-				if (old_has_a && strncmp(rel, "b/", 2) == 0)
-					rel += 2;
-				char *joined = rel[0] == '/' ? xstrdup(rel) : path_join(base, rel);
-				char *abs = path_absolute(joined);
-				cur = file_get(cl, abs);
-				free(abs);
-				free(joined);
-				free(name);
-			}
+			new_file_header(cl, &d, s, n, base);
 			continue;
 		}
 		if (n >= 3 && strncmp(s, "@@ ", 3) == 0) {
-			unsigned start, count, old_count;
-			if (!hunk_header(s, n, &start, &count, &old_count)) {
-				*err = xasprintf("line %zu: a malformed hunk header", lineno);
+			const char *bad = hunk_start(&d, s, n);
+			if (bad) {
+				*err = xasprintf("line %zu: %s", lineno, bad);
 				return -1;
-			}
-			if (!seen_header) {
-				*err = xasprintf("line %zu: a hunk before any file header (+++)", lineno);
-				return -1;
-			}
-			seen_hunk = true;
-			newline = start;
-			old_left = old_count;
-			new_left = count;
-			pending_delete = false;
-			if (count == 0 && old_count == 0)
-				continue;
-			if (count == 0) { /* a deletion after line start */
-				/* counted down by the '-' lines, marked at the end */
-				newline = start + 1;
 			}
 			continue;
 		}
 		/* anything else between files (diff --git, index, mode lines, text
 		 * before the first file) */
 	}
-	if (old_left || new_left) {
+	if (d.old_left || d.new_left) {
 		*err = xasprintf("the diff ends inside a hunk (truncated?)");
 		return -1;
 	}
-	if (any_text && !seen_hunk && !seen_header) {
+	if (any_text && !d.seen_hunk && !d.seen_header) {
 		*err = xstrdup("not a unified diff (no '---'/'+++' file lines or '@@' hunks)");
 		return -1;
 	}

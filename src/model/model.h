@@ -265,6 +265,77 @@ bool nogvl_walk_next_fn(struct nogvl_walk *w);
 bool nogvl_walk_next_event(struct nogvl_walk *w);
 bool nogvl_walk_next_unresolved(struct nogvl_walk *w);
 
+/* The calls of the gem, one call event at a time (model_iter.c): those of
+ * the function fn (an mfunc id), or with fn -1 those of every function of the
+ * model in id order; each function's in event order. CALLS_UNGUARDED leaves
+ * out the calls under a GVL guard, CALLS_DIRECT the calls through a pointer.
+ *
+ *   struct call_walk w;
+ *   for (call_walk_init(&w, m, -1, 0); call_walk_next(&w);)
+ *           ... w.fi, w.mf, w.ei, w.e, w.c ...
+ */
+enum call_walk_flags {
+	CALLS_ALL = 0,
+	CALLS_UNGUARDED = 1u << 0,
+	CALLS_DIRECT = 1u << 1,
+};
+struct call_walk {
+	const struct model *m;
+	unsigned flags;
+	bool all_fns;
+	uint32_t next_fn, next_ev;
+	/* the current call */
+	uint32_t fi; /* mfunc id */
+	const struct mfunc *mf;
+	uint32_t ei; /* event index in mf */
+	const struct event *e;
+	const struct call *c;
+};
+void call_walk_init(struct call_walk *w, const struct model *m, int32_t fn, unsigned flags);
+bool call_walk_next(struct call_walk *w);
+
+/* The calls of a function from the gem (model_iter.c): its incoming call
+ * graph edges in order (direct calls, calls through a resolved pointer, the
+ * function handed to a call: edge->kind), each with the caller and the call
+ * event in it.
+ *
+ *   struct caller_walk w;
+ *   for (caller_walk_init(&w, m, mf); caller_walk_next(&w);)
+ *           ... w.edge, w.caller, w.e, w.c ...
+ */
+struct caller_walk {
+	const struct model *m;
+	const struct mfunc *callee;
+	uint32_t next;
+	/* the current call */
+	const struct edge *edge;
+	const struct mfunc *caller;
+	const struct event *e; /* the call event in caller */
+	const struct call *c;  /* its call (NULL when e is not a call) */
+};
+void caller_walk_init(struct caller_walk *w, const struct model *m, const struct mfunc *callee);
+bool caller_walk_next(struct caller_walk *w);
+
+/* The functions a release site's gates read (model_iter.c): those of the
+ * reach set rs (the callback and what it calls, in its order), then the
+ * function holding the site s (s->data_fn: its events fill the data
+ * argument).
+ *
+ *   struct site_fns_walk w;
+ *   for (site_fns_walk_init(&w, m, rs, s); site_fns_walk_next(&w);)
+ *           ... w.mf ...
+ */
+struct site_fns_walk {
+	const struct model *m;
+	const struct reach_set *rs;
+	const struct msite *s;
+	uint32_t pos;
+	const struct mfunc *mf; /* the current function */
+};
+void site_fns_walk_init(struct site_fns_walk *w, const struct model *m, const struct reach_set *rs,
+			const struct msite *s);
+bool site_fns_walk_next(struct site_fns_walk *w);
+
 /* The functions of the gem a call hands to another call as an argument
  * (model_iter.c): rb_protect(body, ...), rb_ensure(body, ..., ensure, ...),
  * qsort's comparator. The one place that knows which argument a Ruby

@@ -1,6 +1,9 @@
 /* model_iter.c: the walks rules share instead of writing the loops out
- * (model.h): what runs without the GVL (struct nogvl_walk), and the
- * functions of the gem a call hands to another call (struct handed_walk). */
+ * (model.h): what runs without the GVL (struct nogvl_walk), the calls of
+ * the gem (struct call_walk), the callers of a function (struct
+ * caller_walk), the functions of a release site (struct site_fns_walk), and
+ * the functions of the gem a call hands to another call (struct
+ * handed_walk). */
 #include "model.h"
 
 #include <string.h>
@@ -81,6 +84,85 @@ bool nogvl_walk_next_unresolved(struct nogvl_walk *w)
 		return true;
 	}
 	return false;
+}
+
+/* ---- calls ---- */
+
+void call_walk_init(struct call_walk *w, const struct model *m, int32_t fn, unsigned flags)
+{
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	w->flags = flags;
+	w->all_fns = fn < 0;
+	if (fn >= 0 && (uint32_t)fn < m->fns.n) {
+		w->fi = (uint32_t)fn;
+		w->mf = &m->fns.v[fn];
+	}
+}
+
+bool call_walk_next(struct call_walk *w)
+{
+	for (;;) {
+		while (w->mf && w->next_ev < w->mf->f->nevents) {
+			uint32_t ei = w->next_ev++;
+			const struct event *e = &w->mf->f->events[ei];
+			if (e->kind != EV_CALL || ((w->flags & CALLS_UNGUARDED) && e->gvl_guard) ||
+			    ((w->flags & CALLS_DIRECT) && e->u.call->indirect))
+				continue;
+			w->ei = ei;
+			w->e = e;
+			w->c = e->u.call;
+			return true;
+		}
+		if (!w->all_fns || w->next_fn >= w->m->fns.n) {
+			w->e = NULL;
+			w->c = NULL;
+			return false;
+		}
+		w->fi = w->next_fn++;
+		w->mf = &w->m->fns.v[w->fi];
+		w->next_ev = 0;
+	}
+}
+
+void caller_walk_init(struct caller_walk *w, const struct model *m, const struct mfunc *callee)
+{
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	w->callee = callee;
+	w->next = callee->in_begin;
+}
+
+bool caller_walk_next(struct caller_walk *w)
+{
+	if (w->next >= w->callee->in_end)
+		return false;
+	const struct model *m = w->m;
+	w->edge = &m->edges.v[m->in_edges.v[w->next++]];
+	w->caller = &m->fns.v[w->edge->from];
+	w->e = &w->caller->f->events[w->edge->ev];
+	w->c = w->e->kind == EV_CALL ? w->e->u.call : NULL;
+	return true;
+}
+
+/* ---- the functions of a release site ---- */
+
+void site_fns_walk_init(struct site_fns_walk *w, const struct model *m, const struct reach_set *rs,
+			const struct msite *s)
+{
+	memset(w, 0, sizeof(*w));
+	w->m = m;
+	w->rs = rs;
+	w->s = s;
+}
+
+bool site_fns_walk_next(struct site_fns_walk *w)
+{
+	if (w->pos > w->rs->n)
+		return false;
+	uint32_t i = w->pos++;
+	w->mf = i < w->rs->n ? &w->m->fns.v[w->rs->fns[i]] : &w->m->fns.v[w->s->data_fn];
+	return true;
 }
 
 /* ---- functions handed to calls ---- */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "c_scan.h"
 #include "model.h"
 
 #define REACH_MAX_SOURCE (16u * 1024 * 1024)
@@ -27,105 +28,125 @@ struct spelling {
 };
 typedef VEC(struct spelling) spellvec;
 
-static bool ident_char(char c)
+struct scan_names {
+	const char *file;
+	struct hmap *names; /* name -> candidate index + 1 */
+	spellvec *out;
+	const char *text; /* the text scanned, len bytes */
+	size_t len;
+};
+
+static void spelled_name(const struct c_ident *id, void *arg)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+	struct scan_names *sn = arg;
+	char name[256];
+	if (id->n >= sizeof(name))
+		return;
+	memcpy(name, id->s, id->n);
+	name[id->n] = 0;
+	uintptr_t k = (uintptr_t)hmap_get(sn->names, name);
+	if (!k)
+		return;
+	const char *text = sn->text;
+	size_t j = id->end, len = sn->len;
+	while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
+		j++;
+	struct spelling sp = {sn->file, id->line, !id->in_directive && id->depth == 0 && j < len && text[j] == '('};
+	vec_push(&sn->out[k - 1], sp);
 }
 
 /* Every spelling of any candidate name in text (comments, strings and char
  * literals skipped), appended to per-candidate vectors. */
 static void scan_text(const char *file, const char *text, size_t len, struct hmap *names, spellvec *out)
 {
-	uint32_t line = 1;
-	int depth = 0;
-	bool pp = false, line_start = true;
-	size_t i = 0;
-	while (i < len) {
-		char c = text[i];
-		if (c == '\n') {
-			/* a directive continues over a backslash-newline */
-			if (!(i > 0 && text[i - 1] == '\\'))
-				pp = false;
-			line++;
-			line_start = true;
-			i++;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-			i++;
-			continue;
-		}
-		if (line_start && c == '#')
-			pp = true;
-		line_start = false;
-		if (c == '/' && i + 1 < len && text[i + 1] == '*') {
-			i += 2;
-			while (i + 1 < len && !(text[i] == '*' && text[i + 1] == '/')) {
-				if (text[i] == '\n')
-					line++;
-				i++;
-			}
-			i += 2;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && text[i + 1] == '/') {
-			while (i < len && text[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			i++;
-			while (i < len && text[i] != c && text[i] != '\n') {
-				if (text[i] == '\\' && i + 1 < len)
-					i++;
-				i++;
-			}
-			i++;
-			continue;
-		}
-		if (!pp && c == '{') {
-			depth++;
-			i++;
-			continue;
-		}
-		if (!pp && c == '}') {
-			if (depth > 0)
-				depth--;
-			i++;
-			continue;
-		}
-		if (ident_char(c) && !(c >= '0' && c <= '9')) {
-			size_t b = i;
-			while (i < len && ident_char(text[i]))
-				i++;
-			char name[256];
-			size_t n = i - b;
-			if (n >= sizeof(name))
-				continue;
-			memcpy(name, text + b, n);
-			name[n] = 0;
-			uintptr_t k = (uintptr_t)hmap_get(names, name);
-			if (!k)
-				continue;
-			size_t j = i;
-			while (j < len && (text[j] == ' ' || text[j] == '\t' || text[j] == '\n' || text[j] == '\r'))
-				j++;
-			struct spelling sp = {file, line, !pp && depth == 0 && j < len && text[j] == '('};
-			vec_push(&out[k - 1], sp);
-			continue;
-		}
-		if (c >= '0' && c <= '9') {
-			while (i < len && ident_char(text[i]))
-				i++;
-			continue;
-		}
-		i++;
-	}
+	struct scan_names sn = {file, names, out, text, len};
+	c_scan_idents(text, len, C_SCAN_C, spelled_name, &sn);
 }
 
 static bool inside(const struct func *f, const char *file, uint32_t line)
 {
 	return f->loc.file && file && strcmp(f->loc.file, file) == 0 && line >= f->loc.line && line <= f->end.line;
+}
+
+typedef VEC(uint32_t) cand_vec;
+
+/* Every candidate of tu stays reachable: a use of unknown place. */
+static void keep_candidates_of(const struct model *m, const cand_vec *cands, const struct tu_facts *tu, spellvec *sp)
+{
+	for (size_t c = 0; c < cands->n; c++)
+		if (m->fns.v[cands->v[c]].tu == tu) {
+			struct spelling use = {NULL, 0, false};
+			vec_push(&sp[c], use);
+		}
+}
+
+/* the spellings of each candidate's name in its translation unit's files */
+static void spell_candidates(const struct model *m, const cand_vec *cands, spellvec *sp)
+{
+	for (size_t t = 0; t < m->ntus; t++) {
+		struct tu_facts *tu = m->tus[t];
+		struct hmap names = {0};
+		bool any = false;
+		for (size_t c = 0; c < cands->n; c++)
+			if (m->fns.v[cands->v[c]].tu == tu) {
+				/* two statics of one name in one TU cannot be: one key each */
+				hmap_put(&names, m->fns.v[cands->v[c]].f->name, (void *)(uintptr_t)(c + 1));
+				any = true;
+			}
+		if (!any) {
+			hmap_free(&names);
+			continue;
+		}
+		bool main_seen = false;
+		for (size_t k = 0; k < tu->files.n; k++) {
+			size_t len = 0;
+			char *text = read_file(tu->files.v[k].path, &len, REACH_MAX_SOURCE);
+			if (!text) {
+				/* unreadable: every candidate of this TU stays reachable */
+				keep_candidates_of(m, cands, tu, sp);
+				continue;
+			}
+			main_seen = main_seen || tu->files.v[k].is_main;
+			scan_text(tu->files.v[k].path, text, len, &names, sp);
+			free(text);
+		}
+		if (!main_seen)
+			keep_candidates_of(m, cands, tu, sp);
+		hmap_free(&names);
+	}
+}
+
+/* fixed point: a candidate is reachable once a reachable function calls
+ * it or it is spelled as a use outside every still-unreachable body */
+static void settle_dead(const struct model *m, const cand_vec *cands, const spellvec *sp, uint8_t *dead)
+{
+	for (bool changed = true; changed;) {
+		changed = false;
+		for (size_t c = 0; c < cands->n; c++) {
+			uint32_t fi = cands->v[c];
+			if (!dead[fi])
+				continue;
+			const struct mfunc *mf = &m->fns.v[fi];
+			bool live = false;
+			struct caller_walk w;
+			for (caller_walk_init(&w, m, mf); !live && caller_walk_next(&w);)
+				live = !dead[w.edge->from];
+			for (size_t s = 0; s < sp[c].n && !live; s++) {
+				const struct spelling *p = &sp[c].v[s];
+				if (p->decl)
+					continue;
+				bool in_dead = false;
+				for (size_t d = 0; d < cands->n && !in_dead && p->file; d++)
+					in_dead =
+						dead[cands->v[d]] && inside(m->fns.v[cands->v[d]].f, p->file, p->line);
+				live = !in_dead;
+			}
+			if (live) {
+				dead[fi] = 0;
+				changed = true;
+			}
+		}
+	}
 }
 
 void model_mark_unreachable(struct model *m)
@@ -135,7 +156,7 @@ void model_mark_unreachable(struct model *m)
 		return;
 	/* candidates: static C functions of a main file */
 	int32_t *cand = xmalloc(nf * sizeof(*cand)); /* candidate index, -1 */
-	VEC(uint32_t) cands = {0};
+	cand_vec cands = {0};
 	for (uint32_t i = 0; i < nf; i++) {
 		const struct mfunc *mf = &m->fns.v[i];
 		const struct func *f = mf->f;
@@ -151,79 +172,12 @@ void model_mark_unreachable(struct model *m)
 		free(cand);
 		return;
 	}
-	/* the spellings of each candidate's name in its translation unit's files */
 	spellvec *sp = xcalloc(cands.n, sizeof(*sp));
-	for (size_t t = 0; t < m->ntus; t++) {
-		struct tu_facts *tu = m->tus[t];
-		struct hmap names = {0};
-		bool any = false;
-		for (size_t c = 0; c < cands.n; c++)
-			if (m->fns.v[cands.v[c]].tu == tu) {
-				/* two statics of one name in one TU cannot be: one key each */
-				hmap_put(&names, m->fns.v[cands.v[c]].f->name, (void *)(uintptr_t)(c + 1));
-				any = true;
-			}
-		if (!any) {
-			hmap_free(&names);
-			continue;
-		}
-		bool main_seen = false;
-		for (size_t k = 0; k < tu->files.n; k++) {
-			size_t len = 0;
-			char *text = read_file(tu->files.v[k].path, &len, REACH_MAX_SOURCE);
-			if (!text) {
-				/* unreadable: every candidate of this TU stays reachable */
-				for (size_t c = 0; c < cands.n; c++)
-					if (m->fns.v[cands.v[c]].tu == tu) {
-						struct spelling use = {NULL, 0, false};
-						vec_push(&sp[c], use);
-					}
-				continue;
-			}
-			main_seen = main_seen || tu->files.v[k].is_main;
-			scan_text(tu->files.v[k].path, text, len, &names, sp);
-			free(text);
-		}
-		if (!main_seen)
-			for (size_t c = 0; c < cands.n; c++)
-				if (m->fns.v[cands.v[c]].tu == tu) {
-					struct spelling use = {NULL, 0, false};
-					vec_push(&sp[c], use);
-				}
-		hmap_free(&names);
-	}
-	/* fixed point: a candidate is reachable once a reachable function calls
-	 * it or it is spelled as a use outside every still-unreachable body */
+	spell_candidates(m, &cands, sp);
 	uint8_t *dead = xmalloc(nf);
 	for (uint32_t i = 0; i < nf; i++)
 		dead[i] = cand[i] >= 0;
-	for (bool changed = true; changed;) {
-		changed = false;
-		for (size_t c = 0; c < cands.n; c++) {
-			uint32_t fi = cands.v[c];
-			if (!dead[fi])
-				continue;
-			const struct mfunc *mf = &m->fns.v[fi];
-			bool live = false;
-			for (uint32_t k = mf->in_begin; k < mf->in_end && !live; k++) {
-				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-				live = !dead[ed->from];
-			}
-			for (size_t s = 0; s < sp[c].n && !live; s++) {
-				const struct spelling *p = &sp[c].v[s];
-				if (p->decl)
-					continue;
-				bool in_dead = false;
-				for (size_t d = 0; d < cands.n && !in_dead && p->file; d++)
-					in_dead = dead[cands.v[d]] && inside(m->fns.v[cands.v[d]].f, p->file, p->line);
-				live = !in_dead;
-			}
-			if (live) {
-				dead[fi] = 0;
-				changed = true;
-			}
-		}
-	}
+	settle_dead(m, &cands, sp, dead);
 	for (uint32_t i = 0; i < nf; i++)
 		m->fns.v[i].unreachable = dead[i];
 	for (size_t i = 0; i < m->sites.n; i++)

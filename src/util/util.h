@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "files.h"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define UNUSED(x) ((void)(x))
 
@@ -129,36 +131,6 @@ int str_in_list(const char *s, const char *const *list, size_t n);
 /* Binary search in a sorted array of strings. */
 bool str_in_sorted(const char *s, const char *const *sorted, size_t n);
 
-/* Paths. */
-char *path_join(const char *a, const char *b);
-char *path_dirname(const char *p);
-const char *path_basename(const char *p);
-char *path_absolute(const char *p);  /* realpath, or cwd-joined normalised text */
-char *path_normalize(const char *p); /* collapse //, /./ and /../ lexically */
-/* p relative to base when p is below base, else a copy of p. */
-char *path_relative(const char *p, const char *base);
-bool path_is_below(const char *p, const char *dir);
-bool path_is_dir(const char *p);
-bool path_is_file(const char *p);
-const char *path_ext(const char *p); /* ".c", or "" */
-
-/* Reads a whole file (NUL-terminated). Returns NULL and sets errno on failure.
- * Files larger than max_bytes fail with EFBIG. */
-char *read_file(const char *path, size_t *len, size_t max_bytes);
-/* Reads a small text file the user names (a configuration or model file) of
- * at most max_bytes. Returns NULL with *err = "path:1:1: larger than N KiB:
- * not a <what>" or "path: cannot read: why". */
-char *read_bounded_text(const char *path, size_t max_bytes, const char *what, size_t *len, char **err);
-/* Writing a file the user named without following a symlink at its name or
- * leaving a half-written file: a temporary file in the same directory
- * (mode 0666 & ~umask), renamed over the name by file_replace_commit (which
- * closes f; on failure removes the temporary and returns -1 with errno).
- * A device, FIFO or socket named directly (`-o /dev/null`), or a name in
- * /dev or /proc that leads to one (`/dev/stdout`), is written in place
- * (*tmp is NULL): renaming over it would replace the device itself. */
-FILE *file_replace_open(const char *path, char **tmp);
-int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok);
-
 /* Appends s to sb with every character that could drive a terminal or start a
  * new line made visible: C0 controls as ^X (tab kept), DEL as ^?, C1 controls
  * written in UTF-8 and the bidirectional overrides (U+202A-U+202E,
@@ -166,42 +138,6 @@ int file_replace_commit(FILE *f, char *tmp, const char *path, bool ok);
  * people (text output, logs). */
 void sb_put_visible(struct strbuf *sb, const char *s);
 void fput_visible(const char *s, FILE *out);
-
-/* The one way this tool runs another program (git, pkg-config, ruby):
- * execvp(argv) without a shell, in dir (NULL: here), stdin /dev/null, every
- * other descriptor closed, in its own process group; stdout kept up to
- * max_out bytes, the first line of stderr kept (or stderr discarded). At
- * timeout_ms (0: no limit) or past max_out bytes the group is killed. */
-enum run_outcome {
-	RUN_OK = 0,
-	RUN_FAILED,
-	RUN_NOT_FOUND,
-	RUN_TIMED_OUT,
-	RUN_TOO_MUCH,
-	RUN_CANNOT
-};
-struct run_spec {
-	char *const *argv;
-	const char *dir;
-	unsigned timeout_ms;
-	size_t max_out;
-	bool keep_err; /* the first line of stderr in err_line */
-};
-struct run_result {
-	enum run_outcome outcome; /* RUN_OK: exited 0 */
-	int status;               /* exit status, or -1 (killed, not started) */
-	int signal;               /* the signal it died of, or 0 */
-	char *out;                /* stdout (NUL-terminated), NULL unless it ran to its end */
-	size_t out_len;
-	char *err_line; /* raw: show it with sb_put_visible */
-};
-void run_process(const struct run_spec *spec, struct run_result *r);
-void run_result_free(struct run_result *r);
-const char *run_outcome_text(enum run_outcome r);
-
-/* Reads the output of argv (run_process, 60 s), up to max bytes. Returns
- * NULL unless it exits 0. */
-char *capture_command(char *const argv[], size_t max);
 
 /* Line index of a buffer: start offsets of each line (1-based lines). */
 struct line_index {

@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "helpers.h"
 #include "inputs.h"
+#include "process.h"
 
 static char *ruby_eval(const char *expr)
 {

@@ -12,10 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "c_scan.h"
 #include "compdb.h"
 #include "extconf.h"
 #include "helpers.h"
 #include "report.h"
+#include "process.h"
 #include "util.h"
 #include "prescan.h"
 
@@ -409,6 +411,43 @@ static void test_util__line_index(void **state)
 	line_index_free(&li);
 }
 
+/* c_scan_idents: what it hands over, and what it skips */
+struct scanned {
+	struct strbuf sb;
+};
+
+static void record_ident(const struct c_ident *id, void *arg)
+{
+	struct scanned *sc = arg;
+	sb_printf(&sc->sb, "%.*s:%u:%d%s%s ", (int)id->n, id->s, id->line, id->depth, id->in_directive ? "#" : "",
+		  id->in_define ? "d" : "");
+}
+
+static const char *scan_of(struct scanned *sc, const char *text, unsigned flags)
+{
+	sb_reset(&sc->sb);
+	c_scan_idents(text, strlen(text), flags, record_ident, sc);
+	return sb_str(&sc->sb);
+}
+
+static void test_util__c_scan(void **state)
+{
+	(void)state;
+	struct scanned sc = {0};
+	/* comments, literals and numbers skipped; lines counted through them */
+	assert_string_equal(scan_of(&sc, "a /* b\n c */ d // e\n\"f\\\ng\" 'h' 1x2 i", C_SCAN_C), "a:1:0 d:2:0 i:4:0 ");
+	/* a C literal left open ends with its line */
+	assert_string_equal(scan_of(&sc, "#error can't\nx", C_SCAN_C), "error:1:0# can:1:0# x:2:0 ");
+	/* directives (continued over a backslash-newline), #define, braces
+	 * outside directives; a comment before the '#' is a space */
+	assert_string_equal(scan_of(&sc, "/* c */ # define M \\\n  N {\nvoid f(void) { { g; } }\n#if x\n", C_SCAN_C),
+			    "define:1:0#d M:1:0#d N:2:0#d void:3:0 f:3:0 void:3:0 g:3:2 if:4:0# x:4:0# ");
+	/* Rust: strings span lines, a quote is a lifetime, no directives */
+	assert_string_equal(scan_of(&sc, "fn f<'a>() { \"s\nt\" }\n#[x] y", C_SCAN_RUST),
+			    "fn:1:0 f:1:0 a:1:0 x:3:0 y:3:0 ");
+	sb_free(&sc.sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,7 +457,8 @@ int main(void)
 		cmocka_unit_test(test_util__strings),        cmocka_unit_test(test_util__strbuf_and_map),
 		cmocka_unit_test(test_util__read_file),      cmocka_unit_test(test_util__capture_command),
 		cmocka_unit_test(test_util__run_process),    cmocka_unit_test(test_util__prescan),
-		cmocka_unit_test(test_util__line_index),     cmocka_unit_test(test_util__put_visible),
+		cmocka_unit_test(test_util__line_index),     cmocka_unit_test(test_util__c_scan),
+		cmocka_unit_test(test_util__put_visible),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
