@@ -46,20 +46,24 @@ void gate_check_ruby_api(const struct model *m, const struct msite *s, const str
 				 "'%s' reads a Ruby object's internals ('%s')", mf->f->name, u.name);
 			break;
 		case RC_ALLOC: {
-			/* gvl-semantics rule 9: may raise NoMemoryError through
-			 * rb_thread_call_with_gvl; fatal on a non-Ruby thread. When
+			/* gvl-semantics rule 9: allowed without the GVL, but it blocks
+			 * RB_NOGVL_OFFLOAD_SAFE (a pool's native thread is fatal to it,
+			 * and NoMemoryError is raised through rb_thread_call_with_gvl,
+			 * out of the callback): the gate fails. When
 			 * the code wrote a libc name a Ruby header redefines
 			 * (strdup after ruby/util.h), say that it is Ruby's */
 			const char *hdr = ruby_header_redefines(u.name, e->kind == EV_CALL ? e->u.call->name : NULL);
 			if (hdr)
-				gate_add(g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				gate_add(g, GATE_RUBY_API, GATE_FAIL, &e->loc, (int32_t)fi,
 					 "'%s' allocates with '%s', which is Ruby's '%s' here (%s redefines it): it "
-					 "needs a Ruby thread and may raise NoMemoryError",
+					 "needs a Ruby thread and may raise NoMemoryError, and an offloaded callback's "
+					 "worker may be neither (gvl-semantics rule 9)",
 					 mf->f->name, u.name, e->u.call->name, hdr);
 			else
-				gate_add(g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)fi,
+				gate_add(g, GATE_RUBY_API, GATE_FAIL, &e->loc, (int32_t)fi,
 					 "'%s' allocates with '%s', which needs a Ruby thread and may raise "
-					 "NoMemoryError",
+					 "NoMemoryError, and an offloaded callback's worker may be neither "
+					 "(gvl-semantics rule 9)",
 					 mf->f->name, u.name);
 			break;
 		}

@@ -453,11 +453,12 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 	model_where(lm, where, sizeof(where));
 	bool ok = true;
 	if (lm->ruby_alloc == 1) {
-		/* gvl-semantics rule 9, as for ruby_xmalloc itself */
+		/* gvl-semantics rule 9, as for ruby_xmalloc itself: the gate fails */
 		struct gate_evidence *ge = gate_add(
-			g, GATE_RUBY_API, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
+			g, GATE_RUBY_API, GATE_FAIL, &e->loc, (int32_t)mf->id,
 			"'%s' calls '%s', which allocates through Ruby's allocator (model %s): it needs a Ruby "
-			"thread and may raise NoMemoryError",
+			"thread and may raise NoMemoryError, and an offloaded callback's worker may be neither "
+			"(gvl-semantics rule 9)",
 			mf->f->name, e->u.call->name, where);
 		gate_fact(ge, FACT_OTHER, e->u.call->name);
 		gate_basis_add(g, GATE_RUBY_API, lm, &e->loc, (int32_t)mf->id);

@@ -85,7 +85,7 @@ static VALUE run(VALUE self, VALUE len)
 	j.n = NUM2LONG(len) & 63;
 	rb_thread_call_without_gvl(hash_nogvl, &j, NULL, NULL); /* expect: offload-candidate, debug-offload-verdict */ /* expect-msg: offload verdict: candidate; models: mylib_hash (mylib, user model) */
 	rb_thread_call_without_gvl(crc_nogvl, &j, NULL, NULL); /* expect: offload-candidate, debug-offload-verdict */ /* expect-msg: models: mylib_crc (mylib, user model) */
-	rb_thread_call_without_gvl(copy_nogvl, &j, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: Ruby API cannot verify: 'copy_nogvl' calls 'mylib_alloc_copy', which allocates through Ruby's allocator */
+	rb_thread_call_without_gvl(copy_nogvl, &j, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: Ruby API fail: 'copy_nogvl' calls 'mylib_alloc_copy', which allocates through Ruby's allocator */
 	rb_thread_call_without_gvl(sign_nogvl, &j, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: not offload-safe; per-thread error channel fail */
 	if (j.result == 0 && ERR_get_error() != 0)
 		rb_raise(rb_eRuntimeError, "sign failed");
