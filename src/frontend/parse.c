@@ -351,39 +351,41 @@ static bool pch_trouble(CXTranslationUnit ctu)
 	return bad;
 }
 
-static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job, const struct parse_opts *o,
-					 struct flag_cache *fcache)
+/* The file's text, or NULL with tu failed: unreadable, binary, or its
+ * compile directory missing. */
+static char *read_source(const struct tu_job *job, struct tu_facts *tu, size_t *len)
 {
-	struct tu_facts *tu = new_facts(job);
-	double t0 = now_seconds();
-	size_t len = 0;
-	char *text = read_file(job->file, &len, MAX_SOURCE_BYTES);
+	char *text = read_file(job->file, len, MAX_SOURCE_BYTES);
 	if (!text) {
 		char *why = xasprintf("cannot read: %s", strerror(errno));
 		fail(tu, why);
 		free(why);
-		return tu;
+		return NULL;
 	}
-	if (looks_binary(text, len)) {
+	if (looks_binary(text, *len)) {
 		fail(tu, "not a C source file (binary content)");
 		free(text);
-		return tu;
+		return NULL;
 	}
 	if (job->directory && *job->directory && !path_is_dir(job->directory)) {
 		char *why = xasprintf("compile directory %s does not exist", job->directory);
 		fail(tu, why);
 		free(why);
 		free(text);
-		return tu;
+		return NULL;
 	}
+	return text;
+}
 
-	/* the arguments, without those clang rejects */
+/* The arguments, without those clang rejects (recorded in tu). */
+static void usable_args(void *cxindex, const struct tu_job *job, struct flag_cache *fcache, struct tu_facts *tu,
+			argvec *args)
+{
 	struct flag_verdict *owned = NULL;
 	const struct flag_verdict *fv = flags_verdict(cxindex, fcache, job->args.v, job->args.n, &owned);
-	argvec args = {0};
 	for (size_t i = 0; i < job->args.n; i++) {
 		if (!fv->drop[i]) {
-			vec_push(&args, job->args.v[i]);
+			vec_push(args, job->args.v[i]);
 			continue;
 		}
 		const char *why = fv->why[i] ? fv->why[i] : "rejected by clang";
@@ -392,37 +394,100 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		free(d);
 	}
 	verdict_free(owned);
+}
 
-	/* includes of devices, FIFOs, /proc: refused before libclang opens
-	 * them; debug pragmas neutralised (prescan.h) */
-	struct prescan ps;
-	prescan_run(&ps, job->file, text, len, (char *const *)args.v, args.n, o->fc ? o->fc->ruby_dirs : NULL,
-		    o->fc ? o->fc->nruby_dirs : 0);
-	if (ps.refused) {
-		fail(tu, ps.refused);
-		prescan_free(&ps);
-		free(text);
-		vec_free(&args);
-		return tu;
-	}
-
-	/* Ruby's headers from the run's shared preamble when nothing before
-	 * ruby.h can change them (pch.h) */
+/* Ruby's headers from the run's shared preamble when nothing before
+ * ruby.h can change them (pch.h); NULL for the ordinary way. */
+static const char *choose_pch(void *cxindex, const struct tu_job *job, const struct parse_opts *o, const char *text,
+			      size_t len, const argvec *args, struct tu_facts *tu)
+{
 	const char *pch = NULL;
 	if (o->pch && !o->no_pch) {
 		char *fdir = path_dirname(job->file);
-		struct pch_prefix *pre = pch_dir_shadows(fdir) ? NULL : pch_eligible(text, len, fdir, args.v, args.n);
+		struct pch_prefix *pre = pch_dir_shadows(fdir) ? NULL : pch_eligible(text, len, fdir, args->v, args->n);
 		bool built = false;
 		if (pre)
-			pch = pch_for(o->pch, cxindex, job, args.v, args.n, extra_clang_args,
+			pch = pch_for(o->pch, cxindex, job, args->v, args->n, extra_clang_args,
 				      ARRAY_SIZE(extra_clang_args), o, pre, &built);
 		pch_prefix_free(pre);
 		free(fdir);
 		tu->pch_built = built;
 		tu->pch_use = pch ? PCH_USE_USED : PCH_USE_INELIGIBLE;
 	}
+	return pch;
+}
+
+/* Up to three recovery rounds with stub declarations for the names clang
+ * could not resolve; *ctu becomes the last parse that worked. */
+static void recover(void *cxindex, const struct tu_job *job, const struct parse_opts *o, const argvec *args,
+		    struct prescan *ps, const char *pch, struct tu_facts *tu, CXTranslationUnit *ctu)
+{
+	char stub_path[512];
+	snprintf(stub_path, sizeof(stub_path), STUB_DIR "/%s",
+		 o->fc && o->fc->stub_name ? o->fc->stub_name : "stubs.h");
+	struct stub_set st = {0};
+	char *stub_text = NULL;
+	for (unsigned round = 0; round < 3; round++) {
+		if (!collect_stubs(*ctu, &st))
+			break;
+		free(stub_text);
+		stub_text = render_stubs(&st);
+		enum CXErrorCode e2 = CXError_Success;
+		CXTranslationUnit next = do_parse(cxindex, job, args, o, ps, stub_path, stub_text, pch, &e2);
+		if (!next || e2 != CXError_Success) {
+			if (next)
+				clang_disposeTranslationUnit(next);
+			break;
+		}
+		unsigned errs2 = count_errors(next, tu, false);
+		clang_disposeTranslationUnit(*ctu);
+		*ctu = next;
+		tu->stub_rounds = round + 1;
+		tu->nstubs = (uint32_t)st.names.n;
+		tu->degraded = 1;
+		if (!errs2)
+			break;
+	}
+	free(stub_text);
+	hmap_free(&st.names);
+	strpool_free(&st.pool);
+}
+
+/* Why libclang gave no translation unit. */
+static const char *parse_failure(enum CXErrorCode err)
+{
+	return err == CXError_Crashed            ? "libclang crashed while parsing"
+	       : err == CXError_ASTReadError     ? "libclang could not read the AST"
+	       : err == CXError_InvalidArguments ? "libclang rejected the arguments"
+						 : "libclang could not parse the file";
+}
+
+static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job, const struct parse_opts *o,
+					 struct flag_cache *fcache)
+{
+	struct tu_facts *tu = new_facts(job);
+	double t0 = now_seconds();
+	size_t len = 0;
+	char *text = read_source(job, tu, &len);
+	if (!text)
+		return tu;
+	argvec args = {0};
+	usable_args(cxindex, job, fcache, tu, &args);
+
+	/* includes of devices, FIFOs, /proc: refused before libclang opens
+	 * them; debug pragmas neutralised (prescan.h) */
+	struct prescan ps;
+	prescan_run(&ps, job->file, text, len, (char *const *)args.v, args.n, o->fc ? o->fc->ruby_dirs : NULL,
+		    o->fc ? o->fc->nruby_dirs : 0);
+	CXTranslationUnit ctu = NULL;
+	bool parsed = false;
+	if (ps.refused) {
+		fail(tu, ps.refused);
+		goto done;
+	}
+	const char *pch = choose_pch(cxindex, job, o, text, len, &args, tu);
 	enum CXErrorCode err = CXError_Success;
-	CXTranslationUnit ctu = do_parse(cxindex, job, &args, o, &ps, NULL, NULL, pch, &err);
+	ctu = do_parse(cxindex, job, &args, o, &ps, NULL, NULL, pch, &err);
 	if (pch && (!ctu || err != CXError_Success || pch_trouble(ctu))) {
 		/* the preamble did not fit after all: the ordinary way */
 		if (ctu)
@@ -435,64 +500,18 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		/* an include the pre-scan could not resolve, refused as libclang
 		 * opened it: nothing of this parse is used */
 		fail(tu, ps.refused);
-		free(text);
-		vec_free(&args);
-		prescan_free(&ps);
-		if (ctu)
-			clang_disposeTranslationUnit(ctu);
-		return tu;
+		goto done;
 	}
 	if (!ctu || err != CXError_Success) {
-		const char *why = err == CXError_Crashed            ? "libclang crashed while parsing"
-				  : err == CXError_ASTReadError     ? "libclang could not read the AST"
-				  : err == CXError_InvalidArguments ? "libclang rejected the arguments"
-								    : "libclang could not parse the file";
-		fail(tu, why);
-		free(text);
-		vec_free(&args);
-		prescan_free(&ps);
-		if (ctu)
-			clang_disposeTranslationUnit(ctu);
-		return tu;
+		fail(tu, parse_failure(err));
+		goto done;
 	}
 	unsigned errors = count_errors(ctu, tu, false);
-	char stub_path[512];
-	snprintf(stub_path, sizeof(stub_path), STUB_DIR "/%s",
-		 o->fc && o->fc->stub_name ? o->fc->stub_name : "stubs.h");
 	if (errors && o->recover && mentions_release_api(text)) {
-		struct stub_set st = {0};
-		char *stub_text = NULL;
-		for (unsigned round = 0; round < 3; round++) {
-			if (!collect_stubs(ctu, &st))
-				break;
-			free(stub_text);
-			stub_text = render_stubs(&st);
-			enum CXErrorCode e2 = CXError_Success;
-			CXTranslationUnit next = do_parse(cxindex, job, &args, o, &ps, stub_path, stub_text, pch, &e2);
-			if (!next || e2 != CXError_Success) {
-				if (next)
-					clang_disposeTranslationUnit(next);
-				break;
-			}
-			unsigned errs2 = count_errors(next, tu, false);
-			clang_disposeTranslationUnit(ctu);
-			ctu = next;
-			tu->stub_rounds = round + 1;
-			tu->nstubs = (uint32_t)st.names.n;
-			tu->degraded = 1;
-			if (!errs2)
-				break;
-		}
-		free(stub_text);
-		hmap_free(&st.names);
-		strpool_free(&st.pool);
+		recover(cxindex, job, o, &args, &ps, pch, tu, &ctu);
 		if (ps.refused) {
 			fail(tu, ps.refused);
-			clang_disposeTranslationUnit(ctu);
-			free(text);
-			vec_free(&args);
-			prescan_free(&ps);
-			return tu;
+			goto done;
 		}
 	}
 	count_errors(ctu, tu, true);
@@ -502,11 +521,15 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 	extract_token_sites(ctu, tu);
 	scan_pp_conds(tu, text, len);
 	hash_project_files(ctu, tu, o->fc);
-	clang_disposeTranslationUnit(ctu);
+	parsed = true;
+done:
+	if (ctu)
+		clang_disposeTranslationUnit(ctu);
 	free(text);
 	vec_free(&args);
 	prescan_free(&ps);
-	tu->parse_seconds = now_seconds() - t0;
+	if (parsed)
+		tu->parse_seconds = now_seconds() - t0;
 	return tu;
 }
 

@@ -524,6 +524,37 @@ static char *macro_arg(const char *const *args, size_t nargs, size_t i, size_t *
 	return name;
 }
 
+/* What the file's lines before ruby.h test must not be a macro of the
+ * preamble, and what they define must not appear in it; nor may its
+ * directory shadow one of the preamble's headers. Under ps->lock. */
+static bool prefix_fits(struct pch_entry *pe, const struct prefix *pre, const struct tu_job *job)
+{
+	for (size_t i = 0; pre && i < pre->conds.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i])) {
+			log_verbose(2,
+				    "%s: tests %s, a macro of Ruby's headers, before including them; parsed without "
+				    "the preamble",
+				    job->display, pre->conds.v[i]);
+			return false;
+		}
+	for (size_t i = 0; pre && i < pre->defs.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i])) {
+			log_verbose(2,
+				    "%s: defines %s, which Ruby's headers use, before including them; parsed without "
+				    "the preamble",
+				    job->display, pre->defs.v[i]);
+			return false;
+		}
+	if (job->directory && shadows_tail(pe, job->directory)) {
+		log_verbose(
+			2,
+			"%s: its directory holds a header Ruby's headers include; parsed without the shared preamble",
+			job->display);
+		return false;
+	}
+	return true;
+}
+
 /* A -D or -U whose name is not among the preamble's identifiers cannot change
  * it, so files that differ only in such defines (the HAVE_* of each
  * extconf.rb) share one preamble: it is built from the arguments without
@@ -608,32 +639,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	}
 	free(full_key);
 	free(rest_key);
-	const char *r = pe && pe->state == PCH_READY ? pe->path : NULL;
-	/* what the file's lines before ruby.h test must not be a macro of the
-	 * preamble, and what they define must not appear in it */
-	for (size_t i = 0; r && pre && i < pre->conds.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i])) {
-			log_verbose(2,
-				    "%s: tests %s, a macro of Ruby's headers, before including them; parsed without "
-				    "the preamble",
-				    job->display, pre->conds.v[i]);
-			r = NULL;
-		}
-	for (size_t i = 0; r && pre && i < pre->defs.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i])) {
-			log_verbose(2,
-				    "%s: defines %s, which Ruby's headers use, before including them; parsed without "
-				    "the preamble",
-				    job->display, pre->defs.v[i]);
-			r = NULL;
-		}
-	if (r && job->directory && shadows_tail(pe, job->directory)) {
-		log_verbose(
-			2,
-			"%s: its directory holds a header Ruby's headers include; parsed without the shared preamble",
-			job->display);
-		r = NULL;
-	}
+	const char *r = pe && pe->state == PCH_READY && prefix_fits(pe, pre, job) ? pe->path : NULL;
 	pthread_mutex_unlock(&ps->lock);
 	vec_free(&rest);
 	vec_free(&defs);

@@ -114,6 +114,70 @@ static const char *after_word(const char *line, const char *word)
 	return line + n;
 }
 
+static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
+		unsigned depth, struct prefix *pre);
+
+/* scan() of the header at hp (NULL: 0). */
+static int scan_header(const char *hp, const char *const *args, size_t nargs, unsigned depth, struct prefix *pre)
+{
+	if (!hp)
+		return 0;
+	size_t hl = 0;
+	char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
+	char *hd = path_dirname(hp);
+	int r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
+	free(ht);
+	free(hd);
+	return r;
+}
+
+/* An #include line before ruby.h (line: after the word): true to read on,
+ * false to stop with *result (scan's 1 or 0). */
+static bool scan_include(char *line, const char *dir, const char *const *args, size_t nargs, unsigned depth,
+			 struct prefix *pre, int nest, int *result)
+{
+	while (*line == ' ' || *line == '\t')
+		line++;
+	char open = *line;
+	char close = open == '<' ? '>' : open == '"' ? '"' : 0;
+	if (!close) {
+		/* mkmf's extconf.h, which ruby.h includes first thing too */
+		return after_word(line, "RUBY_EXTCONF_H") != NULL; /* else #include MACRO */
+	}
+	char *end = strchr(line + 1, close);
+	if (!end)
+		return false;
+	*end = '\0';
+	const char *name = line + 1;
+	if (is_ruby_h(name)) {
+		*result = nest == 0; /* not when it might not be included */
+		return false;
+	}
+	if (str_starts(name, "ruby/"))
+		return true; /* a piece of Ruby's headers: guarded, and ruby.h comes below */
+	if (open == '<') {
+		/* a header found through -I (<sqlite3_ruby.h>) that reaches
+		 * ruby.h first decides; anything else is a system header, which
+		 * ruby.h includes too */
+		char *hp = resolve_quoted(name, NULL, args, nargs);
+		int r = nest == 0 ? scan_header(hp, args, nargs, depth, pre) : 0;
+		free(hp);
+		if (r == 1) {
+			*result = 1;
+			return false;
+		}
+		return true;
+	}
+	if (nest > 0)
+		return false; /* a project header that may or may not be included */
+	char *hp = resolve_quoted(name, dir, args, nargs);
+	if (!hp)
+		return false;
+	*result = scan_header(hp, args, nargs, depth, pre);
+	free(hp);
+	return false; /* the first project header decides */
+}
+
 /* 1: reaches ruby.h first; 0: something else comes first; depth-limited.
  * Conditionals, #define and #undef before ruby.h are allowed; what they name
  * goes to pre, for pch_for to check against the preamble's own macros. */
@@ -178,63 +242,8 @@ static int scan(const char *text, size_t len, const char *dir, const char *const
 		}
 		if (!(rest = after_word(line, "include")))
 			break; /* #error, #pragma, #line ... */
-		line = (char *)rest;
-		while (*line == ' ' || *line == '\t')
-			line++;
-		char open = *line;
-		char close = open == '<' ? '>' : open == '"' ? '"' : 0;
-		if (!close) {
-			/* mkmf's extconf.h, which ruby.h includes first thing too */
-			if (after_word(line, "RUBY_EXTCONF_H"))
-				continue;
-			break; /* #include MACRO */
-		}
-		char *end = strchr(line + 1, close);
-		if (!end)
+		if (!scan_include((char *)rest, dir, args, nargs, depth, pre, nest, &result))
 			break;
-		*end = '\0';
-		const char *name = line + 1;
-		if (is_ruby_h(name)) {
-			result = nest == 0; /* not when it might not be included */
-			break;
-		}
-		if (str_starts(name, "ruby/"))
-			continue; /* a piece of Ruby's headers: guarded, and ruby.h comes below */
-		if (open == '<') {
-			/* a header found through -I (<sqlite3_ruby.h>) that reaches
-			 * ruby.h first decides; anything else is a system header, which
-			 * ruby.h includes too */
-			char *hp = resolve_quoted(name, NULL, args, nargs);
-			int r = 0;
-			if (hp && nest == 0) {
-				size_t hl = 0;
-				char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
-				char *hd = path_dirname(hp);
-				r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
-				free(ht);
-				free(hd);
-			}
-			free(hp);
-			if (r == 1) {
-				result = 1;
-				break;
-			}
-			continue;
-		}
-		if (nest > 0)
-			break; /* a project header that may or may not be included */
-		char *hp = resolve_quoted(name, dir, args, nargs);
-		if (!hp)
-			break;
-		size_t hl = 0;
-		char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
-		char *hd = path_dirname(hp);
-		int r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
-		free(ht);
-		free(hd);
-		free(hp);
-		result = r;
-		break; /* the first project header decides */
 	}
 	free(t);
 	return result;
