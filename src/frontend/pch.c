@@ -40,6 +40,7 @@ struct pch_entry {
 	bool idents_known;
 	strlist dirs_seen;  /* keys of dir_ok */
 	struct hmap dir_ok; /* directory -> (void *)1 fine, (void *)2 shadows */
+	char *prelude;      /* the header it precompiles: PRELUDE, maybe a project header's system includes */
 };
 
 struct pch_set {
@@ -48,8 +49,10 @@ struct pch_set {
 	pthread_cond_t built;
 	struct hmap by_key;  /* key string -> struct pch_entry * */
 	struct hmap by_rest; /* key of the arguments without -D/-U -> the first entry built for them */
+	struct hmap wanted;  /* key of a system block and arguments -> files that asked for it */
 	strlist keys;
-	unsigned n; /* built */
+	unsigned n;     /* built */
+	bool no_blocks; /* Ruby's headers only (a test hook) */
 };
 
 const char *pch_set_dir(const struct pch_set *ps)
@@ -67,6 +70,11 @@ struct pch_set *pch_set_new(const char *under)
 	}
 	struct pch_set *ps = xcalloc(1, sizeof(*ps));
 	ps->dir = tmpl;
+#ifdef NOGVL_TEST_HOOKS
+	/* test hook: Ruby's headers only, for a test to compare the facts */
+	const char *nb = getenv("NOGVL_LINT_TEST_NO_PCH_BLOCKS");
+	ps->no_blocks = nb && *nb;
+#endif
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_cond_init(&ps->built, NULL);
 	return ps;
@@ -89,10 +97,12 @@ void pch_set_free(struct pch_set *ps)
 		hmap_free(&pe->defined_set);
 		strlist_free(&pe->idents);
 		strlist_free(&pe->dirs_seen);
+		free(pe->prelude);
 		free(pe);
 	}
 	hmap_free(&ps->by_key);
 	hmap_free(&ps->by_rest);
+	hmap_free(&ps->wanted);
 	strlist_free(&ps->keys);
 	/* the sets of worker processes (--tu-timeout) made below this one:
 	 * a worker that was stopped could not remove its own */
@@ -130,10 +140,12 @@ void pch_set_free(struct pch_set *ps)
 
 /* The key of an argument subset (without the file's own -I<dir>, see
  * pch_for) and the language. */
-static char *pch_key(const struct tu_job *job, const char *const *args, size_t nargs)
+static char *pch_key(const struct tu_job *job, const char *const *args, size_t nargs, const char *block)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH3_64bits_reset(st);
+	if (block)
+		XXH3_64bits_update(st, block, strlen(block) + 1);
 	for (size_t i = 0; i < nargs; i++)
 		XXH3_64bits_update(st, args[i], strlen(args[i]) + 1);
 	uint8_t lang = job->cxx;
@@ -320,7 +332,7 @@ static void scan_idents(struct pch_entry *pe, const char *t, size_t n, const ski
 static bool collect_idents(struct pch_entry *pe, const strlist *files, const struct parse_opts *o, const char *hdr,
 			   const skipvec *sk)
 {
-	scan_idents(pe, PRELUDE, strlen(PRELUDE), NULL, hdr);
+	scan_idents(pe, pe->prelude, strlen(pe->prelude), NULL, hdr);
 	for (size_t i = 0; i < files->n; i++) {
 		const char *f = files->v[i];
 		if (strcmp(f, hdr) == 0)
@@ -357,7 +369,7 @@ static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const 
 	vec_push(&argv, "-x");
 	vec_push(&argv, job->cxx ? "c++-header" : "c-header");
 	VEC(struct CXUnsavedFile) uf = {0};
-	struct CXUnsavedFile pre = {hdr, PRELUDE, (unsigned long)strlen(PRELUDE)};
+	struct CXUnsavedFile pre = {hdr, pe->prelude, (unsigned long)strlen(pe->prelude)};
 	vec_push(&uf, pre);
 	for (unsigned i = 0; i < o->nvirtual; i++)
 		vec_push(&uf, o->virtual_files[i]);
@@ -467,13 +479,14 @@ static bool shadows_tail(struct pch_entry *pe, const char *dir)
  * it. Called and returns with ps->lock held. */
 static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
 				   size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o,
-				   bool *built)
+				   const char *block, bool *built)
 {
-	char *key = pch_key(job, args, nargs);
+	char *key = pch_key(job, args, nargs, block);
 	struct pch_entry *pe = hmap_get(&ps->by_key, key);
 	if (!pe) {
 		pe = xcalloc(1, sizeof(*pe));
 		pe->state = PCH_BUILDING;
+		pe->prelude = xasprintf("%s%s", PRELUDE, block ? block : "");
 		vec_push(&ps->keys, key);
 		hmap_put(&ps->by_key, key, pe);
 		char *mine = xstrdup(key); /* ps->keys may grow while we build */
@@ -487,6 +500,9 @@ static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct
 		if (path) {
 			ps->n++;
 			*built = true;
+			if (block)
+				log_verbose(2, "%s: a preamble with its project header's system includes too",
+					    job->display);
 			if (log_verbosity >= 3)
 				for (size_t i = 0; i < nargs; i++)
 					if (args[i][0] == '-' && (args[i][1] == 'D' || args[i][1] == 'U'))
@@ -559,14 +575,11 @@ static bool prefix_fits(struct pch_entry *pe, const struct prefix *pre, const st
  * it, so files that differ only in such defines (the HAVE_* of each
  * extconf.rb) share one preamble: it is built from the arguments without
  * those defines, and each file's parse still passes all of its own. */
-const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
-		    const char *const *extra, size_t nextra, const struct parse_opts *o,
-		    const struct pch_prefix *prefix, bool *built)
+static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
+			  size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o,
+			  const struct prefix *pre, const char *block, bool *built)
 {
 	*built = false;
-	if (!ps)
-		return NULL;
-	const struct prefix *pre = (const struct prefix *)prefix;
 	for (size_t i = 0; i < nargs; i++)
 		if (strcmp(args[i], "-include") == 0 || strcmp(args[i], "-imacros") == 0 ||
 		    str_starts(args[i], "-include-pch") || strcmp(args[i], "-include-pth") == 0)
@@ -598,9 +611,9 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	size_t n0 = rest.n;
 	for (size_t i = 0; i < defs.n; i++)
 		vec_push(&rest, defs.v[i]);
-	char *full_key = pch_key(job, rest.v, rest.n);
+	char *full_key = pch_key(job, rest.v, rest.n, block);
 	rest.n = n0;
-	char *rest_key = pch_key(job, rest.v, rest.n);
+	char *rest_key = pch_key(job, rest.v, rest.n, block);
 	struct pch_entry *pe = NULL;
 	pthread_mutex_lock(&ps->lock);
 	struct pch_entry *src = hmap_get(&ps->by_rest, rest_key);
@@ -610,7 +623,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	if (hmap_has(&ps->by_key, full_key) || !src || src->state != PCH_READY || !src->idents_known) {
 		for (size_t i = 0; i < defs.n; i++)
 			vec_push(&rest, defs.v[i]);
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, built);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, block, built);
 		rest.n = n0;
 		if (!hmap_has(&ps->by_rest, rest_key)) {
 			vec_push(&ps->keys, rest_key);
@@ -624,7 +637,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 				vec_push(&rest, defs.v[i]);
 			else
 				dropped = true;
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, built);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, block, built);
 		rest.n = n0;
 		/* the defines it was built with may pull in headers that mention
 		 * a define it was built without */
@@ -646,5 +659,50 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	strlist_free(&names);
 	strlist_free(&joined);
 	free(own);
+	return r;
+}
+
+/* Whether a second file asks for this system block with these arguments
+ * (one file alone does not pay for a preamble of its own). */
+static bool block_wanted(struct pch_set *ps, const struct tu_job *job, const char *const *args, size_t nargs,
+			 const char *block)
+{
+	char *key = pch_key(job, args, nargs, block);
+	pthread_mutex_lock(&ps->lock);
+	uintptr_t n = (uintptr_t)hmap_get(&ps->wanted, key);
+	if (!n) {
+		vec_push(&ps->keys, key);
+		hmap_put(&ps->wanted, key, (void *)(uintptr_t)1);
+		key = NULL;
+	} else if (n < 2) {
+		hmap_put(&ps->wanted, key, (void *)(uintptr_t)(n + 1));
+	}
+	pthread_mutex_unlock(&ps->lock);
+	free(key);
+	return n >= 1;
+}
+
+/* A file whose ruby.h comes from a project header shared by the gem's files
+ * (ossl.h) gets a preamble that also holds the system headers that header
+ * includes right after ruby.h, when a second file asks for the same lines with
+ * the same arguments: the same checks as for Ruby's headers alone apply to
+ * it (the file's lines before ruby.h, its directory, the -D/-U it mentions).
+ * If it cannot be built, Ruby's headers alone. */
+const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
+		    const char *const *extra, size_t nextra, const struct parse_opts *o,
+		    const struct pch_prefix *prefix, bool *built)
+{
+	*built = false;
+	if (!ps)
+		return NULL;
+	const struct prefix *pre = (const struct prefix *)prefix;
+	if (pre && pre->block && !ps->no_blocks && block_wanted(ps, job, args, nargs, pre->block)) {
+		const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, pre->block, built);
+		if (r)
+			return r;
+	}
+	bool b = false;
+	const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, NULL, &b);
+	*built = *built || b;
 	return r;
 }

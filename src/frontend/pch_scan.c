@@ -114,6 +114,83 @@ static const char *after_word(const char *line, const char *word)
 	return line + n;
 }
 
+/* The lines right after a project header's #include <ruby.h> that only
+ * include system headers (found on no -I directory of the arguments: not the
+ * project's) or Ruby's, with balanced conditionals around them; up to the
+ * first other line. NULL when there is no system header among them. */
+static char *system_block(const char *rest, const char *const *args, size_t nargs)
+{
+	struct strbuf b = {0};
+	size_t good = 0;     /* length of b at the last point outside every conditional */
+	bool system = false; /* a system header before good */
+	bool pending = false;
+	int nest = 0;
+	const char *p = rest;
+	while (*p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char *line = xstrndup(p, n);
+		p = e ? e + 1 : p + n;
+		char *l = line;
+		while (*l == ' ' || *l == '\t' || *l == '\r')
+			l++;
+		size_t ln = strlen(l);
+		while (ln && (l[ln - 1] == ' ' || l[ln - 1] == '\t' || l[ln - 1] == '\r'))
+			l[--ln] = '\0';
+		if (!*l) {
+			free(line);
+			continue;
+		}
+		bool keep = false;
+		if (*l == '#' && !strchr(l, '\\')) {
+			const char *d = l + 1;
+			while (*d == ' ' || *d == '\t')
+				d++;
+			const char *r;
+			if ((r = after_word(d, "include")) != NULL) {
+				while (*r == ' ' || *r == '\t')
+					r++;
+				const char *end = *r == '<' ? strchr(r, '>') : NULL;
+				if (end && end[1] == '\0') {
+					char *name = xstrndup(r + 1, (size_t)(end - r - 1));
+					char *hp = str_starts(name, "ruby/") ? NULL
+									     : resolve_quoted(name, NULL, args, nargs);
+					keep = !hp && *name;
+					pending = pending || (keep && !str_starts(name, "ruby/"));
+					free(hp);
+					free(name);
+				}
+			} else if (after_word(d, "ifdef") || after_word(d, "ifndef") || after_word(d, "if")) {
+				nest++;
+				keep = true;
+			} else if (after_word(d, "elif") || after_word(d, "else")) {
+				keep = nest > 0;
+			} else if (after_word(d, "endif")) {
+				keep = nest > 0;
+				nest -= keep;
+			}
+		}
+		if (keep) {
+			sb_printf(&b, "%s\n", l);
+			if (nest == 0) {
+				good = b.len;
+				system = system || pending;
+			}
+		}
+		free(line);
+		if (!keep)
+			break;
+	}
+	char *r = NULL;
+	if (system && good) {
+		b.len = good;
+		b.buf[good] = '\0';
+		r = xstrdup(b.buf);
+	}
+	sb_free(&b);
+	return r;
+}
+
 static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
 		unsigned depth, struct prefix *pre);
 
@@ -151,6 +228,7 @@ static bool scan_include(char *line, const char *dir, const char *const *args, s
 	const char *name = line + 1;
 	if (is_ruby_h(name)) {
 		*result = nest == 0; /* not when it might not be included */
+		pre->ruby_depth = depth + 1;
 		return false;
 	}
 	if (str_starts(name, "ruby/"))
@@ -245,6 +323,8 @@ static int scan(const char *text, size_t len, const char *dir, const char *const
 		if (!scan_include((char *)rest, dir, args, nargs, depth, pre, nest, &result))
 			break;
 	}
+	if (result == 1 && header && pre->ruby_depth == depth + 1 && !pre->block && save)
+		pre->block = system_block(save, args, nargs);
 	free(t);
 	return result;
 }
@@ -255,6 +335,7 @@ struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, c
 	if (scan(text, len, dir, args, nargs, false, 0, &pre) != 1) {
 		strlist_free(&pre.conds);
 		strlist_free(&pre.defs);
+		free(pre.block);
 		return NULL;
 	}
 	struct prefix *r = xmalloc(sizeof(*r));
@@ -269,5 +350,6 @@ void pch_prefix_free(struct pch_prefix *p)
 		return;
 	strlist_free(&x->conds);
 	strlist_free(&x->defs);
+	free(x->block);
 	free(x);
 }
