@@ -543,6 +543,24 @@ static char *macro_arg(const char *const *args, size_t nargs, size_t i, size_t *
 /* What the file's lines before ruby.h test must not be a macro of the
  * preamble, and what they define must not appear in it; nor may its
  * directory shadow one of the preamble's headers. Under ps->lock. */
+/* The same for the second preamble (a project header's system includes). */
+static bool block_fits(struct pch_entry *pe, const struct prefix *pre, const struct tu_job *job)
+{
+	const char *why = NULL, *name = NULL;
+	for (size_t i = 0; !why && pre && i < pre->conds.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i]))
+			why = "tests", name = pre->conds.v[i];
+	for (size_t i = 0; !why && pre && i < pre->defs.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i]))
+			why = "defines", name = pre->defs.v[i];
+	if (!why && job->directory && shadows_tail(pe, job->directory))
+		why = "its directory holds", name = "a header";
+	if (why)
+		log_verbose(2, "%s: %s %s, which its project header's system includes mention; Ruby's headers alone",
+			    job->display, why, name);
+	return !why;
+}
+
 static bool prefix_fits(struct pch_entry *pe, const struct prefix *pre, const struct tu_job *job)
 {
 	for (size_t i = 0; pre && i < pre->conds.n; i++)
@@ -652,7 +670,9 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 	}
 	free(full_key);
 	free(rest_key);
-	const char *r = pe && pe->state == PCH_READY && prefix_fits(pe, pre, job) ? pe->path : NULL;
+	const char *r = pe && pe->state == PCH_READY && (block ? block_fits(pe, pre, job) : prefix_fits(pe, pre, job))
+				? pe->path
+				: NULL;
 	pthread_mutex_unlock(&ps->lock);
 	vec_free(&rest);
 	vec_free(&defs);
@@ -698,8 +718,11 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	const struct prefix *pre = (const struct prefix *)prefix;
 	if (pre && pre->block && !ps->no_blocks && block_wanted(ps, job, args, nargs, pre->block)) {
 		const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, pre->block, built);
-		if (r)
+		if (r) {
+			log_verbose(2, "%s: Ruby's headers and its project header's system includes from one preamble",
+				    job->display);
 			return r;
+		}
 	}
 	bool b = false;
 	const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, NULL, &b);
