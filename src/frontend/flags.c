@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 typedef VEC(const char *) argvec;
 
 /* ---- arguments clang rejects ---- */
