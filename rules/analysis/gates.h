@@ -64,6 +64,11 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
  * Sites with the same targets and the same answer get the same evidence
  * (offload.c shares it). */
 bool shared_state_site_locked(const struct model *m, const struct msite *s);
+/* gate_check_shared_state's model-wide table (the lifecycle callbacks), built
+ * once between begin and end for every site of m (offload_compute,
+ * state_rule_run); without begin, per site. */
+void shared_state_begin(const struct model *m);
+void shared_state_end(void);
 /* GATE_INPUTS (inputs_gates.c): pointers into Ruby objects in the callback's data are
  * frozen, fresh, copied or locked, and their owners kept alive. Receiver memory
  * and data filled by the caller make it "cannot verify". */

@@ -301,8 +301,10 @@ void offload_compute(struct model *m)
 	m->verdicts = xcalloc(m->nverdicts + 1, sizeof(*m->verdicts));
 	struct cb_memo memo = {0};
 	object_state_begin(m);
+	shared_state_begin(m);
 	for (uint32_t i = 0; i < m->sites.n; i++)
 		evaluate(&memo, m, &m->sites.v[i], &m->verdicts[i]);
+	shared_state_end();
 	object_state_end();
 	cb_memo_free(&memo);
 }

@@ -465,6 +465,7 @@ void state_rule_run(struct rule_ctx *rc, const gate_checker *checkers, unsigned 
 	const struct model *m = rc->m;
 	struct hmap seen = {0}, walked = {0};
 	struct strpool keys = {0};
+	shared_state_begin(m);
 	for (size_t si = 0; si < m->sites.n; si++) {
 		const struct msite *s = &m->sites.v[si];
 		if (s->is_template)
@@ -509,6 +510,7 @@ void state_rule_run(struct rule_ctx *rc, const gate_checker *checkers, unsigned 
 		gate_result_free(&g);
 		reach_set_free(&rs);
 	}
+	shared_state_end();
 	hmap_free(&seen);
 	hmap_free(&walked);
 	strpool_free(&keys);

@@ -110,19 +110,74 @@ static void lifecycle_scan(const struct model *m, struct hmap *out)
 				hmap_put(out, m->tus[t]->bindings.v[i].fn_usr, (void *)(uintptr_t)2);
 }
 
+/* lifecycle_scan's table depends on the model alone: between
+ * shared_state_begin and shared_state_end (offload_compute) it is built once
+ * for every site of the model, not once per site's context. */
+static struct {
+	const struct model *m;
+	struct hmap life;
+	bool done;
+} life_shared;
+
+void shared_state_begin(const struct model *m)
+{
+	shared_state_end();
+	life_shared.m = m;
+}
+
+void shared_state_end(void)
+{
+	hmap_free(&life_shared.life);
+	memset(&life_shared, 0, sizeof(life_shared));
+}
+
 static bool lifecycle_fn(struct state_ctx *c, uint32_t fn)
 {
-	if (!c->life_done) {
+	struct hmap *life = &c->life;
+	if (life_shared.m && life_shared.m == c->m) {
+		life = &life_shared.life;
+		if (!life_shared.done) {
+			lifecycle_scan(c->m, life);
+			life_shared.done = true;
+		}
+	} else if (!c->life_done) {
 		lifecycle_scan(c->m, &c->life);
 		c->life_done = true;
 	}
 	const char *usr = c->m->fns.v[fn].f->usr;
-	return usr && (uintptr_t)hmap_get(&c->life, usr) == 1;
+	return usr && (uintptr_t)hmap_get(life, usr) == 1;
+}
+
+/* An in-edge of f (in the reach set) that reaches f outside every lock:
+ * its caller is not protected and holds no lock at the call, which is not
+ * pthread_once's, a fork child's, or a lifecycle callback's (life). */
+static bool unprotected_call(struct state_ctx *c, uint32_t f, const struct reach_set *rs, const uint8_t *prot,
+			     bool life)
+{
+	const struct model *m = c->m;
+	const struct mfunc *mf = &m->fns.v[f];
+	for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
+		const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
+		if (!in_reach(rs, ed->from))
+			continue;
+		const struct event *ce = &m->fns.v[ed->from].f->events[ed->ev];
+		if (ce->gvl_guard)
+			continue;
+		if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
+		    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)) ||
+		    in_fork_child(m, &m->fns.v[ed->from], ed->ev) ||
+		    (life && ed->kind != EDGE_DIRECT && lifecycle_fn(c, f)))
+			continue;
+		return true;
+	}
+	return false;
 }
 
 /* prot[fn] = every path from the release site to fn runs under a lock (taken
  * in the callback, or held by the caller across the call), or inside
- * pthread_once. Greatest fixpoint over the reach set. */
+ * pthread_once. Greatest fixpoint over the reach set, by a worklist: a
+ * function is looked at again only when one of its callers lost its
+ * protection (each in-edge's other conditions do not change). */
 static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const struct reach_set *rs, bool life)
 {
 	const struct model *m = c->m;
@@ -138,32 +193,32 @@ static uint8_t *protected_fns(struct state_ctx *c, const struct msite *s, const 
 	for (uint32_t t = 0; t < s->cb.ntargets; t++)
 		if (!caller_locked)
 			prot[s->cb.targets[t]] = 0;
-	bool changed = true;
-	for (unsigned round = 0; changed && round < 64; round++) {
-		changed = false;
-		for (uint32_t i = 0; i < rs->n; i++) {
-			uint32_t f = rs->fns[i];
-			if (!prot[f])
-				continue;
-			const struct mfunc *mf = &m->fns.v[f];
-			for (uint32_t k = mf->in_begin; k < mf->in_end; k++) {
-				const struct edge *ed = &m->edges.v[m->in_edges.v[k]];
-				if (!in_reach(rs, ed->from))
-					continue;
-				const struct event *ce = &m->fns.v[ed->from].f->events[ed->ev];
-				if (ce->gvl_guard)
-					continue;
-				if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
-				    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)) ||
-				    in_fork_child(m, &m->fns.v[ed->from], ed->ev) ||
-				    (life && ed->kind != EDGE_DIRECT && lifecycle_fn(c, f)))
-					continue;
-				prot[f] = 0;
-				changed = true;
-				break;
+	/* the functions to look at (again), each at most once on the stack */
+	uint32_t *work = xmalloc((rs->n + 1) * sizeof(*work));
+	uint8_t *queued = xcalloc(m->fns.n + 1, 1);
+	uint32_t nw = 0;
+	for (uint32_t i = rs->n; i-- > 0;)
+		if (prot[rs->fns[i]]) {
+			work[nw++] = rs->fns[i];
+			queued[rs->fns[i]] = 1;
+		}
+	while (nw) {
+		uint32_t f = work[--nw];
+		queued[f] = 0;
+		if (!prot[f] || !unprotected_call(c, f, rs, prot, life))
+			continue;
+		prot[f] = 0;
+		const struct mfunc *mf = &m->fns.v[f];
+		for (uint32_t k = mf->edge_begin; k < mf->edge_end; k++) {
+			int32_t to = m->edges.v[k].to;
+			if (to >= 0 && prot[to] && !queued[to]) {
+				work[nw++] = (uint32_t)to;
+				queued[to] = 1;
 			}
 		}
 	}
+	free(work);
+	free(queued);
 	return prot;
 }
 

@@ -1,5 +1,6 @@
 /* pch.c: see pch.h. */
 #include "pch.h"
+#include "pch_scan.h"
 #include "prescan.h"
 
 #include <dirent.h>
@@ -39,6 +40,7 @@ struct pch_entry {
 	bool idents_known;
 	strlist dirs_seen;  /* keys of dir_ok */
 	struct hmap dir_ok; /* directory -> (void *)1 fine, (void *)2 shadows */
+	char *prelude;      /* the header it precompiles: PRELUDE, maybe a project header's system includes */
 };
 
 struct pch_set {
@@ -47,8 +49,10 @@ struct pch_set {
 	pthread_cond_t built;
 	struct hmap by_key;  /* key string -> struct pch_entry * */
 	struct hmap by_rest; /* key of the arguments without -D/-U -> the first entry built for them */
+	struct hmap wanted;  /* key of a system block and arguments -> files that asked for it */
 	strlist keys;
-	unsigned n; /* built */
+	unsigned n;     /* built */
+	bool no_blocks; /* Ruby's headers only (a test hook) */
 };
 
 const char *pch_set_dir(const struct pch_set *ps)
@@ -66,6 +70,11 @@ struct pch_set *pch_set_new(const char *under)
 	}
 	struct pch_set *ps = xcalloc(1, sizeof(*ps));
 	ps->dir = tmpl;
+#ifdef NOGVL_TEST_HOOKS
+	/* test hook: Ruby's headers only, for a test to compare the facts */
+	const char *nb = getenv("NOGVL_LINT_TEST_NO_PCH_BLOCKS");
+	ps->no_blocks = nb && *nb;
+#endif
 	pthread_mutex_init(&ps->lock, NULL);
 	pthread_cond_init(&ps->built, NULL);
 	return ps;
@@ -88,10 +97,12 @@ void pch_set_free(struct pch_set *ps)
 		hmap_free(&pe->defined_set);
 		strlist_free(&pe->idents);
 		strlist_free(&pe->dirs_seen);
+		free(pe->prelude);
 		free(pe);
 	}
 	hmap_free(&ps->by_key);
 	hmap_free(&ps->by_rest);
+	hmap_free(&ps->wanted);
 	strlist_free(&ps->keys);
 	/* the sets of worker processes (--tu-timeout) made below this one:
 	 * a worker that was stopped could not remove its own */
@@ -125,274 +136,16 @@ void pch_set_free(struct pch_set *ps)
 	free(ps);
 }
 
-/* ---- eligibility ---- */
-
-static bool is_ruby_h(const char *name)
-{
-	return strcmp(name, "ruby.h") == 0 || strcmp(name, "ruby/ruby.h") == 0;
-}
-
-/* Resolves a quoted include like the preprocessor: the including file's
- * directory (when dir is given), then -iquote/-I directories. */
-static char *resolve_quoted(const char *name, const char *dir, const char *const *args, size_t nargs)
-{
-	char *p = NULL;
-	if (dir) {
-		p = path_join(dir, name);
-		if (path_is_file(p))
-			return p;
-		free(p);
-	}
-	for (size_t i = 0; i < nargs; i++) {
-		const char *d = NULL;
-		if (str_starts(args[i], "-I") && args[i][2])
-			d = args[i] + 2;
-		else if (str_starts(args[i], "-iquote") && args[i][7])
-			d = args[i] + 7;
-		if (!d)
-			continue;
-		p = path_join(d, name);
-		if (path_is_file(p))
-			return p;
-		free(p);
-	}
-	return NULL;
-}
-
-/* Removes comments, keeping newlines. */
-static char *strip_comments(const char *t, size_t n)
-{
-	char *o = xmalloc(n + 1);
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (t[i] == '/' && i + 1 < n && t[i + 1] == '*') {
-			i += 2;
-			while (i + 1 < n && !(t[i] == '*' && t[i + 1] == '/')) {
-				if (t[i] == '\n')
-					o[w++] = '\n';
-				i++;
-			}
-			i++;
-			o[w++] = ' ';
-			continue;
-		}
-		if (t[i] == '/' && i + 1 < n && t[i + 1] == '/') {
-			while (i < n && t[i] != '\n')
-				i++;
-			if (i < n)
-				o[w++] = '\n';
-			continue;
-		}
-		if (t[i] == '"' || t[i] == '\'') {
-			/* a quote before ruby.h means code: stop copying cleanly */
-			o[w++] = t[i];
-			continue;
-		}
-		o[w++] = t[i];
-	}
-	o[w] = '\0';
-	return o;
-}
-
-struct prefix {
-	strlist conds; /* identifiers tested by #if lines before ruby.h */
-	strlist defs;  /* names #defined or #undefined before ruby.h */
-};
-
-static bool id_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool id_char(char c)
-{
-	return id_start(c) || (c >= '0' && c <= '9');
-}
-
-/* Adds the identifiers of s (all of them, or only the first) to l. */
-static void add_ids(strlist *l, const char *s, bool first_only)
-{
-	for (const char *p = s; *p;) {
-		if (!id_start(*p) || (p > s && id_char(p[-1]))) {
-			p++;
-			continue;
-		}
-		const char *e = p;
-		while (id_char(*e))
-			e++;
-		if ((size_t)(e - p) != 7 || strncmp(p, "defined", 7) != 0)
-			vec_push(l, xstrndup(p, (size_t)(e - p)));
-		if (first_only)
-			return;
-		p = e;
-	}
-}
-
-static const char *after_word(const char *line, const char *word)
-{
-	size_t n = strlen(word);
-	if (strncmp(line, word, n) != 0 || id_char(line[n]))
-		return NULL;
-	return line + n;
-}
-
-/* 1: reaches ruby.h first; 0: something else comes first; depth-limited.
- * Conditionals, #define and #undef before ruby.h are allowed; what they name
- * goes to pre, for pch_for to check against the preamble's own macros. */
-static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
-		unsigned depth, struct prefix *pre)
-{
-	if (depth > 3)
-		return 0;
-	char *t = strip_comments(text, len);
-	int result = 0;
-	int nest = 0; /* #if nesting, without the include guard */
-	char guard[128] = "";
-	int directives = 0;
-	char *save = NULL;
-	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		while (*line == ' ' || *line == '\t' || *line == '\r')
-			line++;
-		if (!*line)
-			continue;
-		if (*line != '#')
-			break; /* code before ruby.h */
-		line++;
-		while (*line == ' ' || *line == '\t')
-			line++;
-		if (strchr(line, '\\'))
-			break; /* a continued line */
-		const char *rest;
-		if (header && (rest = after_word(line, "pragma")) != NULL && strstr(rest, "once"))
-			continue;
-		directives++;
-		if ((rest = after_word(line, "ifndef")) || (rest = after_word(line, "ifdef")) ||
-		    (rest = after_word(line, "if"))) {
-			nest++;
-			add_ids(&pre->conds, rest, false);
-			/* a header's include guard: #ifndef X or #if !defined(X), then #define X */
-			if (header && directives == 1 && pre->conds.n) {
-				const char *g = pre->conds.v[pre->conds.n - 1];
-				bool neg = after_word(line, "ifndef") ||
-					   (after_word(line, "if") && strchr(rest, '!') && strstr(rest, "defined"));
-				if (neg && strlen(g) < sizeof(guard))
-					strcpy(guard, g);
-			}
-			continue;
-		}
-		if ((rest = after_word(line, "elif")) != NULL) {
-			add_ids(&pre->conds, rest, false);
-			continue;
-		}
-		if (after_word(line, "else"))
-			continue;
-		if (after_word(line, "endif")) {
-			if (nest > 0)
-				nest--;
-			continue;
-		}
-		if ((rest = after_word(line, "define")) || (rest = after_word(line, "undef"))) {
-			add_ids(&pre->defs, rest, true);
-			if (directives == 2 && *guard && after_word(line, "define") &&
-			    strcmp(pre->defs.v[pre->defs.n - 1], guard) == 0)
-				nest--; /* the guard is not a condition on what follows */
-			continue;
-		}
-		if (!(rest = after_word(line, "include")))
-			break; /* #error, #pragma, #line ... */
-		line = (char *)rest;
-		while (*line == ' ' || *line == '\t')
-			line++;
-		char open = *line;
-		char close = open == '<' ? '>' : open == '"' ? '"' : 0;
-		if (!close) {
-			/* mkmf's extconf.h, which ruby.h includes first thing too */
-			if (after_word(line, "RUBY_EXTCONF_H"))
-				continue;
-			break; /* #include MACRO */
-		}
-		char *end = strchr(line + 1, close);
-		if (!end)
-			break;
-		*end = '\0';
-		const char *name = line + 1;
-		if (is_ruby_h(name)) {
-			result = nest == 0; /* not when it might not be included */
-			break;
-		}
-		if (str_starts(name, "ruby/"))
-			continue; /* a piece of Ruby's headers: guarded, and ruby.h comes below */
-		if (open == '<') {
-			/* a header found through -I (<sqlite3_ruby.h>) that reaches
-			 * ruby.h first decides; anything else is a system header, which
-			 * ruby.h includes too */
-			char *hp = resolve_quoted(name, NULL, args, nargs);
-			int r = 0;
-			if (hp && nest == 0) {
-				size_t hl = 0;
-				char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
-				char *hd = path_dirname(hp);
-				r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
-				free(ht);
-				free(hd);
-			}
-			free(hp);
-			if (r == 1) {
-				result = 1;
-				break;
-			}
-			continue;
-		}
-		if (nest > 0)
-			break; /* a project header that may or may not be included */
-		char *hp = resolve_quoted(name, dir, args, nargs);
-		if (!hp)
-			break;
-		size_t hl = 0;
-		char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
-		char *hd = path_dirname(hp);
-		int r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
-		free(ht);
-		free(hd);
-		free(hp);
-		result = r;
-		break; /* the first project header decides */
-	}
-	free(t);
-	return result;
-}
-
-struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs)
-{
-	struct prefix pre = {0};
-	if (scan(text, len, dir, args, nargs, false, 0, &pre) != 1) {
-		strlist_free(&pre.conds);
-		strlist_free(&pre.defs);
-		return NULL;
-	}
-	struct prefix *r = xmalloc(sizeof(*r));
-	*r = pre;
-	return (struct pch_prefix *)r;
-}
-
-void pch_prefix_free(struct pch_prefix *p)
-{
-	struct prefix *x = (struct prefix *)p;
-	if (!x)
-		return;
-	strlist_free(&x->conds);
-	strlist_free(&x->defs);
-	free(x);
-}
-
 /* ---- building ---- */
 
 /* The key of an argument subset (without the file's own -I<dir>, see
  * pch_for) and the language. */
-static char *pch_key(const struct tu_job *job, const char *const *args, size_t nargs)
+static char *pch_key(const struct tu_job *job, const char *const *args, size_t nargs, const char *block)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH3_64bits_reset(st);
+	if (block)
+		XXH3_64bits_update(st, block, strlen(block) + 1);
 	for (size_t i = 0; i < nargs; i++)
 		XXH3_64bits_update(st, args[i], strlen(args[i]) + 1);
 	uint8_t lang = job->cxx;
@@ -579,7 +332,7 @@ static void scan_idents(struct pch_entry *pe, const char *t, size_t n, const ski
 static bool collect_idents(struct pch_entry *pe, const strlist *files, const struct parse_opts *o, const char *hdr,
 			   const skipvec *sk)
 {
-	scan_idents(pe, PRELUDE, strlen(PRELUDE), NULL, hdr);
+	scan_idents(pe, pe->prelude, strlen(pe->prelude), NULL, hdr);
 	for (size_t i = 0; i < files->n; i++) {
 		const char *f = files->v[i];
 		if (strcmp(f, hdr) == 0)
@@ -616,7 +369,7 @@ static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const 
 	vec_push(&argv, "-x");
 	vec_push(&argv, job->cxx ? "c++-header" : "c-header");
 	VEC(struct CXUnsavedFile) uf = {0};
-	struct CXUnsavedFile pre = {hdr, PRELUDE, (unsigned long)strlen(PRELUDE)};
+	struct CXUnsavedFile pre = {hdr, pe->prelude, (unsigned long)strlen(pe->prelude)};
 	vec_push(&uf, pre);
 	for (unsigned i = 0; i < o->nvirtual; i++)
 		vec_push(&uf, o->virtual_files[i]);
@@ -726,13 +479,14 @@ static bool shadows_tail(struct pch_entry *pe, const char *dir)
  * it. Called and returns with ps->lock held. */
 static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
 				   size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o,
-				   bool *built)
+				   const char *block, bool *built)
 {
-	char *key = pch_key(job, args, nargs);
+	char *key = pch_key(job, args, nargs, block);
 	struct pch_entry *pe = hmap_get(&ps->by_key, key);
 	if (!pe) {
 		pe = xcalloc(1, sizeof(*pe));
 		pe->state = PCH_BUILDING;
+		pe->prelude = xasprintf("%s%s", PRELUDE, block ? block : "");
 		vec_push(&ps->keys, key);
 		hmap_put(&ps->by_key, key, pe);
 		char *mine = xstrdup(key); /* ps->keys may grow while we build */
@@ -746,6 +500,9 @@ static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct
 		if (path) {
 			ps->n++;
 			*built = true;
+			if (block)
+				log_verbose(2, "%s: a preamble with its project header's system includes too",
+					    job->display);
 			if (log_verbosity >= 3)
 				for (size_t i = 0; i < nargs; i++)
 					if (args[i][0] == '-' && (args[i][1] == 'D' || args[i][1] == 'U'))
@@ -783,18 +540,64 @@ static char *macro_arg(const char *const *args, size_t nargs, size_t i, size_t *
 	return name;
 }
 
+/* What the file's lines before ruby.h test must not be a macro of the
+ * preamble, and what they define must not appear in it; nor may its
+ * directory shadow one of the preamble's headers. Under ps->lock. */
+/* The same for the second preamble (a project header's system includes). */
+static bool block_fits(struct pch_entry *pe, const struct prefix *pre, const struct tu_job *job)
+{
+	const char *why = NULL, *name = NULL;
+	for (size_t i = 0; !why && pre && i < pre->conds.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i]))
+			why = "tests", name = pre->conds.v[i];
+	for (size_t i = 0; !why && pre && i < pre->defs.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i]))
+			why = "defines", name = pre->defs.v[i];
+	if (!why && job->directory && shadows_tail(pe, job->directory))
+		why = "its directory holds", name = "a header";
+	if (why)
+		log_verbose(2, "%s: %s %s, which its project header's system includes mention; Ruby's headers alone",
+			    job->display, why, name);
+	return !why;
+}
+
+static bool prefix_fits(struct pch_entry *pe, const struct prefix *pre, const struct tu_job *job)
+{
+	for (size_t i = 0; pre && i < pre->conds.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i])) {
+			log_verbose(2,
+				    "%s: tests %s, a macro of Ruby's headers, before including them; parsed without "
+				    "the preamble",
+				    job->display, pre->conds.v[i]);
+			return false;
+		}
+	for (size_t i = 0; pre && i < pre->defs.n; i++)
+		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i])) {
+			log_verbose(2,
+				    "%s: defines %s, which Ruby's headers use, before including them; parsed without "
+				    "the preamble",
+				    job->display, pre->defs.v[i]);
+			return false;
+		}
+	if (job->directory && shadows_tail(pe, job->directory)) {
+		log_verbose(
+			2,
+			"%s: its directory holds a header Ruby's headers include; parsed without the shared preamble",
+			job->display);
+		return false;
+	}
+	return true;
+}
+
 /* A -D or -U whose name is not among the preamble's identifiers cannot change
  * it, so files that differ only in such defines (the HAVE_* of each
  * extconf.rb) share one preamble: it is built from the arguments without
  * those defines, and each file's parse still passes all of its own. */
-const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
-		    const char *const *extra, size_t nextra, const struct parse_opts *o,
-		    const struct pch_prefix *prefix, bool *built)
+static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
+			  size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o,
+			  const struct prefix *pre, const char *block, bool *built)
 {
 	*built = false;
-	if (!ps)
-		return NULL;
-	const struct prefix *pre = (const struct prefix *)prefix;
 	for (size_t i = 0; i < nargs; i++)
 		if (strcmp(args[i], "-include") == 0 || strcmp(args[i], "-imacros") == 0 ||
 		    str_starts(args[i], "-include-pch") || strcmp(args[i], "-include-pth") == 0)
@@ -826,9 +629,9 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	size_t n0 = rest.n;
 	for (size_t i = 0; i < defs.n; i++)
 		vec_push(&rest, defs.v[i]);
-	char *full_key = pch_key(job, rest.v, rest.n);
+	char *full_key = pch_key(job, rest.v, rest.n, block);
 	rest.n = n0;
-	char *rest_key = pch_key(job, rest.v, rest.n);
+	char *rest_key = pch_key(job, rest.v, rest.n, block);
 	struct pch_entry *pe = NULL;
 	pthread_mutex_lock(&ps->lock);
 	struct pch_entry *src = hmap_get(&ps->by_rest, rest_key);
@@ -838,7 +641,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	if (hmap_has(&ps->by_key, full_key) || !src || src->state != PCH_READY || !src->idents_known) {
 		for (size_t i = 0; i < defs.n; i++)
 			vec_push(&rest, defs.v[i]);
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, built);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, block, built);
 		rest.n = n0;
 		if (!hmap_has(&ps->by_rest, rest_key)) {
 			vec_push(&ps->keys, rest_key);
@@ -852,7 +655,7 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 				vec_push(&rest, defs.v[i]);
 			else
 				dropped = true;
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, built);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, block, built);
 		rest.n = n0;
 		/* the defines it was built with may pull in headers that mention
 		 * a define it was built without */
@@ -867,37 +670,62 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	}
 	free(full_key);
 	free(rest_key);
-	const char *r = pe && pe->state == PCH_READY ? pe->path : NULL;
-	/* what the file's lines before ruby.h test must not be a macro of the
-	 * preamble, and what they define must not appear in it */
-	for (size_t i = 0; r && pre && i < pre->conds.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i])) {
-			log_verbose(2,
-				    "%s: tests %s, a macro of Ruby's headers, before including them; parsed without "
-				    "the preamble",
-				    job->display, pre->conds.v[i]);
-			r = NULL;
-		}
-	for (size_t i = 0; r && pre && i < pre->defs.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i])) {
-			log_verbose(2,
-				    "%s: defines %s, which Ruby's headers use, before including them; parsed without "
-				    "the preamble",
-				    job->display, pre->defs.v[i]);
-			r = NULL;
-		}
-	if (r && job->directory && shadows_tail(pe, job->directory)) {
-		log_verbose(
-			2,
-			"%s: its directory holds a header Ruby's headers include; parsed without the shared preamble",
-			job->display);
-		r = NULL;
-	}
+	const char *r = pe && pe->state == PCH_READY && (block ? block_fits(pe, pre, job) : prefix_fits(pe, pre, job))
+				? pe->path
+				: NULL;
 	pthread_mutex_unlock(&ps->lock);
 	vec_free(&rest);
 	vec_free(&defs);
 	strlist_free(&names);
 	strlist_free(&joined);
 	free(own);
+	return r;
+}
+
+/* Whether a second file asks for this system block with these arguments
+ * (one file alone does not pay for a preamble of its own). */
+static bool block_wanted(struct pch_set *ps, const struct tu_job *job, const char *const *args, size_t nargs,
+			 const char *block)
+{
+	char *key = pch_key(job, args, nargs, block);
+	pthread_mutex_lock(&ps->lock);
+	uintptr_t n = (uintptr_t)hmap_get(&ps->wanted, key);
+	if (!n) {
+		vec_push(&ps->keys, key);
+		hmap_put(&ps->wanted, key, (void *)(uintptr_t)1);
+		key = NULL;
+	} else if (n < 2) {
+		hmap_put(&ps->wanted, key, (void *)(uintptr_t)(n + 1));
+	}
+	pthread_mutex_unlock(&ps->lock);
+	free(key);
+	return n >= 1;
+}
+
+/* A file whose ruby.h comes from a project header shared by the gem's files
+ * (ossl.h) gets a preamble that also holds the system headers that header
+ * includes right after ruby.h, when a second file asks for the same lines with
+ * the same arguments: the same checks as for Ruby's headers alone apply to
+ * it (the file's lines before ruby.h, its directory, the -D/-U it mentions).
+ * If it cannot be built, Ruby's headers alone. */
+const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
+		    const char *const *extra, size_t nextra, const struct parse_opts *o,
+		    const struct pch_prefix *prefix, bool *built)
+{
+	*built = false;
+	if (!ps)
+		return NULL;
+	const struct prefix *pre = (const struct prefix *)prefix;
+	if (pre && pre->block && !ps->no_blocks && block_wanted(ps, job, args, nargs, pre->block)) {
+		const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, pre->block, built);
+		if (r) {
+			log_verbose(2, "%s: Ruby's headers and its project header's system includes from one preamble",
+				    job->display);
+			return r;
+		}
+	}
+	bool b = false;
+	const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, NULL, &b);
+	*built = *built || b;
 	return r;
 }

@@ -17,6 +17,19 @@
  * Anything else is parsed the ordinary way, as are files whose parse reports
  * a problem with the precompiled header. The tests check that facts are the
  * same with and without it.
+ *
+ * A second preamble: when the file reaches ruby.h through a project header
+ * (ext/openssl's ossl.h), the lines of that header right after ruby.h that
+ * only include system headers (not found on the arguments' -I directories)
+ * and Ruby's, with balanced conditionals, up to its first other line, are
+ * added to the preamble, keyed by those lines and the arguments. It is built
+ * when a second file asks for the same lines with the same arguments, and the
+ * checks above apply to it with its added headers (a define or test before
+ * ruby.h of a name they mention, a directory shadowing one of them); when it
+ * does not fit or cannot be built, Ruby's headers alone. Only system headers
+ * are added: the project's own declarations and macros are still parsed in
+ * each file (a preamble's declarations are not walked), so the facts are the
+ * same (tests/cli/pch_blocks.sh).
  */
 #ifndef NOGVL_PCH_H
 #define NOGVL_PCH_H

@@ -1,0 +1,18 @@
+/* pch_scan.h: which files may take the shared preamble (pch.h): the text
+ * before ruby.h, read without the preprocessor. Internal to pch.c. */
+#ifndef NOGVL_PCH_SCAN_H
+#define NOGVL_PCH_SCAN_H
+
+#include "util.h"
+
+struct prefix {
+	strlist conds; /* identifiers tested by #if lines before ruby.h */
+	strlist defs;  /* names #defined or #undefined before ruby.h */
+	/* the project header that includes ruby.h: its system includes right
+	 * after ruby.h (with the conditionals around them), as lines for a
+	 * second preamble (pch.h); NULL when none or ruby.h is the file's own */
+	char *block;
+	unsigned ruby_depth; /* depth + 1 of the file that includes ruby.h */
+};
+
+#endif
