@@ -43,63 +43,61 @@ static int32_t stack_addr_arg(const struct mfunc *mf, const struct event *e)
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
+	struct call_walk w;
+	for (call_walk_init(&w, m, -1, CALLS_ALL); call_walk_next(&w);) {
+		const struct mfunc *mf = w.mf;
 		if (mf->protected_body)
 			continue;
 		const struct func *f = mf->f;
-		for (uint32_t ri = 0; ri < f->nevents; ri++) {
-			const struct event *reg = &f->events[ri];
-			if (!ruby_call(m, reg, "rb_gc_register_address") && !ruby_call(m, reg, "rb_global_variable"))
-				continue;
-			int32_t var = stack_addr_arg(mf, reg);
-			if (var < 0)
-				continue;
-			/* the first release call after the registration that can raise */
-			const struct msite *site = NULL;
-			for (size_t si = 0; si < m->sites.n && !site; si++) {
-				const struct msite *s = &m->sites.v[si];
-				if (s->fn == fi && s->ev > ri && !s->is_template && can_raise(s))
-					site = s;
-			}
-			if (!site)
-				continue;
-			/* unregistered before the site: fine; the first unregister after it */
-			const struct event *unreg = NULL;
-			bool before = false;
-			for (uint32_t ui = ri + 1; ui < f->nevents; ui++) {
-				const struct event *u = &f->events[ui];
-				if (!ruby_call(m, u, "rb_gc_unregister_address") || stack_addr_arg(mf, u) != var)
-					continue;
-				if (ui < site->ev)
-					before = true;
-				else if (!unreg)
-					unreg = u;
-			}
-			if (before)
-				continue;
-			const struct var *v = mf_var(mf, var);
-			const char *reg_name = reg->u.call->name;
-			struct finding *fd;
-			if (unreg)
-				fd = rule_report(
-					rc, &reg->loc, f->name,
-					"'%s' registers stack variable '%s' as a GC root and unregisters it only if "
-					"%s returns: when it raises, the GC keeps reading a dead stack slot",
-					reg_name, v->name, site->called);
-			else
-				fd = rule_report(
-					rc, &reg->loc, f->name,
-					"'%s' registers stack variable '%s' as a GC root and never unregisters it: "
-					"after '%s' returns (or %s raises), the GC reads a dead stack slot",
-					reg_name, v->name, f->name, site->called);
-			finding_note(fd, &site->loc, "%s can raise here%s", site->called,
-				     (site->flags & NOGVL_OFFLOAD_SAFE) ? " (RB_NOGVL_OFFLOAD_SAFE)"
-									: " (no RB_NOGVL_INTR_FAIL)");
-			if (unreg)
-				finding_note(fd, &unreg->loc, "unregistered only here, on the normal path");
-			finding_macro_note(fd, reg);
+		uint32_t fi = w.fi, ri = w.ei;
+		const struct event *reg = w.e;
+		if (!ruby_call(m, reg, "rb_gc_register_address") && !ruby_call(m, reg, "rb_global_variable"))
+			continue;
+		int32_t var = stack_addr_arg(mf, reg);
+		if (var < 0)
+			continue;
+		/* the first release call after the registration that can raise */
+		const struct msite *site = NULL;
+		for (size_t si = 0; si < m->sites.n && !site; si++) {
+			const struct msite *s = &m->sites.v[si];
+			if (s->fn == fi && s->ev > ri && !s->is_template && can_raise(s))
+				site = s;
 		}
+		if (!site)
+			continue;
+		/* unregistered before the site: fine; the first unregister after it */
+		const struct event *unreg = NULL;
+		bool before = false;
+		for (uint32_t ui = ri + 1; ui < f->nevents; ui++) {
+			const struct event *u = &f->events[ui];
+			if (!ruby_call(m, u, "rb_gc_unregister_address") || stack_addr_arg(mf, u) != var)
+				continue;
+			if (ui < site->ev)
+				before = true;
+			else if (!unreg)
+				unreg = u;
+		}
+		if (before)
+			continue;
+		const struct var *v = mf_var(mf, var);
+		const char *reg_name = reg->u.call->name;
+		struct finding *fd;
+		if (unreg)
+			fd = rule_report(rc, &reg->loc, f->name,
+					 "'%s' registers stack variable '%s' as a GC root and unregisters it only if "
+					 "%s returns: when it raises, the GC keeps reading a dead stack slot",
+					 reg_name, v->name, site->called);
+		else
+			fd = rule_report(rc, &reg->loc, f->name,
+					 "'%s' registers stack variable '%s' as a GC root and never unregisters it: "
+					 "after '%s' returns (or %s raises), the GC reads a dead stack slot",
+					 reg_name, v->name, f->name, site->called);
+		finding_note(fd, &site->loc, "%s can raise here%s", site->called,
+			     (site->flags & NOGVL_OFFLOAD_SAFE) ? " (RB_NOGVL_OFFLOAD_SAFE)"
+								: " (no RB_NOGVL_INTR_FAIL)");
+		if (unreg)
+			finding_note(fd, &unreg->loc, "unregistered only here, on the normal path");
+		finding_macro_note(fd, reg);
 	}
 }
 

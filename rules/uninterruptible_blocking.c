@@ -69,26 +69,23 @@ static bool nonblock_constant(const char *t)
  * act in blocking fashion anyway" (PostgreSQL 16 docs 34.10). */
 static bool gem_uses_nonblock(const struct model *m)
 {
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct func *f = m->fns.v[fi].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (e->kind == EV_CALL) {
-				const struct call *c = e->u.call;
-				if (!c->indirect && c->name && !model_func_by_usr(m, c->usr) &&
-				    !str_eq(c->name, "PQsetnonblocking") && !str_eq(c->name, "PQisnonblocking") &&
-				    strspn(c->name,
-					   "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
-					    strlen(c->name) &&
-				    has_nonblock(c->name, strlen(c->name)))
-					return true;
-				for (uint32_t a = 0; a < c->nargs; a++)
-					if (nonblock_constant(c->args[a].text))
-						return true;
-			} else if (e->kind == EV_ASSIGN && nonblock_constant(e->u.assign->rhs.text)) {
+	struct call_walk w;
+	for (call_walk_init(&w, m, -1, CALLS_AND_ASSIGNS); call_walk_next(&w);) {
+		const struct call *c = w.c;
+		if (!c) {
+			if (nonblock_constant(w.e->u.assign->rhs.text))
 				return true;
-			}
+			continue;
 		}
+		if (!c->indirect && c->name && !model_func_by_usr(m, c->usr) && !str_eq(c->name, "PQsetnonblocking") &&
+		    !str_eq(c->name, "PQisnonblocking") &&
+		    strspn(c->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") ==
+			    strlen(c->name) &&
+		    has_nonblock(c->name, strlen(c->name)))
+			return true;
+		for (uint32_t a = 0; a < c->nargs; a++)
+			if (nonblock_constant(c->args[a].text))
+				return true;
 	}
 	return false;
 }

@@ -268,7 +268,8 @@ bool nogvl_walk_next_unresolved(struct nogvl_walk *w);
 /* The calls of the gem, one call event at a time (model_iter.c): those of
  * the function fn (an mfunc id), or with fn -1 those of every function of the
  * model in id order; each function's in event order. CALLS_UNGUARDED leaves
- * out the calls under a GVL guard, CALLS_DIRECT the calls through a pointer.
+ * out the calls under a GVL guard, CALLS_DIRECT the calls through a pointer;
+ * CALLS_AND_ASSIGNS walks the assignment events too.
  *
  *   struct call_walk w;
  *   for (call_walk_init(&w, m, -1, 0); call_walk_next(&w);)
@@ -278,6 +279,7 @@ enum call_walk_flags {
 	CALLS_ALL = 0,
 	CALLS_UNGUARDED = 1u << 0,
 	CALLS_DIRECT = 1u << 1,
+	CALLS_AND_ASSIGNS = 1u << 2, /* also the assignments (w.c NULL for them) */
 };
 struct call_walk {
 	const struct model *m;

@@ -106,6 +106,12 @@ bool call_walk_next(struct call_walk *w)
 		while (w->mf && w->next_ev < w->mf->f->nevents) {
 			uint32_t ei = w->next_ev++;
 			const struct event *e = &w->mf->f->events[ei];
+			if (e->kind == EV_ASSIGN && (w->flags & CALLS_AND_ASSIGNS)) {
+				w->ei = ei;
+				w->e = e;
+				w->c = NULL;
+				return true;
+			}
 			if (e->kind != EV_CALL || ((w->flags & CALLS_UNGUARDED) && e->gvl_guard) ||
 			    ((w->flags & CALLS_DIRECT) && e->u.call->indirect))
 				continue;

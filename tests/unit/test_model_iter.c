@@ -79,7 +79,10 @@ static char *calls_of(const struct model *m, int32_t fn, unsigned flags)
 	for (call_walk_init(&w, m, fn, flags); call_walk_next(&w);) {
 		assert_ptr_equal(w.mf, &m->fns.v[w.fi]);
 		assert_ptr_equal(w.e, &w.mf->f->events[w.ei]);
-		sb_printf(&sb, "%s>%s ", w.mf->f->name, w.c->indirect ? "*" : w.c->name);
+		if (!w.c) /* CALLS_AND_ASSIGNS: an assignment */
+			sb_printf(&sb, "%s>=%s ", w.mf->f->name, w.e->kind == EV_ASSIGN ? "" : "?");
+		else
+			sb_printf(&sb, "%s>%s ", w.mf->f->name, w.c->indirect ? "*" : w.c->name);
 	}
 	return sb.buf ? sb_detach(&sb) : xstrdup("");
 }
@@ -101,6 +104,10 @@ static void test_model_iter__calls(void **state)
 	char *none = calls_of(m, (int32_t)fn_named(m, "leaf")->id, CALLS_ALL);
 	assert_string_equal(none, "");
 	free(none);
+	/* with the assignments (a = mid(1), b = fp(3)) */
+	char *assigns = calls_of(m, (int32_t)top->id, CALLS_AND_ASSIGNS | CALLS_DIRECT);
+	assert_string_equal(assigns, "top>mid top>= top>= top>abs ");
+	free(assigns);
 }
 
 static void test_model_iter__callers(void **state)
