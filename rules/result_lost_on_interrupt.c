@@ -32,16 +32,6 @@ static bool file_scope(const struct var *v)
 	return v && v->usr && (v->kind == VK_GLOBAL || v->kind == VK_FILE_STATIC);
 }
 
-static bool reads_var(const struct expr *x, int32_t var)
-{
-	if (x->kind == EX_REF && x->ref.var == var)
-		return true;
-	for (uint32_t k = 0; k < x->nreads; k++)
-		if (x->reads[k].var == var)
-			return true;
-	return false;
-}
-
 static bool reads_file_var(const struct mfunc *fn, int32_t var)
 {
 	for (uint32_t j = 0; j < fn->f->nevents; j++) {
@@ -63,7 +53,7 @@ static int32_t unlinks_shared(const struct mfunc *fn)
 	for (uint32_t i = 0; i < fn->f->nevents; i++) {
 		const struct event *w = &fn->f->events[i];
 		if (w->kind == EV_ASSIGN && file_scope(mf_var(fn, w->u.assign->lhs.var)) &&
-		    reads_var(&w->u.assign->rhs, w->u.assign->lhs.var))
+		    expr_reads_var(&w->u.assign->rhs, w->u.assign->lhs.var))
 			return (int32_t)i;
 		if (first < 0 && w->kind == EV_ACCESS && (w->u.access.mode & ACC_WRITE) &&
 		    file_scope(mf_var(fn, w->u.access.ref.var)) && reads_file_var(fn, w->u.access.ref.var))
@@ -115,10 +105,10 @@ static int32_t handled_at(const struct mfunc *caller, uint32_t site_ev, int32_t 
 		if (e->kind != EV_CALL)
 			continue;
 		const struct call *c = e->u.call;
-		if (c->indirect && reads_var(&c->callee, var))
+		if (c->indirect && expr_reads_var(&c->callee, var))
 			return (int32_t)i;
 		for (uint32_t k = 0; k < c->nargs; k++)
-			if (reads_var(&c->args[k], var))
+			if (expr_reads_var(&c->args[k], var))
 				return (int32_t)i;
 	}
 	return -1;

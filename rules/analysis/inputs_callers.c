@@ -31,16 +31,6 @@ bool address_taken(const struct model *m, const struct mfunc *mf)
 	return mf->address_taken;
 }
 
-static bool x_reads(const struct expr *x, int32_t var)
-{
-	if (x->kind == EX_REF && x->ref.var == var)
-		return true;
-	for (uint32_t k = 0; k < x->nreads; k++)
-		if (x->reads[k].var == var)
-			return true;
-	return false;
-}
-
 /* x is exactly a call through parameter variable pv (r = fn(a, b)): its
  * read of pv is the call's callee, whose arguments the call event shows. */
 static bool calls_param(const struct mfunc *g, const struct expr *x, int32_t pv)
@@ -54,7 +44,7 @@ static bool calls_param(const struct mfunc *g, const struct expr *x, int32_t pv)
 	if (ce->kind != EX_REF || ce->ref.var != pv || (ce->ref.path && *ce->ref.path))
 		return false;
 	for (uint32_t k = 0; k < e->u.call->nargs; k++)
-		if (x_reads(&e->u.call->args[k], pv))
+		if (expr_reads_var(&e->u.call->args[k], pv))
 			return false;
 	return true;
 }
@@ -70,14 +60,14 @@ static bool param_only_called(const struct mfunc *g, uint32_t p)
 		const struct event *e = &g->f->events[i];
 		if (e->kind == EV_CALL) {
 			for (uint32_t k = 0; k < e->u.call->nargs; k++)
-				if (x_reads(&e->u.call->args[k], pv))
+				if (expr_reads_var(&e->u.call->args[k], pv))
 					return false;
 		} else if (e->kind == EV_ASSIGN) {
 			if (e->u.assign->lhs.var == pv ||
-			    (x_reads(&e->u.assign->rhs, pv) && !calls_param(g, &e->u.assign->rhs, pv)))
+			    (expr_reads_var(&e->u.assign->rhs, pv) && !calls_param(g, &e->u.assign->rhs, pv)))
 				return false;
 		} else if (e->kind == EV_RETURN) {
-			if (e->u.ret && x_reads(e->u.ret, pv) && !calls_param(g, e->u.ret, pv))
+			if (e->u.ret && expr_reads_var(e->u.ret, pv) && !calls_param(g, e->u.ret, pv))
 				return false;
 		} else if (e->kind == EV_ACCESS) {
 			if (e->u.access.ref.var == pv && (e->u.access.mode & (ACC_ADDR | ACC_WRITE)))
@@ -333,7 +323,7 @@ static bool is_param_ref(const struct expr *x, int32_t v)
  * (return rb_ensure(function, ...)). */
 static bool reads_besides(const struct expr *x, int32_t var, int32_t ev)
 {
-	return x && !(x->kind == EX_CALL && x->call == ev) && x_reads(x, var);
+	return x && !(x->kind == EX_CALL && x->call == ev) && expr_reads_var(x, var);
 }
 
 /* Parameter variable pv of g is used only as an argument of call event ev
@@ -345,10 +335,10 @@ static bool param_only_in(const struct mfunc *g, int32_t pv, int32_t ev, uint32_
 		const struct event *e = &g->f->events[i];
 		if (e->kind == EV_CALL) {
 			const struct call *c = e->u.call;
-			if (c->indirect && x_reads(&c->callee, pv))
+			if (c->indirect && expr_reads_var(&c->callee, pv))
 				return false; /* called here too: another caller */
 			for (uint32_t a = 0; a < c->nargs; a++)
-				if (x_reads(&c->args[a], pv) && !((int32_t)i == ev && a == k))
+				if (expr_reads_var(&c->args[a], pv) && !((int32_t)i == ev && a == k))
 					return false;
 		} else if (e->kind == EV_ASSIGN) {
 			if (e->u.assign->lhs.var == pv || reads_besides(&e->u.assign->rhs, pv, ev))

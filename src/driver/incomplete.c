@@ -336,12 +336,9 @@ static void note_generated(struct summary *sum, const char *name, const char *tu
 	static const char *const ext[] = {".tmpl", ".in", ".erb"};
 	if (strstr(name, "..") || name[0] == '/')
 		return;
-	for (size_t i = 0; i < sum->generated_files.n; i++) {
-		const char *g = sum->generated_files.v[i];
-		size_t n = strlen(name);
-		if (strncmp(g, name, n) == 0 && g[n] == '\t')
+	for (size_t i = 0; i < sum->generated_files.n; i++)
+		if (strcmp(sum->generated_files.v[i], name) == 0)
 			return;
-	}
 	char *dir = path_dirname(tu_path);
 	for (size_t k = 0; k < ARRAY_SIZE(ext); k++) {
 		char *base = xasprintf("%s%s", name, ext[k]);
@@ -349,7 +346,8 @@ static void note_generated(struct summary *sum, const char *name, const char *tu
 		free(base);
 		if (path_is_file(t)) {
 			char *d = display_path(t);
-			vec_push(&sum->generated_files, xasprintf("%s\t%s", name, d));
+			vec_push(&sum->generated_files, xstrdup(name));
+			vec_push(&sum->generated_from, xstrdup(d));
 			log_verbose(1, "'%s' is made by the gem's build (%s is its template)", name, d);
 			free(d);
 			free(t);
@@ -432,7 +430,8 @@ static void note_generated_sources(struct run *r)
 		const char *g = r->in.generated.v[i];
 		log_verbose(1, "%.*s: not analysed: the gem's build makes it (from %s)", (int)(strchr(g, '\t') - g), g,
 			    strchr(g, '\t') + 1);
-		vec_push(&r->sum.generated_files, xstrdup(g));
+		vec_push(&r->sum.generated_files, xstrndup(g, (size_t)(strchr(g, '\t') - g)));
+		vec_push(&r->sum.generated_from, xstrdup(strchr(g, '\t') + 1));
 	}
 }
 

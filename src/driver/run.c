@@ -721,6 +721,7 @@ void run_free(struct run *r)
 	spellings_free(&r->header_sp);
 	strlist_free(&r->sum.missing_headers);
 	strlist_free(&r->sum.generated_files);
+	strlist_free(&r->sum.generated_from);
 	if (r->cache_on)
 		cache_close(&r->cache);
 	findings_free(&r->findings);

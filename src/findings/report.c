@@ -585,14 +585,10 @@ void summary_line(FILE *out, const struct summary *s)
 		fputs("hint: install the library's -dev package, add -I DIR, or use -p with a compile database\n", out);
 	}
 	for (size_t i = 0; i < s->generated_files.n && i < 3; i++) {
-		const char *g = s->generated_files.v[i];
-		const char *tab = strchr(g, '\t');
-		char *name = xstrndup(g, tab ? (size_t)(tab - g) : strlen(g));
 		fputs("not read: '", out);
-		put_safe(out, name);
-		free(name);
+		put_safe(out, s->generated_files.v[i]);
 		fputs("' is made by the gem's build (from ", out);
-		put_safe(out, tab ? tab + 1 : "");
+		put_safe(out, s->generated_from.v[i]);
 		fputs("); build the gem once (bear -- make) and use -p with its compile database\n", out);
 	}
 	if (s->generated_files.n > 3)

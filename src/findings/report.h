@@ -120,8 +120,9 @@ struct summary {
 	/* files the gem's build makes from a template, so not read: missing
 	 * headers with a template next to a file that includes them ("apiwrap.h"
 	 * from apiwrap.h.tmpl) and sources of $objs (apiwrap.c from
-	 * apiwrap.c.tmpl), each "NAME\tTEMPLATE" (the template as displayed) */
-	strlist generated_files;
+	 * apiwrap.c.tmpl); generated_from[i] is the template of generated_files[i]
+	 * (as displayed) */
+	strlist generated_files, generated_from;
 	bool incomplete, incomplete_allowed;
 };
 

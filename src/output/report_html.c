@@ -584,16 +584,10 @@ static void html_incomplete(struct strbuf *sb, const struct run *r)
 				    "database.</li>\n");
 		}
 		for (size_t i = 0; i < s->generated_files.n; i++) {
-			const char *g = s->generated_files.v[i];
-			const char *tab = strchr(g, '\t');
-			if (!tab)
-				continue;
-			char *name = xstrndup(g, (size_t)(tab - g));
 			sb_puts(sb, "<li><code>");
-			html_esc(sb, name);
-			free(name);
+			html_esc(sb, s->generated_files.v[i]);
 			sb_puts(sb, "</code>: not read, the gem's build makes it (from <span class=\"loc\">");
-			html_esc(sb, tab + 1);
+			html_esc(sb, s->generated_from.v[i]);
 			sb_puts(sb, "</span>). Build the gem once and use -p with its compile database.</li>\n");
 		}
 		for (size_t i = 0; i < r->in.foreign.n; i++) {

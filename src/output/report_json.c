@@ -470,15 +470,8 @@ static json_t *jsummary(const struct options *o, const struct run *r)
 		json_array_append_new(mh, json_text(s->missing_headers.v[i]));
 	json_object_set_new(sum, "missing_headers", mh);
 	json_t *gh = json_object();
-	for (size_t i = 0; i < s->generated_files.n; i++) {
-		const char *g = s->generated_files.v[i];
-		const char *tab = strchr(g, '\t');
-		if (!tab)
-			continue;
-		char *name = xstrndup(g, (size_t)(tab - g));
-		json_object_set_new(gh, name, json_text(tab + 1));
-		free(name);
-	}
+	for (size_t i = 0; i < s->generated_files.n; i++)
+		json_object_set_new(gh, s->generated_files.v[i], json_text(s->generated_from.v[i]));
 	json_object_set_new(sum, "generated_files", gh);
 	json_object_set_new(sum, "incomplete", json_boolean(s->incomplete));
 	json_object_set_new(sum, "incomplete_allowed", json_boolean(s->incomplete_allowed));
