@@ -292,27 +292,25 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 		return;
 	unsigned found = 0, refs = 0, hops = 0;
 	bool rooted = false;
-	for (uint32_t k = 0; k < m->fns.n; k++) {
+	size_t np = 0;
+	const struct call_at *passed = model_func_passed(m, mf->f->usr, &np);
+	for (size_t i = 0; i < np; i++) {
+		uint32_t k = passed[i].fn, ei = passed[i].ev;
 		const struct mfunc *cf = &m->fns.v[k];
-		for (uint32_t ei = 0; ei < cf->f->nevents; ei++) {
-			const struct event *e = &cf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect)
-				continue;
-			const struct call *c = e->u.call;
-			for (uint32_t a = 0; a < c->nargs; a++)
-				if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
-					refs++;
-			unsigned bfn, bdata;
-			if (!body_call(c, &bfn, &bdata) || c->args[bfn].kind != EX_FUNC ||
-			    !str_eq(c->args[bfn].func_usr, mf->f->usr))
-				continue;
-			found++;
-			if (cf == mf || ++hops > 8)
-				continue;
-			const struct expr *xs[1] = {&c->args[bdata]};
-			struct hop_at at = {k, ei};
-			rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
-		}
+		const struct call *c = cf->f->events[ei].u.call;
+		for (uint32_t a = 0; a < c->nargs; a++)
+			if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
+				refs++;
+		unsigned bfn, bdata;
+		if (!body_call(c, &bfn, &bdata) || c->args[bfn].kind != EX_FUNC ||
+		    !str_eq(c->args[bfn].func_usr, mf->f->usr))
+			continue;
+		found++;
+		if (cf == mf || ++hops > 8)
+			continue;
+		const struct expr *xs[1] = {&c->args[bdata]};
+		struct hop_at at = {k, ei};
+		rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
 	}
 	bool direct = false;
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)

@@ -390,35 +390,33 @@ unsigned io_body_runs(const struct model *m, const struct mfunc *mf, io_body_vis
 	if (!mf->f->usr || !(mf->f->flags & FN_STATIC) || mf->f->nparams != 1)
 		return 0;
 	unsigned n = 0;
-	for (uint32_t k = 0; k < m->fns.n && n < 16; k++) {
-		const struct mfunc *cf = &m->fns.v[k];
+	size_t np = 0;
+	const struct call_at *passed = model_func_passed(m, mf->f->usr, &np);
+	for (size_t i = 0; i < np && n < 16; i++) {
+		const struct mfunc *cf = &m->fns.v[passed[i].fn];
 		if (cf == mf)
 			continue;
-		for (uint32_t ei = 0; ei < cf->f->nevents && n < 16; ei++) {
-			const struct event *e = &cf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect)
-				continue;
-			const struct call *c = e->u.call;
-			unsigned bfn, bdata;
-			if (body_call(c, &bfn, &bdata)) {
-				if (c->args[bfn].kind == EX_FUNC && str_eq(c->args[bfn].func_usr, mf->f->usr)) {
-					n++;
-					if (visit(ctx, cf, ei, &c->args[bdata]))
-						return n;
-				}
-				continue;
-			}
-			for (uint32_t a = 0; a < c->nargs; a++) {
-				if (c->args[a].kind != EX_FUNC || !str_eq(c->args[a].func_usr, mf->f->usr) || !c->usr)
-					continue;
-				const struct mfunc *g = model_callee(m, c->usr, cf);
-				int pd = g && g != mf ? body_param_data(g, a) : -1;
-				if (pd < 0 || (uint32_t)pd >= c->nargs)
-					continue;
+		uint32_t ei = passed[i].ev;
+		const struct call *c = cf->f->events[ei].u.call;
+		unsigned bfn, bdata;
+		if (body_call(c, &bfn, &bdata)) {
+			if (c->args[bfn].kind == EX_FUNC && str_eq(c->args[bfn].func_usr, mf->f->usr)) {
 				n++;
-				if (visit(ctx, cf, ei, &c->args[pd]))
+				if (visit(ctx, cf, ei, &c->args[bdata]))
 					return n;
 			}
+			continue;
+		}
+		for (uint32_t a = 0; a < c->nargs; a++) {
+			if (c->args[a].kind != EX_FUNC || !str_eq(c->args[a].func_usr, mf->f->usr) || !c->usr)
+				continue;
+			const struct mfunc *g = model_callee(m, c->usr, cf);
+			int pd = g && g != mf ? body_param_data(g, a) : -1;
+			if (pd < 0 || (uint32_t)pd >= c->nargs)
+				continue;
+			n++;
+			if (visit(ctx, cf, ei, &c->args[pd]))
+				return n;
 		}
 	}
 	return n;

@@ -343,10 +343,23 @@ void model_free(struct model *m)
 		vec_free(v);
 	}
 	hmap_free(&m->calls_to);
+	hmap_foreach(&m->func_passed, e)
+	{
+		call_at_vec *v = e->val;
+		vec_free(v);
+	}
+	hmap_free(&m->func_passed);
 	vec_free(&m->withgvl);
 	for (int i = 0; i < CTX_COUNT; i++)
 		free(m->reach[i]);
 	arena_free(&m->arena);
 	strpool_free(&m->pool);
 	free(m);
+}
+
+const struct call_at *model_func_passed(const struct model *m, const char *usr, size_t *n)
+{
+	const call_at_vec *v = usr ? hmap_get(&m->func_passed, usr) : NULL;
+	*n = v ? v->n : 0;
+	return v && v->n ? v->v : NULL;
 }

@@ -84,6 +84,30 @@ static void finish_cbres(struct model *m, struct cbres *r, u32vec *t, strvec *ex
  * are wrappers, handled as release sites). */
 static int bind_depth; /* linking is single-threaded: guards mutual recursion */
 
+/* The functions call c (event ei of function fi) passes as arguments,
+ * each indexed once in m->func_passed. */
+static void index_passed(struct model *m, uint32_t fi, uint32_t ei, const struct call *c)
+{
+	for (uint32_t a = 0; a < c->nargs; a++) {
+		const struct expr *x = &c->args[a];
+		if (x->kind != EX_FUNC || !x->func_usr)
+			continue;
+		bool seen = false;
+		for (uint32_t b = 0; b < a && !seen; b++)
+			seen = c->args[b].kind == EX_FUNC && c->args[b].func_usr &&
+			       strcmp(c->args[b].func_usr, x->func_usr) == 0;
+		if (seen)
+			continue;
+		call_at_vec *v = hmap_get(&m->func_passed, x->func_usr);
+		if (!v) {
+			v = arena_alloc(&m->arena, sizeof(*v));
+			hmap_put(&m->func_passed, x->func_usr, v);
+		}
+		struct call_at at = {fi, ei};
+		vec_push(v, at);
+	}
+}
+
 /* Every direct call, indexed by callee USR, so resolving what callers pass
  * costs the callers, not the whole program. */
 void index_calls(struct model *m)
@@ -92,7 +116,10 @@ void index_calls(struct model *m)
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect || !e->u.call->usr)
+			if (e->kind != EV_CALL || e->u.call->indirect)
+				continue;
+			index_passed(m, fi, ei, e->u.call);
+			if (!e->u.call->usr)
 				continue;
 			call_at_vec *v = hmap_get(&m->calls_to, e->u.call->usr);
 			if (!v) {

@@ -13,9 +13,6 @@ typedef VEC(uint32_t) u32vec;
 
 typedef VEC(const struct binding *) binding_vec;
 
-struct call_at {
-	uint32_t fn, ev;
-};
 typedef VEC(struct call_at) call_at_vec;
 
 /* link.c */

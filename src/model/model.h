@@ -142,6 +142,11 @@ struct withgvl_call {
 	struct cbres target;
 };
 
+/* A call event: the function (mfunc id) and the event index in it. */
+struct call_at {
+	uint32_t fn, ev;
+};
+
 struct model {
 	struct tu_facts **tus;
 	size_t ntus;
@@ -158,6 +163,10 @@ struct model {
 	struct hmap bindings; /* "record\1field" -> VEC of binding pointers */
 	struct hmap globals;  /* global var USR -> first struct var * */
 	struct hmap calls_to; /* callee USR -> VEC of direct call sites (struct call_at) */
+	/* function USR -> VEC of the direct calls that pass it as an argument
+	 * (rb_ensure(body, ...), a helper given a callback), in function id and
+	 * event order, once per call (struct call_at) */
+	struct hmap func_passed;
 	struct reach *reach[CTX_COUNT];
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;
@@ -180,6 +189,9 @@ void model_free(struct model *m);
 
 /* Lookups. */
 const struct mfunc *model_func_by_usr(const struct model *m, const char *usr);
+/* The direct calls passing the function usr as an argument (func_passed);
+ * *n of them, NULL when none. */
+const struct call_at *model_func_passed(const struct model *m, const char *usr, size_t *n);
 /* The definition a call from caller reaches (the caller's own file or
  * directory first, where one name has several definitions). */
 const struct mfunc *model_callee(const struct model *m, const char *usr, const struct mfunc *caller);
