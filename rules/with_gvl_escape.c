@@ -121,8 +121,10 @@ static void run(struct rule_ctx *rc)
 						     m->fns.v[rs.by_fn[c].pred_fn].f->name);
 			}
 			reach_set_free(&rs);
+			/* a dropped result (a statement, a cast to void) carries no
+			 * VALUE out of the GVL: only a caller that keeps it is at risk */
 			const struct event *ret = NULL;
-			if (returns_value(rf, &ret)) {
+			if (call->u.call->result_used && returns_value(rf, &ret)) {
 				struct finding *f = rule_report(
 					rc, &call->loc, caller->f->name,
 					"'%s' returns a Ruby object through rb_thread_call_with_gvl's void * result; "
