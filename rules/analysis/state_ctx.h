@@ -68,6 +68,10 @@ uint32_t next_site_event(const struct model *m, const struct msite *s);
 bool so_expr(struct state_ctx *c, const struct mfunc *mf, const struct expr *e, const struct var **witness);
 bool so_var(struct state_ctx *c, const struct mfunc *mf, int32_t var, const struct var **witness);
 bool in_fork_child(const struct model *m, const struct mfunc *mf, uint32_t ei);
+/* Event ei of mf is in a branch that runs at most once in the process (the
+ * first caller's branch of an atomic test-and-set or fetch-add of a flag
+ * nothing else writes): state_gates_once.c. */
+bool in_once_branch(const struct model *m, const struct mfunc *mf, uint32_t ei);
 
 /* state_gates_shared.c */
 void process_state(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei);

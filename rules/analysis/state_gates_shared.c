@@ -165,7 +165,7 @@ static bool unprotected_call(struct state_ctx *c, uint32_t f, const struct reach
 			continue;
 		if (prot[ed->from] || held_before(c, ed->from, ed->ev, NULL) > 0 ||
 		    (ed->kind == EDGE_FNARG && is_once_call(ce->u.call->name)) ||
-		    in_fork_child(m, &m->fns.v[ed->from], ed->ev) ||
+		    in_fork_child(m, &m->fns.v[ed->from], ed->ev) || in_once_branch(m, &m->fns.v[ed->from], ed->ev) ||
 		    (life && ed->kind != EDGE_DIRECT && lifecycle_fn(c, f)))
 			continue;
 		return true;
@@ -551,7 +551,7 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 		const struct event *e = w.e;
 		bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
 		if (!locked && (e->kind == EV_ACCESS || library_call(m, e)))
-			locked = in_fork_child(m, &m->fns.v[fi], ei);
+			locked = in_fork_child(m, &m->fns.v[fi], ei) || in_once_branch(m, &m->fns.v[fi], ei);
 		if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
 			shared_write(&c, g, fi, ei, locked, life[fi] != 0);
 		else if (library_call(m, e)) {
