@@ -395,6 +395,19 @@ void flow_expr(struct flow *fl, const struct expr *x, int32_t parent, const stru
 	vec_free(&reads);
 }
 
+/* A caller that hop_call follows (depth 2) gives the data it hands on to a
+ * gem function before the call: what that function stores there is not
+ * followed, so the inputs cannot be verified (never "no inputs"). */
+static void helper_unfollowed(struct flow *fl, const struct event *e)
+{
+	if (fl->out->helper_unfollowed)
+		return;
+	fl->out->helper_unfollowed = 1;
+	fl->out->helper_loc = e->loc;
+	fl->out->helper_name = e->u.call->name;
+	fl->out->helper_in = fl->mf->f->name;
+}
+
 /* The flow one hop below fl, into the helper callee it calls at event ci,
  * carrying parameter param (-1: what the helper returns). */
 static void flow_child(struct flow *h, struct flow *fl, const struct mfunc *callee, uint32_t ci, int param)
@@ -577,8 +590,8 @@ void flow_run(struct flow *fl)
 				changed = true;
 				fl->cur = i;
 				flow_expr(fl, &e->u.assign->rhs, -1, lhs);
-			} else if (e->kind == EV_CALL && !(fl->hopped[i] & 1) && (fl->depth == 0 || fl->depth == 1) &&
-				   e->u.call->usr && model_func_by_usr(fl->m, e->u.call->usr)) {
+			} else if (e->kind == EV_CALL && !(fl->hopped[i] & 1) && e->u.call->usr &&
+				   model_func_by_usr(fl->m, e->u.call->usr)) {
 				bool any = false;
 				for (uint32_t k = 0; k < e->u.call->nargs; k++)
 					if (e->u.call->args[k].kind == EX_REF && carried(fl, &e->u.call->args[k].ref))
@@ -587,6 +600,12 @@ void flow_run(struct flow *fl)
 					continue;
 				fl->hopped[i] |= 1;
 				changed = true;
+				if (fl->depth >= 2) {
+					/* a caller followed from the data function hands the
+					 * data to a helper (fill(&job, str)): not followed */
+					helper_unfollowed(fl, e);
+					continue;
+				}
 				if (fl->hops >= MAX_HELPER_HOPS) {
 					if (!fl->out->from_caller) {
 						fl->out->from_caller = 1;
