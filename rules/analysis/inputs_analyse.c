@@ -197,7 +197,10 @@ bool hop_call(const struct model *m, const struct mfunc *mf, struct io_analysis 
 		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(cf, in->owner_ref.var) : NULL;
 		if (in->kind == IOK_TYPED) {
 			in->state = IOS_RECEIVER;
-			in->alive = ov && ov->kind == VK_PARAM ? IOA_HELD
+			/* a parameter, or a member (md->svc): held by what holds it,
+			 * as for the other kinds below */
+			in->alive = ov && (ov->kind == VK_PARAM || (in->owner_ref.path && *in->owner_ref.path))
+					    ? IOA_HELD
 				    : ov ? alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev)
 					 : IOA_HELD;
 		} else if (in->temporary) {
