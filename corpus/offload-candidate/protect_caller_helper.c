@@ -26,7 +26,7 @@ static void *tally_nogvl(void *d)
 static VALUE tally_body(VALUE arg)
 {
 	struct tally_job *j = (struct tally_job *)arg;
-	rb_nogvl(tally_nogvl, j, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: cannot verify; inputs cannot verify: 'm_tally' hands the callback's data to 'fill_job' before the call, and what 'fill_job' stores there is not followed */
+	rb_nogvl(tally_nogvl, j, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: cannot verify; inputs cannot verify: 'm_tally' hands the callback's data to 'fill_job' before the call, and what 'fill_job' stores in it is not judged that far from the release */
 	return Qnil;
 }
 

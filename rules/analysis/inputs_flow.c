@@ -395,17 +395,31 @@ void flow_expr(struct flow *fl, const struct expr *x, int32_t parent, const stru
 	vec_free(&reads);
 }
 
+static void flow_hop(struct flow *fl, uint32_t ci);
+
 /* A caller that hop_call follows (depth 2) gives the data it hands on to a
- * gem function before the call: what that function stores there is not
- * followed, so the inputs cannot be verified (never "no inputs"). */
-static void helper_unfollowed(struct flow *fl, const struct event *e)
+ * gem function before the call (fill(&job, str)). The function is followed
+ * as a helper of the data function would be, but what it finds is not judged
+ * at that level: when it finds a pointer into a Ruby object, or cannot follow
+ * something, the inputs cannot be verified (never "no inputs"); when it finds
+ * nothing (it stores malloc'd memory, or only reads), nothing is lost. */
+static void helper_in_caller(struct flow *fl, uint32_t ci)
 {
-	if (fl->out->helper_unfollowed)
+	struct io_analysis *out = fl->out;
+	size_t n = out->in.n;
+	uint8_t from_caller = out->from_caller;
+	flow_hop(fl, ci);
+	if (out->in.n == n && out->from_caller == from_caller)
 		return;
-	fl->out->helper_unfollowed = 1;
-	fl->out->helper_loc = e->loc;
-	fl->out->helper_name = e->u.call->name;
-	fl->out->helper_in = fl->mf->f->name;
+	out->in.n = n;
+	out->from_caller = from_caller;
+	if (out->helper_unfollowed)
+		return;
+	const struct event *e = &fl->mf->f->events[ci];
+	out->helper_unfollowed = 1;
+	out->helper_loc = e->loc;
+	out->helper_name = e->u.call->name;
+	out->helper_in = fl->mf->f->name;
 }
 
 /* The flow one hop below fl, into the helper callee it calls at event ci,
@@ -601,9 +615,7 @@ void flow_run(struct flow *fl)
 				fl->hopped[i] |= 1;
 				changed = true;
 				if (fl->depth >= 2) {
-					/* a caller followed from the data function hands the
-					 * data to a helper (fill(&job, str)): not followed */
-					helper_unfollowed(fl, e);
+					helper_in_caller(fl, i);
 					continue;
 				}
 				if (fl->hops >= MAX_HELPER_HOPS) {

@@ -106,8 +106,8 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 			FACT_DATA, a.ret_name ? a.ret_name : io_callback_name(m, s));
 	if (a.helper_unfollowed)
 		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.helper_loc, -1,
-				   "'%s' hands the callback's data to '%s' before the call, and what '%s' stores "
-				   "there is not followed: cannot verify its inputs",
+				   "'%s' hands the callback's data to '%s' before the call, and what '%s' stores in it "
+				   "is not judged that far from the release: cannot verify its inputs",
 				   a.helper_in ? a.helper_in : "?", a.helper_name ? a.helper_name : "?",
 				   a.helper_name ? a.helper_name : "?"),
 			  FACT_DATA, a.helper_name ? a.helper_name : io_callback_name(m, s));
