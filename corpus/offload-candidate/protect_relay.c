@@ -6,8 +6,9 @@
  * The helper also runs the body once with a callback of its own, so it is
  * not a release wrapper: the release is one site whose data is the r.data
  * of every body call, followed into the helper and from there into each of
- * its callers. Traps: a helper whose address is taken, and a caller that
- * passes on data of its own caller that nobody lists, stay "cannot verify";
+ * its callers. Traps: a helper whose address is taken, a caller that
+ * passes on data of its own caller that nobody lists, and a body also kept
+ * in a variable, stay "cannot verify";
  * a method argument's bytes fail the inputs gate. */
 #include <ruby.h>
 #include <ruby/thread.h>
@@ -195,6 +196,40 @@ static VALUE far_tally(void *job)
 
 VALUE (*far_tally_hook)(void *) = far_tally;
 
+/* trap: the body is also kept in a variable, so it may be run on data
+ * nobody lists */
+static VALUE stored_body(VALUE arg)
+{
+	struct relay_arg *r = (struct relay_arg *)arg;
+	return (VALUE)rb_nogvl(r->fn, r->data, NULL, NULL, 0); /* expect: debug-offload-verdict */ /* expect-msg: offload verdict: cannot verify; inputs cannot verify: the callback's data comes from the caller ('r'), which is not followed */
+}
+
+VALUE (*stored_body_hook)(VALUE);
+
+static VALUE stored_relay(job_fn fn, void *data)
+{
+	struct relay_arg r;
+	struct tally_job spare = {NULL, 0, 0};
+	int state = 0;
+	stored_body_hook = stored_body;
+	r.fn = clear_job;
+	r.data = &spare;
+	rb_protect(stored_body, (VALUE)&r, &state);
+	r.fn = fn;
+	r.data = data;
+	return rb_protect(stored_body, (VALUE)&r, &state);
+}
+
+static VALUE m_stored(VALUE self, VALUE str)
+{
+	StringValue(str);
+	VALUE copy = rb_str_new_frozen(str);
+	struct tally_job j = {RSTRING_PTR(copy), RSTRING_LEN(copy), 0};
+	stored_relay(tally_nogvl, &j);
+	RB_GC_GUARD(copy);
+	return LONG2NUM(j.out);
+}
+
 void Init_protect_relay(void)
 {
 	rb_define_method(rb_cObject, "tally", m_tally, 1);
@@ -202,4 +237,5 @@ void Init_protect_relay(void)
 	rb_define_method(rb_cObject, "count_frozen", m_count_frozen, 1);
 	rb_define_method(rb_cObject, "count_str", m_count, 1);
 	rb_define_method(rb_cObject, "kept", m_kept, 1);
+	rb_define_method(rb_cObject, "stored", m_stored, 1);
 }

@@ -168,15 +168,21 @@ static bool simple_field(const char *p)
 /* The fields (their names) of the body's cast parameter that carry the data
  * (r->data, r->conn): false when a carrier rooted at the parameter is
  * anything else. */
-static bool body_fields(const struct mfunc *mf, const struct flow *fl, const char **paths, unsigned *np, unsigned max)
+static bool body_fields(const struct mfunc *mf, const struct flow *fl, const char **paths, unsigned *np, unsigned max,
+			const char **local)
 {
 	*np = 0;
+	*local = NULL;
 	for (size_t i = 0; i < fl->carriers.n; i++) {
 		const struct ref *c = &fl->carriers.v[i];
 		if (!root_from_param(mf, c->var, fl->limit))
 			continue;
 		if (!c->deref || !simple_field(c->path) || !local_is_param_cast(mf, c->var, fl->limit))
 			return false;
+		const struct var *lv = mf_var(mf, c->var);
+		if (*local && !str_eq(*local, lv->name))
+			return false;
+		*local = lv->name;
 		bool dup = false;
 		for (unsigned k = 0; k < *np; k++)
 			dup = dup || str_eq(paths[k], c->path);
@@ -202,6 +208,30 @@ static int32_t local_struct_arg(const struct mfunc *cf, const struct expr *dx)
 	return dr->var;
 }
 
+/* The static body is referenced only as an argument of calls: never stored
+ * (ops.body = body) or bound to a field, so the calls that pass it are all
+ * that run it. */
+static bool body_only_called(const struct model *m, const struct mfunc *mf)
+{
+	if (!(mf->f->flags & FN_STATIC))
+		return false;
+	for (size_t i = 0; i < mf->tu->bindings.n; i++)
+		if (str_eq(mf->tu->bindings.v[i].fn_usr, mf->f->usr))
+			return false;
+	for (uint32_t k = 0; k < m->fns.n; k++) {
+		const struct mfunc *cf = &m->fns.v[k];
+		if (cf->tu != mf->tu)
+			continue;
+		for (uint32_t ei = 0; ei < cf->f->nevents; ei++) {
+			const struct event *e = &cf->f->events[ei];
+			if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
+			    str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
+				return false;
+		}
+	}
+	return true;
+}
+
 void field_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, const struct flow *fl,
 	       struct io_analysis *out)
 {
@@ -210,7 +240,10 @@ void field_hop(const struct model *m, const struct msite *s, const struct mfunc 
 		return;
 	const char *paths[8];
 	unsigned np = 0;
-	if (!body_fields(mf, fl, paths, &np, ARRAY_SIZE(paths)))
+	const char *local_name;
+	/* "from the caller" because of that local, not another root */
+	if (!body_fields(mf, fl, paths, &np, ARRAY_SIZE(paths), &local_name) ||
+	    !str_eq(out->from_caller_name, local_name) || !body_only_called(m, mf))
 		return;
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
 		if (m->edges.v[m->in_edges.v[k]].kind == EDGE_DIRECT)
