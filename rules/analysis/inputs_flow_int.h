@@ -86,7 +86,7 @@ struct hop_at {
  * pointer parameters (their indexes), or something else (a local set from a
  * parameter, more parameters than fit): then nothing further is followed. */
 struct hop_roots {
-	int params[8];
+	int params[16];
 	unsigned np;
 	bool other;
 };

@@ -25,7 +25,7 @@
 #include <string.h>
 
 /* Callers followed above the function that runs the body. */
-#define RELAY_LEVELS 4
+#define RELAY_LEVELS 6
 /* Calls followed for one body call, in all (a helper with hundreds of
  * callers is left "from the caller" rather than walked). */
 #define RELAY_CALLS 512
