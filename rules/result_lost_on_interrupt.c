@@ -12,8 +12,17 @@
  * returns a pointer and both reads and writes one file-scope variable (an
  * unlink: `it = q.head; q.head = it->next`); the caller then hands the value
  * to a call or calls through it. A NULL test alone loses nothing worth a
- * finding. */
+ * finding.
+ *
+ * The second shape (grpc's rb_completion_queue_pluck): the callback stores
+ * the result of a library call modelled `dequeues: true` (an event taken off
+ * a completion queue) in a member of its data, the data is the address of
+ * the caller's local struct, and after the call the caller returns that
+ * member or hands it to a call. Testing it alone (a loop condition) is not a
+ * use. */
 #include "rule.h"
+
+#include "libmodel.h"
 
 static bool can_raise(const struct msite *s)
 {
@@ -114,12 +123,147 @@ static int32_t handled_at(const struct mfunc *caller, uint32_t site_ev, int32_t 
 	return -1;
 }
 
+/* ---- the callback stores a dequeued item in its data ---- */
+
+/* var of the callback is its data parameter, or a local only ever set from
+ * it (`struct q *d = (struct q *)param`). */
+static bool data_param_var(const struct mfunc *cb, int32_t var)
+{
+	const struct var *v = mf_var(cb, var);
+	if (!v || cb->f->nparams < 1)
+		return false;
+	if (v->kind == VK_PARAM)
+		return var == cb->f->params[0];
+	if (v->kind != VK_LOCAL)
+		return false;
+	unsigned sets = 0;
+	for (uint32_t i = 0; i < cb->f->nevents; i++) {
+		const struct event *e = &cb->f->events[i];
+		if (e->kind != EV_ASSIGN || !whole_var(&e->u.assign->lhs, var))
+			continue;
+		const struct expr *x = &e->u.assign->rhs;
+		if (x->kind != EX_REF || !whole_var(&x->ref, cb->f->params[0]))
+			return false;
+		sets++;
+	}
+	return sets > 0;
+}
+
+struct stored {
+	uint32_t ev;      /* the assignment in the callback */
+	const char *path; /* the member of the data it fills */
+	const char *call; /* the dequeuing call */
+};
+
+/* The callback assigns the result of a library call modelled as dequeuing
+ * to a member of its data (`d->event = grpc_completion_queue_pluck(...)`). */
+static bool callback_stores(const struct mfunc *cb, struct stored *st)
+{
+	for (uint32_t i = 0; i < cb->f->nevents; i++) {
+		const struct event *a = &cb->f->events[i];
+		if (a->kind != EV_ASSIGN || !a->u.assign->lhs.deref || !a->u.assign->lhs.path ||
+		    !*a->u.assign->lhs.path || a->u.assign->rhs.kind != EX_CALL || a->u.assign->rhs.call < 0 ||
+		    !data_param_var(cb, a->u.assign->lhs.var))
+			continue;
+		const struct call *c = cb->f->events[a->u.assign->rhs.call].u.call;
+		const struct lib_model *lm = c->indirect ? NULL : model_find(c->name);
+		if (!lm || lm->dequeues != 1)
+			continue;
+		*st = (struct stored){i, a->u.assign->lhs.path, c->name};
+		return true;
+	}
+	return false;
+}
+
+/* The data argument is the address of a local struct of the caller (&d): that
+ * local, else -1. */
+static int32_t data_local(const struct mfunc *caller, const struct expr *x)
+{
+	const struct ref *r = !x ? NULL : x->kind == EX_REF ? &x->ref : x->nreads == 1 ? &x->reads[0] : NULL;
+	if (!r || r->var < 0 || !r->addr || r->deref || (r->path && *r->path))
+		return -1;
+	const struct var *v = mf_var(caller, r->var);
+	return v && v->kind == VK_LOCAL && (v->flags & VF_RECORD) && !(v->flags & VF_POINTER) ? r->var : -1;
+}
+
+/* x reads the member `path` of var, or var's struct as a whole. */
+static bool reads_member(const struct expr *x, int32_t var, const char *path)
+{
+	if (!x)
+		return false;
+	if (x->kind == EX_REF && x->ref.var == var &&
+	    (ref_path_prefix(path, x->ref.path) || ref_path_prefix(x->ref.path, path)))
+		return true;
+	for (uint32_t k = 0; k < x->nreads; k++)
+		if (x->reads[k].var == var &&
+		    (ref_path_prefix(path, x->reads[k].path) || ref_path_prefix(x->reads[k].path, path)))
+			return true;
+	return false;
+}
+
+/* The first event after the release call that returns the member or hands
+ * it to a call, or -1. */
+static int32_t member_handled_at(const struct mfunc *caller, uint32_t site_ev, int32_t var, const char *path)
+{
+	for (uint32_t i = site_ev + 1; i < caller->f->nevents; i++) {
+		const struct event *e = &caller->f->events[i];
+		if (e->kind == EV_RETURN && reads_member(e->u.ret, var, path))
+			return (int32_t)i;
+		if (e->kind != EV_CALL)
+			continue;
+		for (uint32_t k = 0; k < e->u.call->nargs; k++)
+			if (reads_member(&e->u.call->args[k], var, path))
+				return (int32_t)i;
+	}
+	return -1;
+}
+
+/* Reports the second shape at site s; whether it did. */
+static bool report_stored(struct rule_ctx *rc, const struct msite *s)
+{
+	const struct model *m = rc->m;
+	const struct mfunc *caller = &m->fns.v[s->fn];
+	const struct mfunc *cb = &m->fns.v[s->cb.targets[0]];
+	struct stored st;
+	int32_t local = s->data_fn == s->fn ? data_local(caller, s->data1) : -1;
+	if (local < 0 || !callback_stores(cb, &st))
+		return false;
+	int32_t use = member_handled_at(caller, s->ev, local, st.path);
+	if (use < 0)
+		return false;
+	const struct var *lv = mf_var(caller, local);
+	const struct event *se = &cb->f->events[st.ev];
+	const struct event *ue = &caller->f->events[use];
+	struct finding *f =
+		rule_report(rc, &s->loc, caller->f->name,
+			    "%s can raise after its callback returned and loses '%s.%s', which the callback "
+			    "'%s' took off a queue",
+			    s->called, lv->name, st.path, cb->f->name);
+	finding_note(f, &se->loc, "'%s' stores what '%s' took off the queue here (a library model says it dequeues)",
+		     cb->f->name, st.call);
+	finding_note(f, &ue->loc,
+		     "the caller hands '%s.%s' on here, which never runs when %s raises: the item is gone from the "
+		     "queue and its work is never done",
+		     lv->name, st.path, s->called);
+	finding_note(f, &s->loc,
+		     "Ruby handles pending interrupts (Thread#raise, Thread#kill, a trap that raises, Timeout) after "
+		     "the callback returned and raises instead of returning");
+	finding_note(f, &s->loc,
+		     "pass RB_NOGVL_INTR_FAIL (rb_nogvl) or use rb_thread_call_without_gvl2, handle the item, then "
+		     "call rb_thread_check_ints()");
+	if (s->macro)
+		finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);
+	return true;
+}
+
 static void run(struct rule_ctx *rc)
 {
 	const struct model *m = rc->m;
 	for (size_t i = 0; i < m->sites.n; i++) {
 		const struct msite *s = &m->sites.v[i];
 		if (s->is_template || s->token_only || s->cb.ntargets != 1 || !can_raise(s))
+			continue;
+		if (report_stored(rc, s))
 			continue;
 		const struct mfunc *caller = &m->fns.v[s->fn];
 		const struct call *rel = caller->f->events[s->ev].u.call;

@@ -4,8 +4,9 @@
  * and the body calls rb_thread_call_without_gvl(r->fn, r->data, ...). Each
  * call of the helper is a site, judged on its own callback and data. The
  * trap: a helper that may also store a function of its own in the field is
- * not a plain wrapper; its body's release stays one site whose data comes
- * from the caller. */
+ * not a plain wrapper; its body's release stays one site, whose data (r->fn,
+ * r->data) is followed into the helper and up to its one caller, which hands
+ * a frozen copy kept alive. */
 #include <ruby.h>
 #include <ruby/thread.h>
 
@@ -84,7 +85,7 @@ struct rel2 {
 static VALUE rel2_body(VALUE arg)
 {
 	struct rel2 *r = (struct rel2 *)arg;
-	r->ret = rb_thread_call_without_gvl(r->fn, r->data, NULL, NULL); /* expect: debug-offload-verdict */ /* expect-msg: inputs cannot verify: the callback's data comes from the caller ('r') */
+	r->ret = rb_thread_call_without_gvl(r->fn, r->data, NULL, NULL); /* expect: offload-candidate, debug-offload-verdict */ /* expect-msg: offload verdict: candidate */
 	return Qnil;
 }
 

@@ -138,12 +138,9 @@ static bool expr_empty(const struct expr *x)
 /* Follows the expressions xs of the call at (cf, ev) that hands mf its data:
  * the pointers found there are judged in cf, against that call. Returns
  * whether the data found there is itself rooted at a parameter of cf (filled
- * by code further up, not followed). */
-struct hop_at {
-	uint32_t from, ev;
-};
-static bool hop_call(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
-		     const struct hop_at *edp, const struct expr *const *xs, unsigned nx)
+ * by code further up, not followed); roots (may be NULL) gets which. */
+bool hop_call(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
+	      const struct hop_at *edp, const struct expr *const *xs, unsigned nx, struct hop_roots *roots)
 {
 	const struct hop_at *ed = edp;
 	struct flow h = {0};
@@ -200,7 +197,10 @@ static bool hop_call(const struct model *m, const struct mfunc *mf, struct io_an
 		const struct var *ov = in->owner_ref.var >= 0 ? mf_var(cf, in->owner_ref.var) : NULL;
 		if (in->kind == IOK_TYPED) {
 			in->state = IOS_RECEIVER;
-			in->alive = ov && ov->kind == VK_PARAM ? IOA_HELD
+			/* a parameter, or a member (md->svc): held by what holds it,
+			 * as for the other kinds below */
+			in->alive = ov && (ov->kind == VK_PARAM || (in->owner_ref.path && *in->owner_ref.path))
+					    ? IOA_HELD
 				    : ov ? alive_after(cf, &in->owner_ref, ed->ev, &in->guard_before, in->ev)
 					 : IOA_HELD;
 		} else if (in->temporary) {
@@ -216,9 +216,12 @@ static bool hop_call(const struct model *m, const struct mfunc *mf, struct io_an
 			in->alive = IOA_HELD;
 	}
 	bool rooted = false;
-	for (size_t i = 0; i < h.carriers.n && !rooted; i++) {
+	for (size_t i = 0; i < h.carriers.n && (!rooted || roots); i++) {
 		const struct var *v = mf_var(cf, h.carriers.v[i].var);
-		rooted = v && (v->kind == VK_PARAM || root_from_param(cf, h.carriers.v[i].var, ed->ev));
+		bool r = v && (v->kind == VK_PARAM || root_from_param(cf, h.carriers.v[i].var, ed->ev));
+		if (r && roots)
+			hop_root(roots, cf, h.carriers.v[i].var, ed->ev);
+		rooted = rooted || r;
 	}
 	vec_free(&h.carriers);
 	vec_free(&h.values);
@@ -273,7 +276,7 @@ static void caller_hop(const struct model *m, const struct msite *s, const struc
 			if ((uint32_t)params[p] < call->nargs)
 				xs[nx++] = &call->args[params[p]];
 		struct hop_at at = {ed->from, ed->ev};
-		hop_call(m, mf, out, cf, &at, xs, nx);
+		hop_call(m, mf, out, cf, &at, xs, nx, NULL);
 	}
 	if (all && out->from_caller_ptr && out->from_caller && !out->from_caller_cast) {
 		/* every caller was followed */
@@ -310,7 +313,7 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 			continue;
 		const struct expr *xs[1] = {&c->args[bdata]};
 		struct hop_at at = {k, ei};
-		rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
+		rooted = relay_call(m, mf, out, cf, &at, xs[0]) || rooted;
 	}
 	bool direct = false;
 	for (uint32_t k = mf->in_begin; k < mf->in_end; k++)
@@ -367,7 +370,7 @@ static void body_param_hop(const struct model *m, const struct msite *s, const s
 				}
 				const struct expr *xs[1] = {&c->args[pd]};
 				struct hop_at at = {k, ei};
-				rooted = hop_call(m, mf, out, cf, &at, xs, 1) || rooted;
+				rooted = relay_call(m, mf, out, cf, &at, xs[0]) || rooted;
 			}
 		}
 	}
@@ -429,7 +432,7 @@ static void va_hop(const struct model *m, const struct msite *s, const struct mf
 		out->from_caller_name = va->name;
 	}
 	struct hop_at at = {s->fn, s->ev};
-	if (nx && hop_call(m, mf, out, cf, &at, xs, nx) && !out->from_caller) {
+	if (nx && hop_call(m, mf, out, cf, &at, xs, nx, NULL) && !out->from_caller) {
 		out->from_caller = 1;
 		out->from_caller_loc = ce->loc;
 		out->from_caller_name = va->name;
@@ -610,6 +613,7 @@ void io_analyse(const struct model *m, const struct msite *s, struct io_analysis
 		judge_input(m, mf, fn, rel, &fl, &out->in.v[i]);
 	caller_hop(m, s, mf, &fl, out);
 	ensure_hop(m, s, mf, out);
+	field_hop(m, s, mf, &fl, out);
 	body_param_hop(m, s, mf, out);
 	va_hop(m, s, mf, out);
 	/* members of the data struct as owners (RSTRING_PTR(a.keep)) */

@@ -395,6 +395,33 @@ void flow_expr(struct flow *fl, const struct expr *x, int32_t parent, const stru
 	vec_free(&reads);
 }
 
+static void flow_hop(struct flow *fl, uint32_t ci);
+
+/* A caller that hop_call follows (depth 2) gives the data it hands on to a
+ * gem function before the call (fill(&job, str)). The function is followed
+ * as a helper of the data function would be, but what it finds is not judged
+ * at that level: when it finds a pointer into a Ruby object, or cannot follow
+ * something, the inputs cannot be verified (never "no inputs"); when it finds
+ * nothing (it stores malloc'd memory, or only reads), nothing is lost. */
+static void helper_in_caller(struct flow *fl, uint32_t ci)
+{
+	struct io_analysis *out = fl->out;
+	size_t n = out->in.n;
+	uint8_t from_caller = out->from_caller;
+	flow_hop(fl, ci);
+	if (out->in.n == n && out->from_caller == from_caller)
+		return;
+	out->in.n = n;
+	out->from_caller = from_caller;
+	if (out->helper_unfollowed)
+		return;
+	const struct event *e = &fl->mf->f->events[ci];
+	out->helper_unfollowed = 1;
+	out->helper_loc = e->loc;
+	out->helper_name = e->u.call->name;
+	out->helper_in = fl->mf->f->name;
+}
+
 /* The flow one hop below fl, into the helper callee it calls at event ci,
  * carrying parameter param (-1: what the helper returns). */
 static void flow_child(struct flow *h, struct flow *fl, const struct mfunc *callee, uint32_t ci, int param)
@@ -577,8 +604,8 @@ void flow_run(struct flow *fl)
 				changed = true;
 				fl->cur = i;
 				flow_expr(fl, &e->u.assign->rhs, -1, lhs);
-			} else if (e->kind == EV_CALL && !(fl->hopped[i] & 1) && (fl->depth == 0 || fl->depth == 1) &&
-				   e->u.call->usr && model_func_by_usr(fl->m, e->u.call->usr)) {
+			} else if (e->kind == EV_CALL && !(fl->hopped[i] & 1) && e->u.call->usr &&
+				   model_func_by_usr(fl->m, e->u.call->usr)) {
 				bool any = false;
 				for (uint32_t k = 0; k < e->u.call->nargs; k++)
 					if (e->u.call->args[k].kind == EX_REF && carried(fl, &e->u.call->args[k].ref))
@@ -587,6 +614,10 @@ void flow_run(struct flow *fl)
 					continue;
 				fl->hopped[i] |= 1;
 				changed = true;
+				if (fl->depth >= 2) {
+					helper_in_caller(fl, i);
+					continue;
+				}
 				if (fl->hops >= MAX_HELPER_HOPS) {
 					if (!fl->out->from_caller) {
 						fl->out->from_caller = 1;

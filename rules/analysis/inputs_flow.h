@@ -112,6 +112,14 @@ struct io_analysis {
 	uint8_t ret_unfollowed;
 	struct loc ret_loc;
 	const char *ret_name; /* where it goes (the carrier), or the helper */
+	/* a caller followed above the data function (ensure_hop, caller_hop ...)
+	 * hands the data to one of the gem's functions before the call
+	 * (fill(&job, str)): what it stores there is not followed (inputs gate:
+	 * cannot verify) */
+	uint8_t helper_unfollowed;
+	struct loc helper_loc;
+	const char *helper_name; /* that function */
+	const char *helper_in;   /* the caller */
 	/* static buffers handed to the callback (outputs gate) */
 	VEC(struct io_static) statics;
 	/* fields of an object's C struct handed to the callback (a library handle

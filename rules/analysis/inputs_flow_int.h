@@ -77,6 +77,43 @@ struct cls classify_param(const struct model *m, const struct mfunc *mf, const s
 bool root_is_typed_data(const struct mfunc *mf, int32_t var, uint32_t at);
 bool root_from_param(const struct mfunc *mf, int32_t var, uint32_t at);
 
+/* inputs_analyse.c */
+/* A call (an event of function `from`) that hands a function its data. */
+struct hop_at {
+	uint32_t from, ev;
+};
+/* Where the data a hop followed in a caller is rooted: that caller's own
+ * pointer parameters (their indexes), or something else (a local set from a
+ * parameter, more parameters than fit): then nothing further is followed. */
+struct hop_roots {
+	int params[16];
+	unsigned np;
+	bool other;
+};
+bool hop_call(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
+	      const struct hop_at *edp, const struct expr *const *xs, unsigned nx, struct hop_roots *roots);
+
+/* inputs_relay.c */
+/* Adds the parameters of cf that carrier variable var of a hop's flow (a
+ * parameter, or a local set from one before event limit) is rooted at. */
+void hop_root(struct hop_roots *roots, const struct mfunc *cf, int32_t var, uint32_t limit);
+/* hop_call for the data argument x of the call at that hands the body mf its
+ * data (rb_protect(body, (VALUE)&arg, ...)), then, when that data is rooted at
+ * the caller's own pointer parameters (arg.data = data), up through the
+ * callers of that function (every caller direct, a few levels, a bounded
+ * number of calls). Returns whether the data is still rooted somewhere not
+ * followed. */
+bool relay_call(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
+		const struct hop_at *at, const struct expr *x);
+/* The site's data are fields of the rb_protect/rb_ensure body's cast
+ * parameter (struct rel *r = (struct rel *)arg; release(r->fn, r->data, ...)):
+ * those fields of the local struct each body call hands over
+ * ((VALUE)&parg) are followed in its caller, then up as relay_call does. The
+ * data is no longer "from the caller" only when every reference to the body
+ * is such a call and nothing stays rooted. */
+void field_hop(const struct model *m, const struct msite *s, const struct mfunc *mf, const struct flow *fl,
+	       struct io_analysis *out);
+
 /* inputs_callers.c */
 const char *first_member(const struct mfunc *mf, const char *path);
 bool address_taken(const struct model *m, const struct mfunc *mf);

@@ -104,6 +104,13 @@ void gate_check_inputs(const struct model *m, const struct msite *s, const struc
 				 "what it points to",
 				 a.ret_name ? a.ret_name : "?"),
 			FACT_DATA, a.ret_name ? a.ret_name : io_callback_name(m, s));
+	if (a.helper_unfollowed)
+		gate_fact(gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.helper_loc, -1,
+				   "'%s' hands the callback's data to '%s' before the call, and what '%s' stores in it "
+				   "is not judged that far from the release: cannot verify its inputs",
+				   a.helper_in ? a.helper_in : "?", a.helper_name ? a.helper_name : "?",
+				   a.helper_name ? a.helper_name : "?"),
+			  FACT_DATA, a.helper_name ? a.helper_name : io_callback_name(m, s));
 	for (size_t i = 0; i < a.objstate.n; i++) {
 		struct gate_evidence *ev =
 			gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &a.objstate.v[i].loc, -1,

@@ -568,18 +568,19 @@ void gate_check_ubf(const struct model *m, const struct msite *s, const struct r
 					 "'%s' in '%s': under offload the callback runs on a worker thread",
 					 mf->f->name, it->name, it->ref.field, at->u.call->name, where->f->name);
 			else
-				gate_add(g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)it->fn,
-					 "the unblocking function '%s' calls '%s' on a thread handle whose origin is "
-					 "not visible",
-					 mf->f->name, it->name);
+				gate_fact(gate_add(g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)it->fn,
+						   "the unblocking function '%s' calls '%s' on a thread handle whose "
+						   "origin is not visible",
+						   mf->f->name, it->name),
+					  FACT_OTHER, it->name);
 			break;
 		}
 		default:
-			gate_add(
-				g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)it->fn,
-				"the unblocking function '%s' calls '%s': only flag writes and pipe/eventfd writes are "
-				"known not to depend on the thread that runs it",
-				mf->f->name, it->name);
+			gate_fact(gate_add(g, GATE_UBF, GATE_UNKNOWN, &e->loc, (int32_t)it->fn,
+					   "the unblocking function '%s' calls '%s': only flag writes and pipe/eventfd "
+					   "writes are known not to depend on the thread that runs it",
+					   mf->f->name, it->name),
+				  FACT_OTHER, it->name);
 			break;
 		}
 	}

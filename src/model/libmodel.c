@@ -152,7 +152,7 @@ static void file_entries(struct yload *y, const struct ynode *fns, const char *l
 		lm->line = k->line;
 		lm->col = k->col;
 		lm->user = user;
-		lm->pure = lm->ruby_alloc = lm->async_signal_safe = lm->cheap = -1;
+		lm->pure = lm->ruby_alloc = lm->async_signal_safe = lm->cheap = lm->dequeues = -1;
 		lm->size_arg = lm->null_arg = lm->registers_handler = -1;
 		lm->handle_arg = 0;
 		if (parse_props(y, v, lm, true))

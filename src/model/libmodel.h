@@ -29,6 +29,10 @@
  *                              this one in calls_back.registered_by may run (the
  *                              linker adds those call edges, src/link.c)
  *   async_signal_safe: bool
+ *   dequeues: bool             returns an item it takes out of a queue (an event,
+ *                              a message): the caller alone has it, and it is
+ *                              lost if the caller never handles it
+ *                              (result-lost-on-interrupt)
  *   handle_arg: N              for per_handle: the handle argument (default 0)
  *   cheap: bool, size_arg: N   constant or small fixed cost (small-work-nogvl);
  *                              size_arg: the argument bounding the cost
@@ -216,6 +220,7 @@ struct lib_model {
 	int8_t ruby_alloc;   /* -1, 0, 1 */
 	int8_t async_signal_safe;
 	int8_t cheap;
+	int8_t dequeues;         /* -1, 0, 1: returns an item it took out of a queue */
 	int8_t size_arg;         /* -1 none */
 	int8_t null_arg;         /* -1 none */
 	int8_t handle_arg;       /* per_handle: the handle argument (default 0) */

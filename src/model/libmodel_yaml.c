@@ -620,6 +620,9 @@ static int prop_value(struct yload *y, int ki, const struct ynode *k, const stru
 	case 22:
 		rc = get_process_change(y, v, lm);
 		break;
+	case 23:
+		rc = get_bool(y, v, k->text, &lm->dequeues);
+		break;
 	case 21: {
 		int8_t a = -1;
 		rc = get_int(y, v, k->text, &a);
@@ -669,12 +672,30 @@ int parse_props(struct yload *y, const struct ynode *m, struct lib_model *lm, bo
 	if (m->kind != YN_MAP)
 		return yfail(y, m->line, m->col, "the model of '%s' must be a mapping, not %s", lm->name, kind_text(m));
 	bool seen[32] = {0};
-	static const char *const keys[] = {"thread_safe",   "pure",          "blocks",        "ruby_alloc",
-					   "error_channel", "process_state", "calls_back",    "async_signal_safe",
-					   "cheap",         "size_arg",      "why",           "instead",
-					   "null_arg",      "source",        "handle_arg",    "registers_handler",
-					   "blocking",      "kinds",         "same_as",       "thread_state",
-					   "lock",          "writes_arg",    "process_change"};
+	static const char *const keys[] = {"thread_safe",
+					   "pure",
+					   "blocks",
+					   "ruby_alloc",
+					   "error_channel",
+					   "process_state",
+					   "calls_back",
+					   "async_signal_safe",
+					   "cheap",
+					   "size_arg",
+					   "why",
+					   "instead",
+					   "null_arg",
+					   "source",
+					   "handle_arg",
+					   "registers_handler",
+					   "blocking",
+					   "kinds",
+					   "same_as",
+					   "thread_state",
+					   "lock",
+					   "writes_arg",
+					   "process_change",
+					   "dequeues"};
 	for (size_t i = 0; i + 1 < m->nkids; i += 2) {
 		const struct ynode *k = m->kids[i], *v = m->kids[i + 1];
 		if (k->kind != YN_SCALAR)

@@ -202,6 +202,10 @@ void missing_fact_choose(const struct gate_result *g, struct missing_fact *out)
 		}
 	}
 	out->others = n ? n - 1 : 0;
+	/* evidence that names nothing it misses (no function, header or
+	 * pointer): the gate it leaves undecided is the name */
+	if (out->kind == FACT_OTHER && !out->name)
+		out->name = gate_name(out->gate);
 }
 
 char *missing_fact_text(const struct missing_fact *mf)

@@ -144,7 +144,8 @@ enum fact_kind {
  * the most decisive kind. */
 struct missing_fact {
 	int kind;                       /* enum fact_kind; FACT_NONE when the site is decided */
-	const char *name;               /* the header, pointer, function ... (NULL for FACT_OTHER) */
+	const char *name;               /* the header, pointer, function ...; FACT_OTHER: the function
+					   the evidence names, else the gate's name */
 	int gate;                       /* the gate it is missing for */
 	const struct gate_evidence *ev; /* the evidence it comes from (in g.ev) */
 	unsigned others;                /* further "cannot verify" evidence behind it */

@@ -36,4 +36,20 @@ run --no-progress --explain-callback twice_cb ext
 check "explain: two calls spelled at one place are one line of evidence" is \
 	"$(grep -c "^      .*macro_twice.c:26:2: 'twice_cb' calls 'frob_expand'" out.txt)" 1
 check "explain: and no phantom 'more' item" hasnt out.txt "more cannot-verify item"
+
+# evidence of no other kind (a UBF that takes a lock) is named by the call it
+# names, in the JSON's missing fact, its gate evidence and the text
+mkdir ubf && cp "$SRC/tests/data/missing_fact_ubf/ubf_lock.c" ubf/
+run --no-progress --format json ubf
+check "evidence: json parses" isjson out.txt
+check "evidence: cannot verify, named by the UBF's call" is \
+	"$(jq -r '.sites[0].offload | "\(.verdict):\(.missing_fact.kind):\(.missing_fact.name):\(.missing_fact.gate)"' out.txt)" \
+	"cannot verify:evidence:pthread_mutex_lock:unblocking function"
+check "evidence: the gate's evidence line names it too" is \
+	"$(jq -r '[.sites[0].offload.gates[] | select(.gate == "unblocking function") | .evidence[].missing_fact] | join(",")' out.txt)" \
+	"pthread_mutex_lock"
+run --no-progress --enable debug-offload-verdict ubf
+check "evidence: text says it" has out.txt "unblocking function cannot verify: .*\[missing: pthread_mutex_lock\]"
+run --no-progress --enable debug-offload-verdict --format sarif ubf
+check "evidence: sarif says it" is "$(jq -r '[.runs[0].results[] | select(.ruleId == "debug-offload-verdict") | .message.text | test("\\[missing: pthread_mutex_lock\\]")] | any' out.txt)" true
 finish

@@ -71,6 +71,22 @@ static void the_missing_fact_is_the_most_decisive(void **state)
 	assert_int_equal(mf.kind, FACT_DATA);
 	assert_null(mf.name);
 	assert_int_equal(mf.others, 0);
+	/* evidence of no other kind: the function it names, else the gate */
+	struct gate_result o = {0};
+	gate_add(&o, GATE_UBF, GATE_UNKNOWN, &l, -1, "the UBF calls 'lock'");
+	missing_fact_choose(&o, &mf);
+	assert_int_equal(mf.kind, FACT_OTHER);
+	assert_string_equal(mf.name, "unblocking function");
+	gate_result_free(&o);
+	o = (struct gate_result){0};
+	gate_fact(gate_add(&o, GATE_UBF, GATE_UNKNOWN, &l, -1, "the UBF calls 'gpr_mu_lock'"), FACT_OTHER,
+		  "gpr_mu_lock");
+	missing_fact_choose(&o, &mf);
+	assert_string_equal(mf.name, "gpr_mu_lock");
+	t = missing_fact_text(&mf);
+	assert_non_null(strstr(t, "decide the unblocking function gate: the UBF calls 'gpr_mu_lock'"));
+	free(t);
+	gate_result_free(&o);
 	/* the work-size gate decides no safety */
 	struct gate_result w = {0};
 	gate_add(&w, GATE_WORK_SIZE, GATE_UNKNOWN, &l, -1, "small?");
