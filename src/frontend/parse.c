@@ -13,6 +13,7 @@
  * never produce findings by themselves (their origin is ORIGIN_STUB).
  */
 #include "parse.h"
+#include "schedule.h"
 #include "sysprobe.h"
 
 #include <errno.h>
@@ -605,6 +606,8 @@ struct pool {
 	struct tu_facts **out;
 	atomic_size_t next;
 	atomic_size_t done;
+	atomic_uint worker_ids;
+	struct job_sched *sched; /* with more than one worker */
 	pthread_mutex_t progress_lock;
 	struct flag_cache flags;
 };
@@ -651,8 +654,9 @@ static void *worker(void *arg)
 	struct pool *p = arg;
 	CXIndex idx = NULL;
 	struct worker_proc proc = {0};
+	unsigned w = atomic_fetch_add(&p->worker_ids, 1);
 	for (;;) {
-		size_t i = atomic_fetch_add(&p->next, 1);
+		size_t i = p->sched ? sched_next(p->sched, w) : atomic_fetch_add(&p->next, 1);
 		if (i >= p->n)
 			break;
 		if (p->o->deadline > 0 && now_seconds() >= p->o->deadline) {
@@ -691,6 +695,7 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 	struct pool p = {.jobs = jobs, .n = n, .o = o, .out = out};
 	atomic_init(&p.next, 0);
 	atomic_init(&p.done, 0);
+	atomic_init(&p.worker_ids, 0);
 	pthread_mutex_init(&p.progress_lock, NULL);
 	pthread_mutex_init(&p.flags.lock, NULL);
 	/* parsing here: what libclang prints is relayed, not ours (outguard.h) */
@@ -708,6 +713,7 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 		 * workers, not by two of them at once */
 		if (!(o->tu_timeout > 0 && isolate_available()))
 			clang_disposeIndex(clang_createIndex(1, 0));
+		p.sched = sched_new(jobs, n, nt);
 		pthread_t *th = xcalloc(nt, sizeof(*th));
 		unsigned started = 0;
 		for (unsigned i = 0; i < nt; i++) {
@@ -727,6 +733,7 @@ struct tu_facts **parse_all(struct tu_job *jobs, size_t n, const struct parse_op
 			if (th[i])
 				pthread_join(th[i], NULL);
 		free(th);
+		sched_free(p.sched);
 	}
 	out_guard_stop(&guard);
 	pthread_mutex_destroy(&p.progress_lock);

@@ -45,6 +45,59 @@ char *find_system_program(const char *name, char *const *untrusted, size_t nuntr
 	return found;
 }
 
+int pkgconfig_search_dirs(const char *program, unsigned timeout_ms, strlist *dirs)
+{
+	if (getenv("PKG_CONFIG_LIBDIR"))
+		return -1;
+	char *argv[] = {(char *)program, "--variable", "pc_path", "pkg-config", NULL};
+	struct run_spec spec = {.argv = argv, .timeout_ms = timeout_ms, .max_out = 64 * 1024};
+	struct run_result rr;
+	run_process(&spec, &rr);
+	int r = rr.outcome == RUN_OK && rr.out ? 0 : -1;
+	const char *env = getenv("PKG_CONFIG_PATH");
+	char *all = r == 0 ? xasprintf("%s:%s", env ? env : "", rr.out) : NULL;
+	run_result_free(&rr);
+	char *save = NULL;
+	for (char *d = all ? strtok_r(all, ":\n", &save) : NULL; d; d = strtok_r(NULL, ":\n", &save))
+		if (*d)
+			vec_push(dirs, xstrdup(d));
+	free(all);
+	/* a program that does not answer with absolute directories is not one
+	 * whose lookups we can predict */
+	bool some = false;
+	for (size_t i = 0; i < dirs->n && r == 0; i++) {
+		if (dirs->v[i][0] != '/')
+			r = -1;
+		some = some || path_is_dir(dirs->v[i]);
+	}
+	if (r == 0 && !some)
+		r = -1;
+	if (r != 0)
+		strlist_free(dirs);
+	return r;
+}
+
+bool pkgconfig_surely_missing(const strlist *dirs, const char *module)
+{
+	size_t n = strlen(module);
+	if (!n || n > 200 || module[0] == '-' || str_ends(module, ".pc") || strcmp(module, "pkg-config") == 0 ||
+	    strcmp(module, "pkgconf") == 0)
+		return false;
+	for (const char *p = module; *p; p++)
+		if (!(isalnum((unsigned char)*p) || strchr("._+-", *p)))
+			return false;
+	for (size_t i = 0; i < dirs->n; i++) {
+		char *a = xasprintf("%s/%s.pc", dirs->v[i], module);
+		char *b = xasprintf("%s/%s-uninstalled.pc", dirs->v[i], module);
+		bool there = access(a, F_OK) == 0 || access(b, F_OK) == 0;
+		free(a);
+		free(b);
+		if (there)
+			return false;
+	}
+	return true;
+}
+
 int pkgconfig_include_dirs(const char *program, const char *module, unsigned timeout_ms, strlist *dirs, char **why)
 {
 	/* a module name is one word: no option, no path, nothing a shell or

@@ -37,7 +37,7 @@ void extconf_info_free(struct extconf_info *ei)
 
 void extconf_parse(const char *text, const char *dir, const strlist *ruby_dirs, struct extconf_info *out)
 {
-	struct extconf_env env = {ruby_dirs, NULL, NULL};
+	struct extconf_env env = {ruby_dirs, NULL, NULL, NULL};
 	extconf_parse_env(text, dir, &env, out);
 }
 
@@ -47,7 +47,8 @@ struct parse_state {
 	const char *dir;
 	char *copy; /* text, cut into lines */
 	struct extconf_info *out;
-	struct ruby_text rt;
+	struct ruby_text own_rt; /* without a shared one */
+	struct ruby_text *rt;
 	struct inc_lists il;
 	struct reader r;
 	strlist pending_words; /* %w[...] lists, for `.each { |f| have_func(f) }` */
@@ -165,10 +166,10 @@ static void probe_functions_headers(struct parse_state *st, const char *line)
 				*paren = '\0';
 			/* (have_func("kqueue", "sys/event.h") fails on Linux) */
 			if (!other_platform_probe(line))
-				have_func(&st->rt, args.v[0], out, true);
+				have_func(st->rt, args.v[0], out, true);
 		} else if (st->pending_words.n && st->pending_age < 4) {
 			for (size_t i = 0; i < st->pending_words.n; i++)
-				have_func(&st->rt, st->pending_words.v[i], out, false);
+				have_func(st->rt, st->pending_words.v[i], out, false);
 			strlist_free(&st->pending_words);
 		}
 	}
@@ -593,8 +594,7 @@ static void parse_finish(struct parse_state *st)
 	strlist_free(&st->src_var_values);
 	sb_free(&st->wacc);
 	free(st->copy);
-	hmap_free(&st->rt.words);
-	strpool_free(&st->rt.pool);
+	ruby_text_free(&st->own_rt);
 }
 
 void extconf_parse_env(const char *text, const char *dir, const struct extconf_env *env, struct extconf_info *out)
@@ -603,7 +603,8 @@ void extconf_parse_env(const char *text, const char *dir, const struct extconf_e
 	st.text = text;
 	st.dir = dir;
 	st.out = out;
-	st.rt.dirs = env->ruby_dirs;
+	st.own_rt.dirs = env->ruby_dirs;
+	st.rt = env->rt ? env->rt : &st.own_rt;
 	st.r.env = env;
 	st.r.dir = dir;
 	st.r.text = text;
@@ -684,7 +685,11 @@ const struct extconf_info *extconf_for(struct extconf_cache *c, const char *dir,
 			char *text = read_file(p, &n, 4u * 1024 * 1024);
 			ei = xcalloc(1, sizeof(*ei));
 			ei->path = p;
-			struct extconf_env env = {c->ruby_dirs, c->pkg, c->pkg_ctx};
+			if (!c->rt) {
+				c->rt = xcalloc(1, sizeof(*c->rt));
+				c->rt->dirs = c->ruby_dirs;
+			}
+			struct extconf_env env = {c->ruby_dirs, c->pkg, c->pkg_ctx, c->rt};
 			extconf_parse_env(text ? text : "", ext_dir, &env, ei);
 			free(text);
 			vec_push(&c->keys, key);
@@ -711,4 +716,9 @@ void extconf_cache_free(struct extconf_cache *c)
 	}
 	hmap_free(&c->by_dir);
 	strlist_free(&c->keys);
+	if (c->rt) {
+		ruby_text_free(c->rt);
+		free(c->rt);
+		c->rt = NULL;
+	}
 }

@@ -56,10 +56,14 @@ struct extconf_info {
  * (`def v_at_least?(v) Gem::Version.new($ver) >= Gem::Version.new(v)` with
  * `$ver = PKGConfig.modversion(...)`), and `if have_header("a.h") ...
  * elsif have_header("b.h")` chains where only b.h is installed. */
+struct ruby_text;
 struct extconf_env {
 	const strlist *ruby_dirs;
 	bool (*pkg)(void *ctx, const char *extconf_dir, const char *module, char **version, strlist *incdirs);
 	void *ctx;
+	/* the Ruby headers' identifiers, shared by the parses of one run (NULL:
+	 * the parse reads the headers itself, when a probe asks) */
+	struct ruby_text *rt;
 };
 
 /* Parses extconf.rb text. ruby_dirs answer Ruby probes (may be NULL). */
@@ -91,6 +95,7 @@ struct extconf_cache {
 	/* pkg-config answers for extconf_env (NULL: none) */
 	bool (*pkg)(void *ctx, const char *extconf_dir, const char *module, char **version, strlist *incdirs);
 	void *pkg_ctx;
+	struct ruby_text *rt; /* read once, at the first Ruby probe of the run */
 };
 
 /* The nearest directory at or above dir, within the roots, holding a file

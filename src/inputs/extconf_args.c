@@ -170,6 +170,12 @@ static bool ruby_declares(struct ruby_text *rt, const char *name)
 	return hmap_has(&rt->words, name);
 }
 
+void ruby_text_free(struct ruby_text *rt)
+{
+	hmap_free(&rt->words);
+	strpool_free(&rt->pool);
+}
+
 /* have_func(fn) succeeds: a Ruby function only when the Ruby headers have
  * it (with a note for -v when say_missing) */
 void have_func(struct ruby_text *rt, const char *fn, struct extconf_info *out, bool say_missing)

@@ -9,9 +9,11 @@
 
 #include <stdbool.h>
 
-/* The identifiers of every header under the Ruby dirs, read once per
- * extconf.rb and looked up per probe (a probe scanning the headers' text
- * made an extconf.rb of thousands of have_func() calls take minutes). */
+/* The identifiers of every header under the Ruby dirs, read at the first
+ * Ruby probe and looked up per probe (a probe scanning the headers' text
+ * made an extconf.rb of thousands of have_func() calls take minutes); one per
+ * run, shared by every extconf.rb through extconf_env.rt (reading it again
+ * for each extconf.rb was 10% of a warm run of Ruby's ext/). */
 struct ruby_text {
 	const strlist *dirs;
 	struct hmap words; /* identifier -> (void *)1 */
@@ -93,6 +95,7 @@ char *read_literal_x(const char **p, bool srcdir_interp);
 char *read_literal(const char **p);
 void literal_args(const char *after, strlist *args);
 int percent_words(const char *p, const char *opens, strlist *words, const char **after);
+void ruby_text_free(struct ruby_text *rt);
 void have_func(struct ruby_text *rt, const char *fn, struct extconf_info *out, bool say_missing);
 bool ruby_has_header(const strlist *dirs, const char *h);
 void inc_add(struct inc_lists *il, enum inc_bucket b, char *d, const char *why);

@@ -126,6 +126,21 @@ static void add_ext_dir(struct inputs *in, const struct extconf_info *ei, const 
 	free(disp);
 }
 
+/* No need to ask pkg-config: no .pc file of module where it looks (its
+ * search directories kept in cache under "\x01", an empty list when not
+ * known). */
+static bool pkg_surely_missing(struct hmap *cache, const char *prog, const char *module)
+{
+	strlist *dirs = hmap_get(cache, "\x01");
+	if (!dirs) {
+		dirs = xcalloc(1, sizeof(*dirs));
+		/* it answers in milliseconds; a slow answer only costs the lookups */
+		pkgconfig_search_dirs(prog, 2000u, dirs);
+		hmap_put(cache, xstrdup("\x01"), dirs);
+	}
+	return dirs->n && pkgconfig_surely_missing(dirs, module);
+}
+
 /* pkg-config's -I directories for module, asked once per run. NULL when
  * pkg-config has no answer (said once with -v when say). */
 static const strlist *pkg_dirs(struct inputs *in, struct hmap *cache, const char *module, bool say)
@@ -138,7 +153,9 @@ static const strlist *pkg_dirs(struct inputs *in, struct hmap *cache, const char
 	/* the system's pkg-config, never one from the analysed trees */
 	char *prog = system_pkg_config(in);
 	int r = -1;
-	if (prog)
+	if (prog && pkg_surely_missing(cache, prog, module))
+		why = xasprintf("no pkg-config module %s", module); /* what it would say */
+	else if (prog)
 		r = pkgconfig_include_dirs(prog, module, PKG_CONFIG_TIMEOUT_MS, dirs, &why);
 	else
 		why = xstrdup("no pkg-config on PATH (outside the analysed trees)");

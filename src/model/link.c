@@ -129,16 +129,24 @@ static void mark_protected(struct model *m)
 			m->fns.v[h.fn->id].protected_body = 1;
 }
 
-/* Token-level mentions that the AST also has (same file, line and name). */
+/* Token-level mentions that the AST also has (same file, line and name).
+ * Only calls of a name some token site has can match: the others are not
+ * keyed (keying every call of the gem was most of this step's time). */
 static void mark_token_sites(struct model *m)
 {
+	struct hmap names = {0}; /* the token sites' API names */
+	for (size_t t = 0; t < m->ntus; t++)
+		for (size_t i = 0; i < m->tus[t]->token_sites.n; i++)
+			hmap_put(&names, m->tus[t]->token_sites.v[i].api, (void *)1);
+	if (!names.n)
+		return;
 	struct hmap seen = {0};
 	struct strpool keys = {0};
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_CALL || !e->u.call->name)
+			if (e->kind != EV_CALL || !e->u.call->name || !hmap_has(&names, e->u.call->name))
 				continue;
 			char *k = xasprintf("%s:%u:%s", e->loc.file ? e->loc.file : "", e->loc.line, e->u.call->name);
 			hmap_put(&seen, intern(&keys, k), (void *)1);
@@ -156,6 +164,7 @@ static void mark_token_sites(struct model *m)
 	}
 	hmap_free(&seen);
 	strpool_free(&keys);
+	hmap_free(&names);
 }
 
 static void mark_taken(struct model *m, const char *usr)

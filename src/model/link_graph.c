@@ -84,16 +84,54 @@ static const struct lib_model *library_call_model(const struct model *m, const s
 
 typedef VEC(uint32_t) handler_list;
 
+/* The names of the models that register handlers (registrars) and of those
+ * that run them (runners): a call of any other name is neither, so the two
+ * walks below look up the models of those calls only (model_find's prefix
+ * scan for every call of the gem was most of their time). False when a
+ * prefix model is one of them: then every call is looked up. */
+static bool callback_model_names(struct hmap *registrars, struct hmap *runners)
+{
+	size_t n = 0;
+	const struct lib_model *const *all = models_all(&n);
+	for (size_t i = 0; i < n; i++) {
+		const struct lib_model *lm = all[i];
+		bool reg = lm->registers_handler >= 0, run = lm->registered_by != NULL;
+		if (!reg && !run)
+			continue;
+		size_t len = strlen(lm->name);
+		if (len && lm->name[len - 1] == '*')
+			return false;
+		if (reg)
+			hmap_put(registrars, lm->name, (void *)1);
+		if (run)
+			hmap_put(runners, lm->name, (void *)1);
+	}
+	return true;
+}
+
+/* The call's model, when the call's name may have one in `names` (NULL:
+ * any). */
+static const struct lib_model *named_call_model(const struct model *m, const struct mfunc *mf, const struct event *e,
+						const struct hmap *names)
+{
+	if (names && (e->kind != EV_CALL || !e->u.call->name || !hmap_has(names, e->u.call->name)))
+		return NULL;
+	return library_call_model(m, mf, e);
+}
+
 /* Edges from each call of a runner to the handlers the project registers
  * anywhere with one of its registrars. */
 void add_library_callback_edges(struct model *m)
 {
 	struct hmap handlers = {0}; /* registrar name -> handler_list* */
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+	struct hmap registrars = {0}, runners = {0};
+	bool exact = callback_model_names(&registrars, &runners);
+	const struct hmap *rg = exact ? &registrars : NULL, *rn = exact ? &runners : NULL;
+	for (uint32_t fi = 0; fi < m->fns.n && (!exact || registrars.n); fi++) {
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			const struct lib_model *lm = library_call_model(m, mf, e);
+			const struct lib_model *lm = named_call_model(m, mf, e, rg);
 			if (!lm || lm->registers_handler < 0 || (uint32_t)lm->registers_handler >= e->u.call->nargs)
 				continue;
 			struct cbres r = resolve_fn_expr(m, mf, ei, &e->u.call->args[lm->registers_handler]);
@@ -112,7 +150,7 @@ void add_library_callback_edges(struct model *m)
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			const struct lib_model *lm = library_call_model(m, mf, e);
+			const struct lib_model *lm = named_call_model(m, mf, e, rn);
 			if (!lm || !lm->registered_by)
 				continue;
 			for (const char *const *r = lm->registered_by; *r; r++) {
@@ -129,6 +167,8 @@ void add_library_callback_edges(struct model *m)
 		free(l);
 	}
 	hmap_free(&handlers);
+	hmap_free(&registrars);
+	hmap_free(&runners);
 }
 
 static int edge_cmp(const void *a, const void *b)

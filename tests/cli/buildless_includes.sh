@@ -166,6 +166,32 @@ PATH=$T/bin:$PATH run -v g3/ext
 check "a pkg-config printing garbage: exit 3" is "$rc" 3
 check "... ignored with a -v line" has err.txt 'pkg-config nogvltest: pkg-config printed text that is not a list of flags'
 
+# a module with no .pc file where pkg-config looks is not asked about (its
+# answer is known: no such module); one with a .pc file is
+mkdir -p fakepc g5/ext
+: >g5/g5.gemspec # the gem is g5/: bin/ is outside it
+: >fakepc/nogvlfake.pc
+cat >bin/pkg-config <<SEOF
+#!/bin/sh
+echo "\$*" >>"$T/pkglog"
+case "\$*" in
+"--variable pc_path pkg-config") echo "$T/fakepc:/nonexistent/pc" ;;
+"--cflags-only-I nogvlfake") echo "-I$T/sysinc" ;;
+*) exit 1 ;;
+esac
+SEOF
+chmod +x bin/pkg-config
+printf 'require "mkmf"\npkg_config("nogvlfake")\npkg_config("nogvl_absent")\nhave_library("nogvlnolib")\ncreate_makefile("g5")\n' >g5/ext/extconf.rb
+cb_source '' >g5/ext/a.c
+PATH=$T/bin:$PATH PKG_CONFIG_LIBDIR= run -v g5/ext
+check "PKG_CONFIG_LIBDIR set: every module asked" has pkglog '--cflags-only-I nogvl_absent'
+rm -f pkglog
+PATH=$T/bin:$PATH run -v g5/ext
+check "a module with a .pc file is asked" has pkglog '--cflags-only-I nogvlfake'
+check "... one without is not" hasnt pkglog 'nogvl_absent'
+check "... nor a have_library candidate without one" hasnt pkglog 'nogvlnolib'
+check "... and said as pkg-config would" has err.txt 'pkg-config nogvl_absent: no pkg-config module nogvl_absent; skipped'
+
 # the gem's own bin/pkg-config never runs, even first on PATH
 mkdir -p g3/bin
 printf '#!/bin/sh\ntouch "%s/MARKER"\necho -I/tmp\n' "$T" >g3/bin/pkg-config

@@ -476,7 +476,7 @@ static const char bare_case_extconf[] = "require 'mkmf'\n"
 static void test_extconf__bare_case_header_list(void **state)
 {
 	(void)state;
-	struct extconf_env env = {&rh.dirs, NULL, NULL};
+	struct extconf_env env = {&rh.dirs, NULL, NULL, NULL};
 	struct extconf_info ei;
 	memset(&ei, 0, sizeof(ei));
 	extconf_parse_env(bare_case_extconf, "/gem/ext/foo", &env, &ei);
@@ -502,7 +502,7 @@ static void test_extconf__installed_library(void **state)
 	free(th_write(dir, "inc6/foo/core.h", "/* 6 */\n"));
 	/* version 6 installed (the second candidate of its list) */
 	struct fake_pkg six = {{"libfoo-6", NULL, NULL}, {"6.9.11", NULL, NULL}, inc, 0};
-	struct extconf_env env = {&rh.dirs, fake_pkg, &six};
+	struct extconf_env env = {&rh.dirs, fake_pkg, &six, NULL};
 	struct extconf_info ei;
 	memset(&ei, 0, sizeof(ei));
 	extconf_parse_env(version_extconf, "/gem/ext/foo", &env, &ei);

@@ -11,6 +11,7 @@
 
 #include "helpers.h"
 #include "parse.h"
+#include "schedule.h"
 
 static char *dir;
 static struct file_classifier fc;
@@ -200,6 +201,38 @@ static void test_parse__parallel(void **state)
 	free(tus);
 }
 
+/* Files needing the same preamble (arguments but -D/-U and the own -I)
+ * stay with one worker; a second worker starts another group; once every
+ * group is started, the idle worker takes from the end of the largest. */
+static void test_parse__schedule_groups(void **state)
+{
+	(void)state;
+	struct tu_job jobs[7];
+	char *own = xasprintf("-I%s", dir);
+	make_job(&jobs[0], "a1.c", "-Ione", "-DX=1", own, NULL);
+	make_job(&jobs[1], "a2.c", "-Ione", "-D", "X=2", NULL);
+	make_job(&jobs[2], "b1.c", "-Itwo", NULL);
+	make_job(&jobs[3], "a3.c", "-Ione", "-UY", NULL);
+	make_job(&jobs[4], "b2.c", "-Itwo", "-DZ", NULL);
+	make_job(&jobs[5], "a4.c", "-Ione", NULL);
+	make_job(&jobs[6], "a5.c", "-Ione", NULL);
+	jobs[6].cxx = true; /* another language: a group of its own */
+	free(own);
+	struct job_sched *s = sched_new(jobs, 7, 2);
+	assert_int_equal(sched_next(s, 0), 0); /* group a: worker 0 */
+	assert_int_equal(sched_next(s, 1), 2); /* group b: worker 1 */
+	assert_int_equal(sched_next(s, 0), 1);
+	assert_int_equal(sched_next(s, 1), 4);
+	assert_int_equal(sched_next(s, 1), 6); /* b done: the unstarted C++ group */
+	assert_int_equal(sched_next(s, 1), 5); /* all started: the end of a */
+	assert_int_equal(sched_next(s, 0), 3);
+	assert_int_equal(sched_next(s, 0), (size_t)-1);
+	assert_int_equal(sched_next(s, 1), (size_t)-1);
+	sched_free(s);
+	for (size_t i = 0; i < 7; i++)
+		tu_job_free(&jobs[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_parse__driver_failures_bisected),
 		cmocka_unit_test(test_parse__failures),
 		cmocka_unit_test(test_parse__parallel),
+		cmocka_unit_test(test_parse__schedule_groups),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
