@@ -138,8 +138,10 @@ static uint8_t fd_bound(const struct model *m, const struct msite *s, const stru
 	return CB_UNBOUNDED;
 }
 
-static uint8_t call_bound(const struct model *m, const struct msite *s, const struct cb_scan *cs,
-			  const struct mfunc *mf, uint32_t ev, const struct blocking_call *bc, const char **why)
+static bool gem_starts_threads(const struct model *m);
+
+static uint8_t call_bound(const struct model *m, const struct msite *s, struct cb_scan *cs, const struct mfunc *mf,
+			  uint32_t ev, const struct blocking_call *bc, const char **why)
 {
 	const struct call *c = mf->f->events[ev].u.call;
 	const struct expr *a = arg(c, bc->arg);
@@ -153,7 +155,13 @@ static uint8_t call_bound(const struct model *m, const struct msite *s, const st
 		 * threads: they usually finish bounded work (a worker pool, a
 		 * shutdown join); whether they wait on something external is not
 		 * visible */
-		if (bc->wake != WAKE_SIGNAL_IO && bc->wake != WAKE_SIGNAL_PROCESS && cs->gem_threads)
+		if (bc->wake == WAKE_SIGNAL_IO || bc->wake == WAKE_SIGNAL_PROCESS)
+			return CB_UNBOUNDED;
+		if (!cs->gem_threads_known) {
+			cs->gem_threads = gem_starts_threads(m);
+			cs->gem_threads_known = true;
+		}
+		if (cs->gem_threads)
 			return CB_UNKNOWN;
 		return CB_UNBOUNDED;
 	case BOUND_FD:
@@ -242,7 +250,6 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 	model_reach_from(m, &s->cb, (int32_t)s->id, &cs->rs);
 	cs->resolved = s->cb.ntargets > 0 && !s->cb.nexternal && !s->cb.partial && !cs->rs.nopaque;
 	cs->clean = true;
-	cs->gem_threads = gem_starts_threads(m);
 	/* non-blocking descriptors set up by the callback or its caller */
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, &cs->rs, NOGVL_SKIP_GEM_CALLS); !cs->nonblock && nogvl_walk_next_fn(&w);)
