@@ -167,6 +167,10 @@ struct model {
 	 * (rb_ensure(body, ...), a helper given a callback), in function id and
 	 * event order, once per call (struct call_at) */
 	struct hmap func_passed;
+	/* function USR -> VEC of the events naming it as a value (an argument of
+	 * any call, direct or not, or an assignment's value), in function id and
+	 * event order, once per event (struct call_at; model_fn_refs) */
+	struct hmap fn_refs;
 	struct reach *reach[CTX_COUNT];
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;
@@ -192,6 +196,9 @@ const struct mfunc *model_func_by_usr(const struct model *m, const char *usr);
 /* The direct calls passing the function usr as an argument (func_passed);
  * *n of them, NULL when none. */
 const struct call_at *model_func_passed(const struct model *m, const char *usr, size_t *n);
+/* The events naming the function usr as a value (fn_refs): *n of them, NULL
+ * when none (model_iter.c). */
+const struct call_at *model_fn_refs(const struct model *m, const char *usr, size_t *n);
 /* The definition a call from caller reaches (the caller's own file or
  * directory first, where one name has several definitions). */
 const struct mfunc *model_callee(const struct model *m, const char *usr, const struct mfunc *caller);

@@ -4,8 +4,10 @@
  * caller_walk), the functions of a release site (struct site_fns_walk), and
  * the functions of the gem a call hands to another call (struct
  * handed_walk). */
+#include "link_steps.h"
 #include "model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void nogvl_walk_init(struct nogvl_walk *w, const struct model *m, const struct reach_set *rs, unsigned flags)
@@ -256,4 +258,38 @@ const struct mfunc *model_protected_body(const struct model *m, const struct mfu
 		if (h.body)
 			return h.fn;
 	return NULL;
+}
+
+/* ---- the events naming a function as a value ---- */
+
+void index_fn_ref(struct model *m, const char *usr, uint32_t fi, uint32_t ei)
+{
+	if (!usr)
+		return;
+	call_at_vec *v = hmap_get(&m->fn_refs, usr);
+	if (!v) {
+		v = arena_alloc(&m->arena, sizeof(*v));
+		hmap_put(&m->fn_refs, usr, v);
+	}
+	if (v->n && v->v[v->n - 1].fn == fi && v->v[v->n - 1].ev == ei)
+		return; /* once per event */
+	struct call_at at = {fi, ei};
+	vec_push(v, at);
+}
+
+void fn_refs_free(struct model *m)
+{
+	hmap_foreach(&m->fn_refs, e)
+	{
+		call_at_vec *v = e->val;
+		vec_free(v);
+	}
+	hmap_free(&m->fn_refs);
+}
+
+const struct call_at *model_fn_refs(const struct model *m, const char *usr, size_t *n)
+{
+	const call_at_vec *v = usr ? hmap_get(&m->fn_refs, usr) : NULL;
+	*n = v ? v->n : 0;
+	return v && v->n ? v->v : NULL;
 }
