@@ -22,10 +22,8 @@ static bool field_ref(const struct ref *r, const char *rec, const char *field)
  * (obj->buf = p, not cast), or
  * passed to a pointer parameter of the gem's own function? Member types are
  * not in the facts; a field only ever read as a number is not a pointer. */
-static bool field_pointer_like(const struct model *m, const char *rec, const char *field)
+static bool field_pointer_walk(const struct model *m, const char *rec, const char *field)
 {
-	if (!rec || !field)
-		return false;
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
 		const struct mfunc *mf = &m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
@@ -63,6 +61,23 @@ static bool field_pointer_like(const struct model *m, const char *rec, const cha
 		}
 	}
 	return false;
+}
+
+/* field_pointer_walk, memoised per field of the model. */
+static bool field_pointer_like(const struct model *m, const char *rec, const char *field)
+{
+	if (!rec || !field)
+		return false;
+	char key[MODEL_MEMO_KEY_MAX + 1];
+	int n = snprintf(key, sizeof(key), "field-pointer\x01%s\x01%s", rec, field);
+	bool fits = n > 0 && (size_t)n < sizeof(key);
+	uintptr_t v = 0;
+	if (fits && model_memo_get(m, key, &v))
+		return v != 0;
+	bool r = field_pointer_walk(m, rec, field);
+	if (fits)
+		model_memo_put(m, key, r);
+	return r;
 }
 
 void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)

@@ -220,7 +220,7 @@ bool ubf_on_other_thread(const struct model *m, const struct reach_set *rs, uint
 	return false;
 }
 
-static bool gem_starts_threads(const struct model *m)
+static bool gem_threads_walk(const struct model *m)
 {
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
 		const struct mfunc *mf = &m->fns.v[fi];
@@ -232,6 +232,16 @@ static bool gem_starts_threads(const struct model *m)
 		}
 	}
 	return false;
+}
+
+static bool gem_starts_threads(const struct model *m)
+{
+	uintptr_t memo = 0;
+	if (model_memo_get(m, "gem-starts-threads", &memo))
+		return memo != 0;
+	bool r = gem_threads_walk(m);
+	model_memo_put(m, "gem-starts-threads", r);
+	return r;
 }
 
 static void cb_push(struct cb_scan *cs, uint32_t fn, uint32_t ev, uint8_t kind, const char *name)

@@ -269,6 +269,7 @@ static void sort_sites(struct model *m)
 struct model *model_link(struct tu_facts **tus, size_t ntus)
 {
 	struct model *m = xcalloc(1, sizeof(*m));
+	m->memo = xcalloc(1, sizeof(*m->memo));
 	m->tus = tus;
 	m->ntus = ntus;
 	for (size_t t = 0; t < ntus; t++) {
@@ -353,6 +354,7 @@ void model_free(struct model *m)
 	}
 	hmap_free(&m->func_passed);
 	fn_refs_free(m);
+	model_memo_free(m);
 	vec_free(&m->withgvl);
 	for (int i = 0; i < CTX_COUNT; i++)
 		free(m->reach[i]);

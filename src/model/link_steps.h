@@ -27,6 +27,7 @@ struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uint32_t b
 /* model_iter.c: m->fn_refs (filled by find_address_taken's walk) */
 void index_fn_ref(struct model *m, const char *usr, uint32_t fi, uint32_t ei);
 void fn_refs_free(struct model *m);
+void model_memo_free(struct model *m);
 
 /* link_sites.c */
 bool is_param_of(const struct mfunc *mf, const struct expr *e, int *index);

@@ -293,3 +293,33 @@ const struct call_at *model_fn_refs(const struct model *m, const char *usr, size
 	*n = v ? v->n : 0;
 	return v && v->n ? v->v : NULL;
 }
+
+/* ---- the rules' memo of model-wide answers ---- */
+
+bool model_memo_get(const struct model *m, const char *key, uintptr_t *val)
+{
+	uintptr_t v = m->memo && key ? (uintptr_t)hmap_get(&m->memo->by_key, key) : 0;
+	if (!v)
+		return false;
+	*val = v - 1;
+	return true;
+}
+
+void model_memo_put(const struct model *m, const char *key, uintptr_t val)
+{
+	if (!m->memo || !key || strlen(key) > MODEL_MEMO_KEY_MAX)
+		return;
+	/* the memo is a cache beside the facts: filled through a const model */
+	struct model_memo *mm = m->memo;
+	hmap_put(&mm->by_key, intern(&mm->keys, key), (void *)(val + 1));
+}
+
+void model_memo_free(struct model *m)
+{
+	if (!m->memo)
+		return;
+	hmap_free(&m->memo->by_key);
+	strpool_free(&m->memo->keys);
+	free(m->memo);
+	m->memo = NULL;
+}
