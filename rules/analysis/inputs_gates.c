@@ -24,39 +24,39 @@ static bool field_ref(const struct ref *r, const char *rec, const char *field)
  * not in the facts; a field only ever read as a number is not a pointer. */
 static bool field_pointer_walk(const struct model *m, const char *rec, const char *field)
 {
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind == EV_ASSIGN) {
-				const struct assign *as = e->u.assign;
-				/* obj->buf = p, with p a pointer variable (not cast) */
-				if (field_ref(&as->lhs, rec, field) && as->rhs.kind == EX_REF && !as->rhs.cast &&
-				    ref_is_var(&as->rhs.ref) && !as->rhs.ref.addr) {
-					const struct var *rv = mf_var(mf, as->rhs.ref.var);
-					if (rv && (rv->flags & VF_POINTER))
-						return true;
-				}
-				if (as->rhs.kind != EX_REF || !field_ref(&as->rhs.ref, rec, field) ||
-				    !ref_is_var(&as->lhs))
-					continue;
-				const struct var *lv = mf_var(mf, as->lhs.var);
-				if (lv && (lv->flags & VF_POINTER))
+	/* the events naming the member (model_member_refs), in the order of a walk of the gem */
+	size_t nref = 0;
+	const struct call_at *refs = model_member_refs(m, field, &nref);
+	for (size_t i = 0; i < nref; i++) {
+		const struct mfunc *mf = &m->fns.v[refs[i].fn];
+		const struct event *e = &mf->f->events[refs[i].ev];
+		if (e->kind == EV_ASSIGN) {
+			const struct assign *as = e->u.assign;
+			/* obj->buf = p, with p a pointer variable (not cast) */
+			if (field_ref(&as->lhs, rec, field) && as->rhs.kind == EX_REF && !as->rhs.cast &&
+			    ref_is_var(&as->rhs.ref) && !as->rhs.ref.addr) {
+				const struct var *rv = mf_var(mf, as->rhs.ref.var);
+				if (rv && (rv->flags & VF_POINTER))
 					return true;
-			} else if (e->kind == EV_CALL && e->u.call->usr) {
-				const struct call *c = e->u.call;
-				const struct mfunc *g = NULL;
-				for (uint32_t k = 0; k < c->nargs; k++) {
-					if (c->args[k].kind != EX_REF || !field_ref(&c->args[k].ref, rec, field))
-						continue;
-					if (!g)
-						g = model_callee(m, c->usr, mf);
-					if (!g || k >= g->f->nparams)
-						break;
-					const struct var *pv = mf_var(g, g->f->params[k]);
-					if (pv && (pv->flags & VF_POINTER))
-						return true;
-				}
+			}
+			if (as->rhs.kind != EX_REF || !field_ref(&as->rhs.ref, rec, field) || !ref_is_var(&as->lhs))
+				continue;
+			const struct var *lv = mf_var(mf, as->lhs.var);
+			if (lv && (lv->flags & VF_POINTER))
+				return true;
+		} else if (e->kind == EV_CALL && e->u.call->usr) {
+			const struct call *c = e->u.call;
+			const struct mfunc *g = NULL;
+			for (uint32_t k = 0; k < c->nargs; k++) {
+				if (c->args[k].kind != EX_REF || !field_ref(&c->args[k].ref, rec, field))
+					continue;
+				if (!g)
+					g = model_callee(m, c->usr, mf);
+				if (!g || k >= g->f->nparams)
+					break;
+				const struct var *pv = mf_var(g, g->f->params[k]);
+				if (pv && (pv->flags & VF_POINTER))
+					return true;
 			}
 		}
 	}

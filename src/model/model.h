@@ -155,6 +155,9 @@ struct call_at {
 struct model_memo {
 	struct hmap by_key; /* key -> value + 1 */
 	struct strpool keys;
+	/* model_member_refs' index, built on its first use */
+	struct hmap members;
+	bool members_built;
 };
 
 struct model {
@@ -214,6 +217,12 @@ const struct call_at *model_fn_refs(const struct model *m, const char *usr, size
  * than MODEL_MEMO_KEY_MAX are never stored (the caller computes). */
 #define MODEL_MEMO_KEY_MAX 512
 bool model_memo_get(const struct model *m, const char *key, uintptr_t *val);
+/* The events that may name the member key (p->key, s.key) or the global
+ * variable of USR key in a reference: an access, either side of an
+ * assignment, a call's argument; in function id and event order, once per
+ * event; *n of them, NULL when none. A superset: the caller checks each
+ * event. Built on first use (model_memo). */
+const struct call_at *model_member_refs(const struct model *m, const char *key, size_t *n);
 void model_memo_put(const struct model *m, const char *key, uintptr_t val);
 /* The definition a call from caller reaches (the caller's own file or
  * directory first, where one name has several definitions). */

@@ -4,6 +4,7 @@
  * caller_walk), the functions of a release site (struct site_fns_walk), and
  * the functions of the gem a call hands to another call (struct
  * handed_walk). */
+#include "invariant.h"
 #include "link_steps.h"
 #include "model.h"
 
@@ -314,10 +315,69 @@ void model_memo_put(const struct model *m, const char *key, uintptr_t val)
 	hmap_put(&mm->by_key, intern(&mm->keys, key), (void *)(val + 1));
 }
 
+static void member_ref(struct model_memo *mm, const char *key, uint32_t fi, uint32_t ei)
+{
+	if (!key || !*key)
+		return;
+	call_at_vec *v = hmap_get(&mm->members, key);
+	if (!v) {
+		v = xcalloc(1, sizeof(*v));
+		hmap_put(&mm->members, key, v);
+	}
+	if (v->n && v->v[v->n - 1].fn == fi && v->v[v->n - 1].ev == ei)
+		return; /* once per event */
+	struct call_at at = {fi, ei};
+	vec_push(v, at);
+}
+
+static void build_members(const struct model *m, struct model_memo *mm)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind == EV_ACCESS) {
+				member_ref(mm, e->u.access.ref.field, fi, ei);
+				const struct var *v = mf_var(mf, e->u.access.ref.var);
+				if (v)
+					member_ref(mm, v->usr, fi, ei);
+			} else if (e->kind == EV_ASSIGN) {
+				member_ref(mm, e->u.assign->lhs.field, fi, ei);
+				if (e->u.assign->rhs.kind == EX_REF)
+					member_ref(mm, e->u.assign->rhs.ref.field, fi, ei);
+			} else if (e->kind == EV_CALL) {
+				for (uint32_t k = 0; k < e->u.call->nargs; k++)
+					if (e->u.call->args[k].kind == EX_REF)
+						member_ref(mm, e->u.call->args[k].ref.field, fi, ei);
+			}
+		}
+	}
+}
+
+const struct call_at *model_member_refs(const struct model *m, const char *key, size_t *n)
+{
+	INVARIANT(m->memo); /* model_link made it */
+	struct model_memo *mm = m->memo;
+	if (!mm->members_built) {
+		build_members(m, mm);
+		mm->members_built = true;
+	}
+	const call_at_vec *v = key ? hmap_get(&mm->members, key) : NULL;
+	*n = v ? v->n : 0;
+	return v && v->n ? v->v : NULL;
+}
+
 void model_memo_free(struct model *m)
 {
 	if (!m->memo)
 		return;
+	hmap_foreach(&m->memo->members, e)
+	{
+		call_at_vec *v = e->val;
+		vec_free(v);
+		free(v);
+	}
+	hmap_free(&m->memo->members);
 	hmap_free(&m->memo->by_key);
 	strpool_free(&m->memo->keys);
 	free(m->memo);
