@@ -336,6 +336,9 @@ static bool flag_guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const cha
 	return false;
 }
 
+static int record_index(const struct ostate *os, const char *rec);
+static const otouch_vec *touch_list(const struct ostate *os, uint32_t fi);
+
 /* Checked but set elsewhere: the flag is set by another method (a query
  * sends, a later call reads the result), only read here and cleared after
  * the call, so a second fiber calling this method passes the same check (no
@@ -365,17 +368,18 @@ static void flag_only_read(struct ostate *os, uint32_t fi, uint32_t ev, const ch
 			}
 			if (!cleared_here)
 				continue;
-			for (uint32_t ofi = 0; ofi < os->m->fns.n; ofi++) {
+			int ri = record_index(os, rec);
+			for (uint32_t ofi = 0; ofi < os->m->fns.n && ri >= 0; ofi++) {
 				if (ofi == fi)
 					continue;
 				const struct mfunc *om = &os->m->fns.v[ofi];
-				for (uint32_t ei = 0; ei < om->f->nevents; ei++) {
-					const struct event *e = &om->f->events[ei];
-					const char *r2 = NULL;
-					char f2[128];
-					if (e->kind == EV_ASSIGN &&
-					    object_field(os, om, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-					    str_eq(r2, rec) && str_eq(f2, f3) && !is_clear_value(&e->u.assign->rhs)) {
+				/* its writes of object fields (touches' index) */
+				const otouch_vec *tl = touch_list(os, ofi);
+				for (size_t ti = 0; ti < tl->n; ti++) {
+					const struct otouch *t = &tl->v[ti];
+					const struct event *e = &om->f->events[t->ev];
+					if (t->write && t->rec == ri && str_eq(t->field, f3) &&
+					    !is_clear_value(&e->u.assign->rhs)) {
 						reject(os, &rg->cond.loc,
 						       "'%s' only reads the flag '%s', which '%s' sets: the flag says "
 						       "the object is "
