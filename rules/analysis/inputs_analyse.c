@@ -348,30 +348,32 @@ static void body_param_hop(const struct model *m, const struct msite *s, const s
 				return;
 	unsigned refs = 0, hops = 0;
 	bool ok = true, rooted = false;
-	for (uint32_t k = 0; k < m->fns.n && ok; k++) {
+	/* the events naming the body (fn_refs), in the order of a walk of the gem */
+	size_t nnamed = 0;
+	const struct call_at *named = model_fn_refs(m, mf->f->usr, &nnamed);
+	for (size_t i = 0; i < nnamed && ok; i++) {
+		uint32_t k = named[i].fn, ei = named[i].ev;
 		const struct mfunc *cf = &m->fns.v[k];
-		for (uint32_t ei = 0; ei < cf->f->nevents && ok; ei++) {
-			const struct event *e = &cf->f->events[ei];
-			if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
-			    str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
-				ok = false;
-			if (e->kind != EV_CALL)
+		const struct event *e = &cf->f->events[ei];
+		if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
+		    str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
+			ok = false;
+		if (e->kind != EV_CALL)
+			continue;
+		const struct call *c = e->u.call;
+		for (uint32_t a = 0; a < c->nargs && ok; a++) {
+			if (c->args[a].kind != EX_FUNC || !str_eq(c->args[a].func_usr, mf->f->usr))
 				continue;
-			const struct call *c = e->u.call;
-			for (uint32_t a = 0; a < c->nargs && ok; a++) {
-				if (c->args[a].kind != EX_FUNC || !str_eq(c->args[a].func_usr, mf->f->usr))
-					continue;
-				refs++;
-				const struct mfunc *g = c->indirect || !c->usr ? NULL : model_callee(m, c->usr, cf);
-				int pd = g && g != mf && cf != mf ? body_param_data(g, a) : -1;
-				if (pd < 0 || (uint32_t)pd >= c->nargs || ++hops > 8) {
-					ok = false;
-					break;
-				}
-				const struct expr *xs[1] = {&c->args[pd]};
-				struct hop_at at = {k, ei};
-				rooted = relay_call(m, mf, out, cf, &at, xs[0]) || rooted;
+			refs++;
+			const struct mfunc *g = c->indirect || !c->usr ? NULL : model_callee(m, c->usr, cf);
+			int pd = g && g != mf && cf != mf ? body_param_data(g, a) : -1;
+			if (pd < 0 || (uint32_t)pd >= c->nargs || ++hops > 8) {
+				ok = false;
+				break;
 			}
+			const struct expr *xs[1] = {&c->args[pd]};
+			struct hop_at at = {k, ei};
+			rooted = relay_call(m, mf, out, cf, &at, xs[0]) || rooted;
 		}
 	}
 	if (ok && refs && !rooted) {

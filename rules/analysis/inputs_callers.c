@@ -96,34 +96,35 @@ bool taken_only_for_param_calls(const struct model *m, const struct mfunc *mf)
 			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, mf->f->usr))
 				return false;
 	unsigned uses = 0;
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct func *f = m->fns.v[fi].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (e->kind == EV_ASSIGN) {
-				if (e->u.assign->rhs.kind == EX_FUNC && str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
-					return false;
+	/* the events naming it (fn_refs), in the order of a walk of the gem */
+	size_t nnamed = 0;
+	const struct call_at *named = model_fn_refs(m, mf->f->usr, &nnamed);
+	for (size_t i = 0; i < nnamed; i++) {
+		uint32_t fi = named[i].fn;
+		const struct event *e = &m->fns.v[fi].f->events[named[i].ev];
+		if (e->kind == EV_ASSIGN) {
+			if (e->u.assign->rhs.kind == EX_FUNC && str_eq(e->u.assign->rhs.func_usr, mf->f->usr))
+				return false;
+			continue;
+		}
+		if (e->kind != EV_CALL)
+			continue;
+		const struct call *c = e->u.call;
+		for (uint32_t k = 0; k < c->nargs; k++) {
+			if (c->args[k].kind != EX_FUNC || !str_eq(c->args[k].func_usr, mf->f->usr))
 				continue;
+			if (++uses > PARAM_CALLERS_MAX || c->indirect || !c->usr)
+				return false;
+			const struct mfunc *g = model_callee(m, c->usr, &m->fns.v[fi]);
+			if (!g || g == mf || !(g->f->flags & FN_STATIC) || !param_only_called(g, k)) {
+				return false;
 			}
-			if (e->kind != EV_CALL)
-				continue;
-			const struct call *c = e->u.call;
-			for (uint32_t k = 0; k < c->nargs; k++) {
-				if (c->args[k].kind != EX_FUNC || !str_eq(c->args[k].func_usr, mf->f->usr))
-					continue;
-				if (++uses > PARAM_CALLERS_MAX || c->indirect || !c->usr)
-					return false;
-				const struct mfunc *g = model_callee(m, c->usr, &m->fns.v[fi]);
-				if (!g || g == mf || !(g->f->flags & FN_STATIC) || !param_only_called(g, k)) {
-					return false;
-				}
-				bool via = false;
-				for (size_t v = 0; v < m->param_via.n && !via; v++)
-					via = m->param_via.v[v].from == g->id &&
-					      m->param_via.v[v].to == (int32_t)mf->id && m->param_via.v[v].caller == fi;
-				if (!via) {
-					return false;
-				}
+			bool via = false;
+			for (size_t v = 0; v < m->param_via.n && !via; v++)
+				via = m->param_via.v[v].from == g->id && m->param_via.v[v].to == (int32_t)mf->id &&
+				      m->param_via.v[v].caller == fi;
+			if (!via) {
+				return false;
 			}
 		}
 	}

@@ -22,47 +22,62 @@ static bool field_ref(const struct ref *r, const char *rec, const char *field)
  * (obj->buf = p, not cast), or
  * passed to a pointer parameter of the gem's own function? Member types are
  * not in the facts; a field only ever read as a number is not a pointer. */
-static bool field_pointer_like(const struct model *m, const char *rec, const char *field)
+static bool field_pointer_walk(const struct model *m, const char *rec, const char *field)
 {
-	if (!rec || !field)
-		return false;
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind == EV_ASSIGN) {
-				const struct assign *as = e->u.assign;
-				/* obj->buf = p, with p a pointer variable (not cast) */
-				if (field_ref(&as->lhs, rec, field) && as->rhs.kind == EX_REF && !as->rhs.cast &&
-				    ref_is_var(&as->rhs.ref) && !as->rhs.ref.addr) {
-					const struct var *rv = mf_var(mf, as->rhs.ref.var);
-					if (rv && (rv->flags & VF_POINTER))
-						return true;
-				}
-				if (as->rhs.kind != EX_REF || !field_ref(&as->rhs.ref, rec, field) ||
-				    !ref_is_var(&as->lhs))
-					continue;
-				const struct var *lv = mf_var(mf, as->lhs.var);
-				if (lv && (lv->flags & VF_POINTER))
+	/* the events naming the member (model_member_refs), in the order of a walk of the gem */
+	size_t nref = 0;
+	const struct call_at *refs = model_member_refs(m, field, &nref);
+	for (size_t i = 0; i < nref; i++) {
+		const struct mfunc *mf = &m->fns.v[refs[i].fn];
+		const struct event *e = &mf->f->events[refs[i].ev];
+		if (e->kind == EV_ASSIGN) {
+			const struct assign *as = e->u.assign;
+			/* obj->buf = p, with p a pointer variable (not cast) */
+			if (field_ref(&as->lhs, rec, field) && as->rhs.kind == EX_REF && !as->rhs.cast &&
+			    ref_is_var(&as->rhs.ref) && !as->rhs.ref.addr) {
+				const struct var *rv = mf_var(mf, as->rhs.ref.var);
+				if (rv && (rv->flags & VF_POINTER))
 					return true;
-			} else if (e->kind == EV_CALL && e->u.call->usr) {
-				const struct call *c = e->u.call;
-				const struct mfunc *g = NULL;
-				for (uint32_t k = 0; k < c->nargs; k++) {
-					if (c->args[k].kind != EX_REF || !field_ref(&c->args[k].ref, rec, field))
-						continue;
-					if (!g)
-						g = model_callee(m, c->usr, mf);
-					if (!g || k >= g->f->nparams)
-						break;
-					const struct var *pv = mf_var(g, g->f->params[k]);
-					if (pv && (pv->flags & VF_POINTER))
-						return true;
-				}
+			}
+			if (as->rhs.kind != EX_REF || !field_ref(&as->rhs.ref, rec, field) || !ref_is_var(&as->lhs))
+				continue;
+			const struct var *lv = mf_var(mf, as->lhs.var);
+			if (lv && (lv->flags & VF_POINTER))
+				return true;
+		} else if (e->kind == EV_CALL && e->u.call->usr) {
+			const struct call *c = e->u.call;
+			const struct mfunc *g = NULL;
+			for (uint32_t k = 0; k < c->nargs; k++) {
+				if (c->args[k].kind != EX_REF || !field_ref(&c->args[k].ref, rec, field))
+					continue;
+				if (!g)
+					g = model_callee(m, c->usr, mf);
+				if (!g || k >= g->f->nparams)
+					break;
+				const struct var *pv = mf_var(g, g->f->params[k]);
+				if (pv && (pv->flags & VF_POINTER))
+					return true;
 			}
 		}
 	}
 	return false;
+}
+
+/* field_pointer_walk, memoised per field of the model. */
+static bool field_pointer_like(const struct model *m, const char *rec, const char *field)
+{
+	if (!rec || !field)
+		return false;
+	char key[MODEL_MEMO_KEY_MAX + 1];
+	int n = snprintf(key, sizeof(key), "field-pointer\x01%s\x01%s", rec, field);
+	bool fits = n > 0 && (size_t)n < sizeof(key);
+	uintptr_t v = 0;
+	if (fits && model_memo_get(m, key, &v))
+		return v != 0;
+	bool r = field_pointer_walk(m, rec, field);
+	if (fits)
+		model_memo_put(m, key, r);
+	return r;
 }
 
 void gate_check_inputs(const struct model *m, const struct msite *s, const struct reach_set *rs, struct gate_result *g)

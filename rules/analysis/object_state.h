@@ -22,6 +22,24 @@ struct caller {
 };
 typedef VEC(struct caller) caller_vec;
 
+/* A function's uses of object fields (object_field true), in event order:
+ * the event, the object struct's index in ostate.records, whether it writes
+ * (an assignment's left side), and the first member name. */
+struct otouch {
+	uint32_t ev;
+	uint16_t rec;
+	bool write;
+	const char *field;
+};
+typedef VEC(struct otouch) otouch_vec;
+
+/* touches' index, per function index, built on first use of each function. */
+struct otouch_tab {
+	otouch_vec *by_fn;
+	uint8_t *built;
+	struct strpool fields;
+};
+
 struct ostate {
 	const struct model *m;
 	const char *records[MAX_RECORDS]; /* object structs of the project */
@@ -36,6 +54,9 @@ struct ostate {
 	/* per function index: its role bits + 1 (0: not looked up yet), and
 	 * whether it is exempt + 1 (exempt_fn), filled on first use */
 	uint8_t *role_by_fn, *exempt_by_fn;
+	/* touches' index (the pointer is the ostate's; its contents fill in as
+	 * touches asks, also through a const ostate) */
+	struct otouch_tab *touch;
 	/* why the last guard-like shape was not a guard (for the evidence) */
 	char why[320];
 	struct loc why_loc;
@@ -102,6 +123,8 @@ bool path_guarded(struct ostate *os, uint32_t fi, uint32_t ev, const char *rec, 
 		  unsigned *budget, struct guard *g, int64_t *open_fn);
 bool same_mutex(const struct ostate *os, const struct mfunc *mf, const struct expr *x, const struct guard *g);
 bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, int depth);
+void touch_tab_init(struct ostate *os);
+void touch_tab_free(struct ostate *os);
 const struct event *touches(const struct ostate *os, uint32_t fi, const char *rec, const char *fld, bool writes_only,
 			    const char *skip);
 

@@ -46,6 +46,7 @@ void find_records(struct ostate *os)
 				os->records[os->nrecords++] = rec;
 		}
 	}
+	touch_tab_init(os);
 }
 
 /* The first member name of a path ("stream.avail_in" -> "stream"), interned
@@ -223,6 +224,7 @@ void free_ostate(struct ostate *os)
 	hmap_free(&os->roles);
 	free(os->role_by_fn);
 	free(os->exempt_by_fn);
+	touch_tab_free(os);
 }
 
 /* Ruby functions that run the function they are given before they return:

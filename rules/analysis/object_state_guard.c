@@ -336,6 +336,9 @@ static bool flag_guard_in(struct ostate *os, uint32_t fi, uint32_t ev, const cha
 	return false;
 }
 
+static int record_index(const struct ostate *os, const char *rec);
+static const otouch_vec *touch_list(const struct ostate *os, uint32_t fi);
+
 /* Checked but set elsewhere: the flag is set by another method (a query
  * sends, a later call reads the result), only read here and cleared after
  * the call, so a second fiber calling this method passes the same check (no
@@ -365,17 +368,18 @@ static void flag_only_read(struct ostate *os, uint32_t fi, uint32_t ev, const ch
 			}
 			if (!cleared_here)
 				continue;
-			for (uint32_t ofi = 0; ofi < os->m->fns.n; ofi++) {
+			int ri = record_index(os, rec);
+			for (uint32_t ofi = 0; ofi < os->m->fns.n && ri >= 0; ofi++) {
 				if (ofi == fi)
 					continue;
 				const struct mfunc *om = &os->m->fns.v[ofi];
-				for (uint32_t ei = 0; ei < om->f->nevents; ei++) {
-					const struct event *e = &om->f->events[ei];
-					const char *r2 = NULL;
-					char f2[128];
-					if (e->kind == EV_ASSIGN &&
-					    object_field(os, om, &e->u.assign->lhs, &r2, f2, sizeof(f2)) &&
-					    str_eq(r2, rec) && str_eq(f2, f3) && !is_clear_value(&e->u.assign->rhs)) {
+				/* its writes of object fields (touches' index) */
+				const otouch_vec *tl = touch_list(os, ofi);
+				for (size_t ti = 0; ti < tl->n; ti++) {
+					const struct otouch *t = &tl->v[ti];
+					const struct event *e = &om->f->events[t->ev];
+					if (t->write && t->rec == ri && str_eq(t->field, f3) &&
+					    !is_clear_value(&e->u.assign->rhs)) {
 						reject(os, &rg->cond.loc,
 						       "'%s' only reads the flag '%s', which '%s' sets: the flag says "
 						       "the object is "
@@ -509,26 +513,77 @@ bool takes_guard(struct ostate *os, uint32_t fi, const struct guard *g, int dept
 	return ok;
 }
 
+/* The index of rec in os->records, -1 when it is not an object struct. */
+static int record_index(const struct ostate *os, const char *rec)
+{
+	if (!rec)
+		return -1;
+	for (unsigned i = 0; i < os->nrecords; i++)
+		if (str_eq(os->records[i], rec))
+			return (int)i;
+	return -1;
+}
+
+/* fi's uses of object fields, listed on first use. */
+static const otouch_vec *touch_list(const struct ostate *os, uint32_t fi)
+{
+	struct otouch_tab *t = os->touch;
+	if (!t->built[fi]) {
+		t->built[fi] = 1;
+		const struct mfunc *mf = &os->m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access.ref
+					      : e->kind == EV_ASSIGN ? &e->u.assign->lhs
+								     : NULL;
+			const char *r2 = NULL;
+			char f2[128];
+			if (!r || !object_field(os, mf, r, &r2, f2, sizeof(f2)))
+				continue;
+			struct otouch ot = {ei, (uint16_t)record_index(os, r2), e->kind == EV_ASSIGN,
+					    intern(&t->fields, f2)};
+			vec_push(&t->by_fn[fi], ot);
+		}
+	}
+	return &t->by_fn[fi];
+}
+
+void touch_tab_init(struct ostate *os)
+{
+	os->touch = xcalloc(1, sizeof(*os->touch));
+	os->touch->by_fn = xcalloc(os->m->fns.n ? os->m->fns.n : 1, sizeof(*os->touch->by_fn));
+	os->touch->built = xcalloc(os->m->fns.n ? os->m->fns.n : 1, 1);
+}
+
+void touch_tab_free(struct ostate *os)
+{
+	struct otouch_tab *t = os->touch;
+	if (!t)
+		return;
+	for (uint32_t fi = 0; fi < os->m->fns.n; fi++)
+		vec_free(&t->by_fn[fi]);
+	free(t->by_fn);
+	free(t->built);
+	strpool_free(&t->fields);
+	free(t);
+	os->touch = NULL;
+}
+
 /* Does fi touch field fld of record rec (any field when fld is NULL; only
  * writes when writes_only)? Returns the event, or NULL. */
 const struct event *touches(const struct ostate *os, uint32_t fi, const char *rec, const char *fld, bool writes_only,
 			    const char *skip)
 {
-	const struct mfunc *mf = &os->m->fns.v[fi];
-	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-		const struct event *e = &mf->f->events[ei];
-		const struct ref *r = NULL;
-		if (e->kind == EV_ACCESS && !writes_only)
-			r = &e->u.access.ref;
-		else if (e->kind == EV_ASSIGN)
-			r = &e->u.assign->lhs;
-		if (!r)
+	int ri = record_index(os, rec);
+	if (ri < 0)
+		return NULL;
+	const otouch_vec *tl = touch_list(os, fi);
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct otouch *t = &tl->v[i];
+		if (t->rec != ri || (writes_only && !t->write))
 			continue;
-		const char *r2 = NULL;
-		char f2[128];
-		if (object_field(os, mf, r, &r2, f2, sizeof(f2)) && str_eq(r2, rec) && (!fld || str_eq(f2, fld)) &&
-		    !(skip && str_eq(f2, skip)))
-			return e;
+		if ((!fld || str_eq(t->field, fld)) && !(skip && str_eq(t->field, skip)))
+			return &os->m->fns.v[fi].f->events[t->ev];
 	}
 	return NULL;
 }

@@ -312,16 +312,26 @@ void offload_compute(struct model *m)
 /* ---- opaque callees ---- */
 
 /* The first call anywhere in the project to one of names (a function that
- * registers a handler), or NULL. */
+ * registers a handler), or NULL. The function making it is memoised. */
 static const struct event *find_registration(const struct model *m, const char *const *names, uint32_t *pfn)
 {
+	char key[MODEL_MEMO_KEY_MAX + 1] = "registration";
+	size_t len = strlen(key);
+	for (size_t k = 0; names[k] && len < sizeof(key); k++)
+		len += (size_t)snprintf(key + len, sizeof(key) - len, "\x01%s", names[k]);
+	uintptr_t fn1 = 0; /* that function's index + 1; 0: none */
+	bool known = len < sizeof(key) && model_memo_get(m, key, &fn1);
 	struct call_walk w;
-	for (call_walk_init(&w, m, -1, CALLS_DIRECT); call_walk_next(&w);)
+	for (call_walk_init(&w, m, known ? (int32_t)fn1 - 1 : -1, CALLS_DIRECT); (!known || fn1) && call_walk_next(&w);)
 		for (size_t k = 0; names[k]; k++)
 			if (str_eq(w.c->name, names[k])) {
+				if (len < sizeof(key))
+					model_memo_put(m, key, w.fi + 1);
 				*pfn = w.fi;
 				return w.e;
 			}
+	if (len < sizeof(key))
+		model_memo_put(m, key, 0);
 	return NULL;
 }
 

@@ -37,8 +37,7 @@ struct state_ctx {
 	uint8_t *own_state;
 	int8_t *own_op;
 	int8_t *own_param;
-	struct hmap life; /* lifecycle_scan */
-	bool life_done;
+	struct hmap life; /* lifecycle_fn's answers (state_gates_shared.c) */
 };
 
 /* state_gates.c */

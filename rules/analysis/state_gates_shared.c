@@ -77,46 +77,42 @@ static bool in_any_loop(const struct func *f, int32_t r)
 	return false;
 }
 
-/* usr -> 1: only ever registered for once-per-process events; 2: used
- * otherwise too. */
-static void lifecycle_scan(const struct model *m, struct hmap *out)
+/* Is the function usr only ever registered for once-per-process events
+ * (every event naming it is a call, outside any loop, with a lifecycle
+ * constant among its arguments; no assignment or field binding takes it)?
+ * The events naming it come from the model's fn_refs index. */
+static bool lifecycle_only(const struct model *m, const char *usr)
 {
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
-		const struct func *f = m->fns.v[fi].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (e->kind == EV_CALL) {
-				const struct call *c = e->u.call;
-				bool life = false;
-				for (uint32_t k = 0; k < c->nargs && !life; k++)
-					life = lifecycle_constant(&c->args[k]);
-				life = life && !in_any_loop(f, e->region);
-				for (uint32_t k = 0; k < c->nargs; k++) {
-					const struct expr *a = &c->args[k];
-					if (a->kind != EX_FUNC || !a->func_usr)
-						continue;
-					uintptr_t was = (uintptr_t)hmap_get(out, a->func_usr);
-					hmap_put(out, a->func_usr, (void *)(uintptr_t)(life && was != 2 ? 1 : 2));
-				}
-			} else if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC &&
-				   e->u.assign->rhs.func_usr) {
-				hmap_put(out, e->u.assign->rhs.func_usr, (void *)(uintptr_t)2);
-			}
-		}
+	size_t n = 0;
+	const struct call_at *named = model_fn_refs(m, usr, &n);
+	if (!n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		const struct func *f = m->fns.v[named[i].fn].f;
+		const struct event *e = &f->events[named[i].ev];
+		if (e->kind != EV_CALL)
+			return false; /* an assignment's value */
+		const struct call *c = e->u.call;
+		bool life = false;
+		for (uint32_t k = 0; k < c->nargs && !life; k++)
+			life = lifecycle_constant(&c->args[k]);
+		if (!life || in_any_loop(f, e->region))
+			return false;
 	}
 	for (size_t t = 0; t < m->ntus; t++)
 		for (size_t i = 0; i < m->tus[t]->bindings.n; i++)
-			if (m->tus[t]->bindings.v[i].fn_usr)
-				hmap_put(out, m->tus[t]->bindings.v[i].fn_usr, (void *)(uintptr_t)2);
+			if (str_eq(m->tus[t]->bindings.v[i].fn_usr, usr))
+				return false;
+	return true;
 }
 
-/* lifecycle_scan's table depends on the model alone: between
- * shared_state_begin and shared_state_end (offload_compute) it is built once
- * for every site of the model, not once per site's context. */
+/* lifecycle_only's answers (usr -> 1: lifecycle only, 2: not) depend on
+ * the model alone: between shared_state_begin and shared_state_end
+ * (offload_compute) they are kept for every site of the model, not once per
+ * site's context. */
 static struct {
 	const struct model *m;
 	struct hmap life;
-	bool done;
 } life_shared;
 
 void shared_state_begin(const struct model *m)
@@ -133,19 +129,16 @@ void shared_state_end(void)
 
 static bool lifecycle_fn(struct state_ctx *c, uint32_t fn)
 {
-	struct hmap *life = &c->life;
-	if (life_shared.m && life_shared.m == c->m) {
-		life = &life_shared.life;
-		if (!life_shared.done) {
-			lifecycle_scan(c->m, life);
-			life_shared.done = true;
-		}
-	} else if (!c->life_done) {
-		lifecycle_scan(c->m, &c->life);
-		c->life_done = true;
-	}
+	struct hmap *life = life_shared.m && life_shared.m == c->m ? &life_shared.life : &c->life;
 	const char *usr = c->m->fns.v[fn].f->usr;
-	return usr && (uintptr_t)hmap_get(life, usr) == 1;
+	if (!usr)
+		return false;
+	uintptr_t v = (uintptr_t)hmap_get(life, usr);
+	if (!v) {
+		v = lifecycle_only(c->m, usr) ? 1 : 2;
+		hmap_put(life, usr, (void *)v);
+	}
+	return v == 1;
 }
 
 /* An in-edge of f (in the reach set) that reaches f outside every lock:

@@ -63,11 +63,13 @@ struct cb_item {
 
 struct cb_scan {
 	struct reach_set rs;
-	bool resolved;    /* every callback target has a body and no function pointer stays unresolved */
-	bool clean;       /* every reached function comes from a translation unit that parsed without
+	bool resolved; /* every callback target has a body and no function pointer stays unresolved */
+	bool clean;    /* every reached function comes from a translation unit that parsed without
 			    errors (a call lost to a parse error cannot hide) */
-	bool nonblock;    /* O_NONBLOCK / SOCK_NONBLOCK / SO_RCVTIMEO set by the callback or the caller */
-	bool gem_threads; /* the gem starts threads of its own (pthread_create ...) */
+	bool nonblock; /* O_NONBLOCK / SOCK_NONBLOCK / SO_RCVTIMEO set by the callback or the caller */
+	/* the gem starts threads of its own (pthread_create ...): a walk of the
+	 * whole gem, made only when a wait without timeout asks (gem_threads_known) */
+	bool gem_threads, gem_threads_known;
 	VEC(struct cb_item) items;
 	uint32_t nblocking, nopaque, npolls;
 	uint32_t nwork; /* loops and known CPU library calls: evidence of real work */

@@ -20,24 +20,26 @@
  * `while (!args->interrupt)`). */
 static bool flag_read(const struct model *m, const struct ubf_item *flag, const struct reach_set *ubf_rs)
 {
-	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+	/* the events naming the flag (model_member_refs), in the order of a walk of the gem */
+	size_t nref = 0;
+	const struct call_at *refs = model_member_refs(m, flag->field, &nref);
+	for (size_t i = 0; i < nref; i++) {
+		uint32_t fi = refs[i].fn;
 		if (ubf_rs->by_fn[fi].reached)
 			continue;
 		const struct mfunc *mf = &m->fns.v[fi];
-		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
-			const struct event *e = &mf->f->events[ei];
-			if (e->kind != EV_ACCESS || !(e->u.access.mode & (ACC_READ | ACC_ADDR)))
-				continue;
-			const struct ref *r = &e->u.access.ref;
-			if (flag->record) {
-				if (str_eq(r->field, flag->field) && str_eq(r->record, flag->record))
-					return true;
-				continue;
-			}
-			const struct var *v = mf_var(mf, r->var);
-			if (v && v->usr && str_eq(v->usr, flag->field))
+		const struct event *e = &mf->f->events[refs[i].ev];
+		if (e->kind != EV_ACCESS || !(e->u.access.mode & (ACC_READ | ACC_ADDR)))
+			continue;
+		const struct ref *r = &e->u.access.ref;
+		if (flag->record) {
+			if (str_eq(r->field, flag->field) && str_eq(r->record, flag->record))
 				return true;
+			continue;
 		}
+		const struct var *v = mf_var(mf, r->var);
+		if (v && v->usr && str_eq(v->usr, flag->field))
+			return true;
 	}
 	return false;
 }

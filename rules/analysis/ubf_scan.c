@@ -138,8 +138,10 @@ static uint8_t fd_bound(const struct model *m, const struct msite *s, const stru
 	return CB_UNBOUNDED;
 }
 
-static uint8_t call_bound(const struct model *m, const struct msite *s, const struct cb_scan *cs,
-			  const struct mfunc *mf, uint32_t ev, const struct blocking_call *bc, const char **why)
+static bool gem_starts_threads(const struct model *m);
+
+static uint8_t call_bound(const struct model *m, const struct msite *s, struct cb_scan *cs, const struct mfunc *mf,
+			  uint32_t ev, const struct blocking_call *bc, const char **why)
 {
 	const struct call *c = mf->f->events[ev].u.call;
 	const struct expr *a = arg(c, bc->arg);
@@ -153,7 +155,13 @@ static uint8_t call_bound(const struct model *m, const struct msite *s, const st
 		 * threads: they usually finish bounded work (a worker pool, a
 		 * shutdown join); whether they wait on something external is not
 		 * visible */
-		if (bc->wake != WAKE_SIGNAL_IO && bc->wake != WAKE_SIGNAL_PROCESS && cs->gem_threads)
+		if (bc->wake == WAKE_SIGNAL_IO || bc->wake == WAKE_SIGNAL_PROCESS)
+			return CB_UNBOUNDED;
+		if (!cs->gem_threads_known) {
+			cs->gem_threads = gem_starts_threads(m);
+			cs->gem_threads_known = true;
+		}
+		if (cs->gem_threads)
 			return CB_UNKNOWN;
 		return CB_UNBOUNDED;
 	case BOUND_FD:
@@ -212,7 +220,7 @@ bool ubf_on_other_thread(const struct model *m, const struct reach_set *rs, uint
 	return false;
 }
 
-static bool gem_starts_threads(const struct model *m)
+static bool gem_threads_walk(const struct model *m)
 {
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
 		const struct mfunc *mf = &m->fns.v[fi];
@@ -224,6 +232,16 @@ static bool gem_starts_threads(const struct model *m)
 		}
 	}
 	return false;
+}
+
+static bool gem_starts_threads(const struct model *m)
+{
+	uintptr_t memo = 0;
+	if (model_memo_get(m, "gem-starts-threads", &memo))
+		return memo != 0;
+	bool r = gem_threads_walk(m);
+	model_memo_put(m, "gem-starts-threads", r);
+	return r;
 }
 
 static void cb_push(struct cb_scan *cs, uint32_t fn, uint32_t ev, uint8_t kind, const char *name)
@@ -242,7 +260,6 @@ void ubf_scan_callback(const struct model *m, const struct msite *s, struct cb_s
 	model_reach_from(m, &s->cb, (int32_t)s->id, &cs->rs);
 	cs->resolved = s->cb.ntargets > 0 && !s->cb.nexternal && !s->cb.partial && !cs->rs.nopaque;
 	cs->clean = true;
-	cs->gem_threads = gem_starts_threads(m);
 	/* non-blocking descriptors set up by the callback or its caller */
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, &cs->rs, NOGVL_SKIP_GEM_CALLS); !cs->nonblock && nogvl_walk_next_fn(&w);)

@@ -188,10 +188,13 @@ static void find_address_taken(struct model *m)
 			const struct event *e = &f->events[ei];
 			if (e->kind == EV_CALL) {
 				for (uint32_t k = 0; k < e->u.call->nargs; k++)
-					if (e->u.call->args[k].kind == EX_FUNC)
+					if (e->u.call->args[k].kind == EX_FUNC) {
 						mark_taken(m, e->u.call->args[k].func_usr);
+						index_fn_ref(m, e->u.call->args[k].func_usr, fi, ei);
+					}
 			} else if (e->kind == EV_ASSIGN && e->u.assign->rhs.kind == EX_FUNC) {
 				mark_taken(m, e->u.assign->rhs.func_usr);
+				index_fn_ref(m, e->u.assign->rhs.func_usr, fi, ei);
 			}
 		}
 	}
@@ -275,6 +278,7 @@ static void sort_sites(struct model *m)
 struct model *model_link(struct tu_facts **tus, size_t ntus)
 {
 	struct model *m = xcalloc(1, sizeof(*m));
+	m->memo = xcalloc(1, sizeof(*m->memo));
 	m->tus = tus;
 	m->ntus = ntus;
 	for (size_t t = 0; t < ntus; t++) {
@@ -358,6 +362,8 @@ void model_free(struct model *m)
 		vec_free(v);
 	}
 	hmap_free(&m->func_passed);
+	fn_refs_free(m);
+	model_memo_free(m);
 	vec_free(&m->withgvl);
 	for (int i = 0; i < CTX_COUNT; i++)
 		free(m->reach[i]);

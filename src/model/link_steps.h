@@ -24,6 +24,11 @@ void add_binding(struct model *m, const struct binding *b);
 void index_calls(struct model *m);
 struct cbres resolve_fn_expr(struct model *m, const struct mfunc *mf, uint32_t before, const struct expr *e);
 
+/* model_iter.c: m->fn_refs (filled by find_address_taken's walk) */
+void index_fn_ref(struct model *m, const char *usr, uint32_t fi, uint32_t ei);
+void fn_refs_free(struct model *m);
+void model_memo_free(struct model *m);
+
 /* link_sites.c */
 bool is_param_of(const struct mfunc *mf, const struct expr *e, int *index);
 const struct expr *arg_at(const struct call *c, int i);

@@ -147,6 +147,19 @@ struct call_at {
 	uint32_t fn, ev;
 };
 
+/* Answers the rules compute from a walk of the whole gem and would otherwise
+ * compute again for every release site (is a field ever a pointer, the first
+ * registration of a handler): key -> value, filled on first use
+ * (model_memo_get/put). Only a cache of what the facts already say: the
+ * model's facts never change. The rules phase is single-threaded. */
+struct model_memo {
+	struct hmap by_key; /* key -> value + 1 */
+	struct strpool keys;
+	/* model_member_refs' index, built on its first use */
+	struct hmap members;
+	bool members_built;
+};
+
 struct model {
 	struct tu_facts **tus;
 	size_t ntus;
@@ -167,6 +180,11 @@ struct model {
 	 * (rb_ensure(body, ...), a helper given a callback), in function id and
 	 * event order, once per call (struct call_at) */
 	struct hmap func_passed;
+	/* function USR -> VEC of the events naming it as a value (an argument of
+	 * any call, direct or not, or an assignment's value), in function id and
+	 * event order, once per event (struct call_at; model_fn_refs) */
+	struct hmap fn_refs;
+	struct model_memo *memo; /* model_link allocates it; NULL: nothing is memoised */
 	struct reach *reach[CTX_COUNT];
 	VEC(struct withgvl_call) withgvl;
 	struct arena arena;
@@ -192,6 +210,20 @@ const struct mfunc *model_func_by_usr(const struct model *m, const char *usr);
 /* The direct calls passing the function usr as an argument (func_passed);
  * *n of them, NULL when none. */
 const struct call_at *model_func_passed(const struct model *m, const char *usr, size_t *n);
+/* The events naming the function usr as a value (fn_refs): *n of them, NULL
+ * when none (model_iter.c). */
+const struct call_at *model_fn_refs(const struct model *m, const char *usr, size_t *n);
+/* The memoised value of key (model_memo): whether there is one. Keys longer
+ * than MODEL_MEMO_KEY_MAX are never stored (the caller computes). */
+#define MODEL_MEMO_KEY_MAX 512
+bool model_memo_get(const struct model *m, const char *key, uintptr_t *val);
+/* The events that may name the member key (p->key, s.key) or the global
+ * variable of USR key in a reference: an access, either side of an
+ * assignment, a call's argument; in function id and event order, once per
+ * event; *n of them, NULL when none. A superset: the caller checks each
+ * event. Built on first use (model_memo). */
+const struct call_at *model_member_refs(const struct model *m, const char *key, size_t *n);
+void model_memo_put(const struct model *m, const char *key, uintptr_t val);
 /* The definition a call from caller reaches (the caller's own file or
  * directory first, where one name has several definitions). */
 const struct mfunc *model_callee(const struct model *m, const char *usr, const struct mfunc *caller);

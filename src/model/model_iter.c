@@ -4,8 +4,11 @@
  * caller_walk), the functions of a release site (struct site_fns_walk), and
  * the functions of the gem a call hands to another call (struct
  * handed_walk). */
+#include "invariant.h"
+#include "link_steps.h"
 #include "model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void nogvl_walk_init(struct nogvl_walk *w, const struct model *m, const struct reach_set *rs, unsigned flags)
@@ -256,4 +259,127 @@ const struct mfunc *model_protected_body(const struct model *m, const struct mfu
 		if (h.body)
 			return h.fn;
 	return NULL;
+}
+
+/* ---- the events naming a function as a value ---- */
+
+void index_fn_ref(struct model *m, const char *usr, uint32_t fi, uint32_t ei)
+{
+	if (!usr)
+		return;
+	call_at_vec *v = hmap_get(&m->fn_refs, usr);
+	if (!v) {
+		v = arena_alloc(&m->arena, sizeof(*v));
+		hmap_put(&m->fn_refs, usr, v);
+	}
+	if (v->n && v->v[v->n - 1].fn == fi && v->v[v->n - 1].ev == ei)
+		return; /* once per event */
+	struct call_at at = {fi, ei};
+	vec_push(v, at);
+}
+
+void fn_refs_free(struct model *m)
+{
+	hmap_foreach(&m->fn_refs, e)
+	{
+		call_at_vec *v = e->val;
+		vec_free(v);
+	}
+	hmap_free(&m->fn_refs);
+}
+
+const struct call_at *model_fn_refs(const struct model *m, const char *usr, size_t *n)
+{
+	const call_at_vec *v = usr ? hmap_get(&m->fn_refs, usr) : NULL;
+	*n = v ? v->n : 0;
+	return v && v->n ? v->v : NULL;
+}
+
+/* ---- the rules' memo of model-wide answers ---- */
+
+bool model_memo_get(const struct model *m, const char *key, uintptr_t *val)
+{
+	uintptr_t v = m->memo && key ? (uintptr_t)hmap_get(&m->memo->by_key, key) : 0;
+	if (!v)
+		return false;
+	*val = v - 1;
+	return true;
+}
+
+void model_memo_put(const struct model *m, const char *key, uintptr_t val)
+{
+	if (!m->memo || !key || strlen(key) > MODEL_MEMO_KEY_MAX)
+		return;
+	/* the memo is a cache beside the facts: filled through a const model */
+	struct model_memo *mm = m->memo;
+	hmap_put(&mm->by_key, intern(&mm->keys, key), (void *)(val + 1));
+}
+
+static void member_ref(struct model_memo *mm, const char *key, uint32_t fi, uint32_t ei)
+{
+	if (!key || !*key)
+		return;
+	call_at_vec *v = hmap_get(&mm->members, key);
+	if (!v) {
+		v = xcalloc(1, sizeof(*v));
+		hmap_put(&mm->members, key, v);
+	}
+	if (v->n && v->v[v->n - 1].fn == fi && v->v[v->n - 1].ev == ei)
+		return; /* once per event */
+	struct call_at at = {fi, ei};
+	vec_push(v, at);
+}
+
+static void build_members(const struct model *m, struct model_memo *mm)
+{
+	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
+		const struct mfunc *mf = &m->fns.v[fi];
+		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
+			const struct event *e = &mf->f->events[ei];
+			if (e->kind == EV_ACCESS) {
+				member_ref(mm, e->u.access.ref.field, fi, ei);
+				const struct var *v = mf_var(mf, e->u.access.ref.var);
+				if (v)
+					member_ref(mm, v->usr, fi, ei);
+			} else if (e->kind == EV_ASSIGN) {
+				member_ref(mm, e->u.assign->lhs.field, fi, ei);
+				if (e->u.assign->rhs.kind == EX_REF)
+					member_ref(mm, e->u.assign->rhs.ref.field, fi, ei);
+			} else if (e->kind == EV_CALL) {
+				for (uint32_t k = 0; k < e->u.call->nargs; k++)
+					if (e->u.call->args[k].kind == EX_REF)
+						member_ref(mm, e->u.call->args[k].ref.field, fi, ei);
+			}
+		}
+	}
+}
+
+const struct call_at *model_member_refs(const struct model *m, const char *key, size_t *n)
+{
+	INVARIANT(m->memo); /* model_link made it */
+	struct model_memo *mm = m->memo;
+	if (!mm->members_built) {
+		build_members(m, mm);
+		mm->members_built = true;
+	}
+	const call_at_vec *v = key ? hmap_get(&mm->members, key) : NULL;
+	*n = v ? v->n : 0;
+	return v && v->n ? v->v : NULL;
+}
+
+void model_memo_free(struct model *m)
+{
+	if (!m->memo)
+		return;
+	hmap_foreach(&m->memo->members, e)
+	{
+		call_at_vec *v = e->val;
+		vec_free(v);
+		free(v);
+	}
+	hmap_free(&m->memo->members);
+	hmap_free(&m->memo->by_key);
+	strpool_free(&m->memo->keys);
+	free(m->memo);
+	m->memo = NULL;
 }
