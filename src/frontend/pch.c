@@ -231,16 +231,6 @@ static void include_dirs(const char *const *args, size_t nargs, strlist *out)
 		}
 }
 
-static bool ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool ident_char(char c)
-{
-	return ident_start(c) || (c >= '0' && c <= '9');
-}
-
 static const char *intern_ident(struct pch_entry *pe, const char *buf)
 {
 	char *k = hmap_get(&pe->ident_set, buf);
@@ -284,14 +274,14 @@ static void scan_defined(struct pch_entry *pe, const char *t, size_t n, const sk
 			while (p < e && (t[p] == ' ' || t[p] == '\t'))
 				p++;
 			size_t w = p;
-			while (w < e && ident_char(t[w]))
+			while (w < e && id_char(t[w]))
 				w++;
 			if ((w - p == 6 && strncmp(t + p, "define", 6) == 0) ||
 			    (w - p == 5 && strncmp(t + p, "undef", 5) == 0)) {
 				while (w < e && (t[w] == ' ' || t[w] == '\t'))
 					w++;
 				size_t q = w;
-				while (q < e && ident_char(t[q]))
+				while (q < e && id_char(t[q]))
 					q++;
 				char buf[256];
 				if (q > w && q - w < sizeof(buf)) {
@@ -310,12 +300,12 @@ static void scan_idents(struct pch_entry *pe, const char *t, size_t n, const ski
 {
 	scan_defined(pe, t, n, sk, file);
 	for (size_t i = 0; i < n;) {
-		if (!ident_start(t[i]) || (i > 0 && ident_char(t[i - 1]))) {
+		if (!id_start(t[i]) || (i > 0 && id_char(t[i - 1]))) {
 			i++;
 			continue;
 		}
 		size_t j = i;
-		while (j < n && ident_char(t[j]))
+		while (j < n && id_char(t[j]))
 			j++;
 		char buf[256];
 		if (j - i < sizeof(buf)) {

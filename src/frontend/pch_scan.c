@@ -77,16 +77,6 @@ static char *strip_comments(const char *t, size_t n)
 	return o;
 }
 
-static bool id_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool id_char(char c)
-{
-	return id_start(c) || (c >= '0' && c <= '9');
-}
-
 /* Adds the identifiers of s (all of them, or only the first) to l. */
 static void add_ids(strlist *l, const char *s, bool first_only)
 {

@@ -5,6 +5,19 @@
 
 #include "util.h"
 
+#include <stdbool.h>
+
+/* The identifier characters of the scans of pch_scan.c and pch.c. */
+static inline bool id_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static inline bool id_char(char c)
+{
+	return id_start(c) || (c >= '0' && c <= '9');
+}
+
 struct prefix {
 	strlist conds; /* identifiers tested by #if lines before ruby.h */
 	strlist defs;  /* names #defined or #undefined before ruby.h */
