@@ -223,27 +223,20 @@ static bool scan_include(char *line, const char *dir, const char *const *args, s
 	}
 	if (str_starts(name, "ruby/"))
 		return true; /* a piece of Ruby's headers: guarded, and ruby.h comes below */
-	if (open == '<') {
-		/* a header found through -I (<sqlite3_ruby.h>) that reaches
-		 * ruby.h first decides; anything else is a system header, which
-		 * ruby.h includes too */
-		char *hp = resolve_quoted(name, NULL, args, nargs);
-		int r = nest == 0 ? scan_header(hp, args, nargs, depth, pre) : 0;
-		free(hp);
-		if (r == 1) {
-			*result = 1;
-			return false;
-		}
-		return true;
-	}
+	/* a system header (not on the -I directories) before ruby.h is parsed
+	 * before ruby/config.h's feature macros (_GNU_SOURCE) without the
+	 * preamble and after them with it: glibc's features.h is read once, so
+	 * the two parses declare different functions (accept4) and types
+	 * (connect's __SOCKADDR_ARG). Not eligible, nor is a header that may or
+	 * may not be included (in a conditional) */
 	if (nest > 0)
-		return false; /* a project header that may or may not be included */
-	char *hp = resolve_quoted(name, dir, args, nargs);
-	if (!hp)
 		return false;
+	/* the first project header ("ossl.h", or <sqlite3_ruby.h> found
+	 * through -I) decides: it must reach ruby.h first */
+	char *hp = resolve_quoted(name, open == '"' ? dir : NULL, args, nargs);
 	*result = scan_header(hp, args, nargs, depth, pre);
 	free(hp);
-	return false; /* the first project header decides */
+	return false;
 }
 
 /* 1: reaches ruby.h first; 0: something else comes first; depth-limited.
