@@ -1,0 +1,83 @@
+# The shared Ruby-header preamble (src/frontend/pch.h) must not change what a
+# file means. A file that includes a system header before ruby.h (here
+# <sys/socket.h>) reads it, without the preamble, before ruby/config.h
+# defines _GNU_SOURCE: glibc's features.h is read once, so accept4 is not
+# declared and connect takes a plain pointer; with the preamble it would be
+# the other way round. Such a file, one whose system header is inside a
+# conditional, one that reaches a header through -I that does not include
+# ruby.h first, and one that defines a feature macro first are parsed the
+# ordinary way; the facts and findings are the same with and without the
+# preamble, and two ordinary files still share it.
+. "$(dirname "$0")/lib/common.sh"
+command -v jq >/dev/null 2>&1 || { echo "jq is not installed"; exit 77; }
+
+G=$T/gem
+mkdir -p "$G/ext/p"
+for f in sock cond viaconf; do
+	case $f in
+	sock) head='#include <sys/socket.h>' ;;
+	cond) head='#ifdef __linux__
+#include <sys/socket.h>
+#endif' ;;
+	viaconf) head='#include <pconf.h>' ;;
+	esac
+	cat >"$G/ext/p/$f.c" <<C
+$head
+#include <ruby.h>
+#include <ruby/thread.h>
+struct ${f}_conn { int fd; int r; };
+static void *${f}_accept(void *p)
+{
+	struct ${f}_conn *c = p;
+	c->r = accept4(c->fd, NULL, NULL, 0); /* declared only under _GNU_SOURCE */
+	return NULL;
+}
+VALUE ${f}_run(VALUE self, VALUE fd)
+{
+	struct ${f}_conn c = {NUM2INT(fd), 0};
+	rb_thread_call_without_gvl(${f}_accept, &c, RUBY_UBF_IO, NULL);
+	return INT2NUM(c.r);
+}
+C
+done
+# a project header found through -I (the file's directory) that includes a
+# system header and not ruby.h
+cat >"$G/ext/p/pconf.h" <<'C'
+#ifndef PCONF_H
+#define PCONF_H
+#include <sys/socket.h>
+#endif
+C
+cat >"$G/ext/p/gnu.c" <<'C'
+#define _GNU_SOURCE 1
+#include <ruby.h>
+#include <ruby/thread.h>
+static void *gwork(void *p) { return p; }
+VALUE g_run(VALUE self) { return (VALUE)rb_thread_call_without_gvl(gwork, NULL, RUBY_UBF_IO, NULL); }
+C
+for f in a b; do
+	cat >"$G/ext/p/$f.c" <<C
+#include <ruby.h>
+#include <ruby/thread.h>
+static void *${f}_work(void *p) { return (void *)rb_ary_new(); /* Ruby API without the GVL */ }
+VALUE ${f}_run(VALUE self) { return (VALUE)rb_thread_call_without_gvl(${f}_work, NULL, RUBY_UBF_IO, NULL); }
+C
+done
+
+run -v --jobs 1 --format json --fail-level none "$G"
+expect_rc 0 "with the preamble"
+grep -q "precompiled Ruby headers: 1 built, 2 files used them, 0 fell back, 4 not eligible" "$ERR" ||
+	fail "expected a.c and b.c to share one preamble, sock.c, cond.c, viaconf.c and gnu.c not to use it"
+[ "$(jq '.sites | length' "$OUT")" = 6 ] || fail "expected 6 release sites"
+jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/on.json" || fail "no JSON"
+run --no-pch --jobs 1 --format json --fail-level none "$G"
+jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/off.json" || fail "no JSON with --no-pch"
+cmp -s "$T/on.json" "$T/off.json" || { diff "$T/on.json" "$T/off.json" | head -30; fail "results differ with the preamble"; }
+
+"$BIN" --jobs 1 --dump-facts "$G" >"$T/facts-on.txt" 2>/dev/null
+"$BIN" --jobs 1 --no-pch --dump-facts "$G" >"$T/facts-off.txt" 2>/dev/null
+# the files this is about: accept4 without _GNU_SOURCE is an implicit declaration
+grep -q "call rg=0 accept4 origin=0" "$T/facts-off.txt" || fail "expected accept4 undeclared without the preamble"
+grep -q "accept4 origin=3" "$T/facts-on.txt" && fail "accept4 declared: a system header was read after ruby.h"
+cmp -s "$T/facts-on.txt" "$T/facts-off.txt" || { diff "$T/facts-on.txt" "$T/facts-off.txt" | head -30; fail "facts differ with the preamble"; }
+exit 0
