@@ -15,7 +15,10 @@
 #include "parse.h"
 #include "util.h"
 
-#define PRELUDE "#include <ruby.h>\n#include <ruby/thread.h>\n"
+/* ruby.h alone: ruby/thread.h (rb_thread_call_without_gvl, RB_NOGVL_*) is
+ * parsed where the file includes it, so a file that does not include it sees
+ * no declaration and no macro of it, with the preamble as without */
+#define PRELUDE "#include <ruby.h>\n"
 
 enum pch_state {
 	PCH_BUILDING = 1,
