@@ -13,8 +13,9 @@
  * project header that reaches ruby.h, conditionals that test no macro of the
  * preamble, and #define/#undef of names the preamble never mentions: nothing
  * that could change what ruby.h means, no code. A system header before
- * ruby.h is not allowed (even in a conditional): without the preamble it is
- * read before ruby/config.h's feature macros (_GNU_SOURCE), with it after.
+ * ruby.h is not allowed: without the preamble it is read before
+ * ruby/config.h's feature macros (_GNU_SOURCE), with it after. One in a
+ * conditional is, when the parse with the preamble skipped it.
  * A -D or -U of a name the preamble never mentions does not split preambles
  * either.
  * A file whose directory holds a header the preamble includes (a local
@@ -60,6 +61,10 @@ const char *pch_set_dir(const struct pch_set *ps);
 struct pch_prefix;
 struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs);
 void pch_prefix_free(struct pch_prefix *p);
+/* Whether the parse with the preamble skipped every #include that the lines
+ * before ruby.h hold in a conditional (#ifdef _WIN32 / #include <windows.h>):
+ * one it read makes the parse differ from one without the preamble. */
+bool pch_prefix_skipped(const struct pch_prefix *p, CXTranslationUnit tu, const char *main_file);
 
 struct parse_opts;
 

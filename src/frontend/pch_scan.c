@@ -181,7 +181,7 @@ static char *system_block(const char *rest, const char *const *args, size_t narg
 	return r;
 }
 
-static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
+static int scan(const char *text, size_t len, const char *path, const char *dir, const char *const *args, size_t nargs,
 		unsigned depth, struct prefix *pre);
 
 /* scan() of the header at hp (NULL: 0). */
@@ -192,16 +192,17 @@ static int scan_header(const char *hp, const char *const *args, size_t nargs, un
 	size_t hl = 0;
 	char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
 	char *hd = path_dirname(hp);
-	int r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
+	int r = ht ? scan(ht, hl, hp, hd, args, nargs, depth + 1, pre) : 0;
 	free(ht);
 	free(hd);
 	return r;
 }
 
-/* An #include line before ruby.h (line: after the word): true to read on,
- * false to stop with *result (scan's 1 or 0). */
-static bool scan_include(char *line, const char *dir, const char *const *args, size_t nargs, unsigned depth,
-			 struct prefix *pre, int nest, int *result)
+/* An #include line before ruby.h (line: after the word) at line lineno of
+ * path (NULL: the file itself): true to read on, false to stop with *result
+ * (scan's 1 or 0). */
+static bool scan_include(char *line, const char *path, unsigned lineno, const char *dir, const char *const *args,
+			 size_t nargs, unsigned depth, struct prefix *pre, int nest, int *result)
 {
 	while (*line == ' ' || *line == '\t')
 		line++;
@@ -227,10 +228,16 @@ static bool scan_include(char *line, const char *dir, const char *const *args, s
 	 * before ruby/config.h's feature macros (_GNU_SOURCE) without the
 	 * preamble and after them with it: glibc's features.h is read once, so
 	 * the two parses declare different functions (accept4) and types
-	 * (connect's __SOCKADDR_ARG). Not eligible, nor is a header that may or
-	 * may not be included (in a conditional) */
-	if (nest > 0)
-		return false;
+	 * (connect's __SOCKADDR_ARG). Not eligible; nor is a project header
+	 * that does not reach ruby.h first. In a conditional (#ifdef _WIN32) it
+	 * may be fine: the conditional tests no macro of the preamble (pch.c),
+	 * so it is skipped with the preamble as without, and the parse with the
+	 * preamble is kept only if it skipped this line (pch_prefix_skipped) */
+	if (nest > 0) {
+		struct cond_include ci = {path ? xstrdup(path) : NULL, lineno};
+		vec_push(&pre->cond_incs, ci);
+		return true;
+	}
 	/* the first project header ("ossl.h", or <sqlite3_ruby.h> found
 	 * through -I) decides: it must reach ruby.h first */
 	char *hp = resolve_quoted(name, open == '"' ? dir : NULL, args, nargs);
@@ -242,18 +249,24 @@ static bool scan_include(char *line, const char *dir, const char *const *args, s
 /* 1: reaches ruby.h first; 0: something else comes first; depth-limited.
  * Conditionals, #define and #undef before ruby.h are allowed; what they name
  * goes to pre, for pch_for to check against the preamble's own macros. */
-static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
+static int scan(const char *text, size_t len, const char *path, const char *dir, const char *const *args, size_t nargs,
 		unsigned depth, struct prefix *pre)
 {
 	if (depth > 3)
 		return 0;
+	bool header = path != NULL;
 	char *t = strip_comments(text, len);
+	char *lines = xstrdup(t); /* t's newlines, before strtok_r cuts it */
+	size_t counted = 0;       /* lines counted up to this offset */
+	unsigned lineno = 1;
 	int result = 0;
 	int nest = 0; /* #if nesting, without the include guard */
 	char guard[128] = "";
 	int directives = 0;
 	char *save = NULL;
 	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (size_t off = (size_t)(line - t); counted < off; counted++)
+			lineno += lines[counted] == '\n';
 		while (*line == ' ' || *line == '\t' || *line == '\r')
 			line++;
 		if (!*line)
@@ -303,22 +316,31 @@ static int scan(const char *text, size_t len, const char *dir, const char *const
 		}
 		if (!(rest = after_word(line, "include")))
 			break; /* #error, #pragma, #line ... */
-		if (!scan_include((char *)rest, dir, args, nargs, depth, pre, nest, &result))
+		if (!scan_include((char *)rest, path, lineno, dir, args, nargs, depth, pre, nest, &result))
 			break;
 	}
 	if (result == 1 && header && pre->ruby_depth == depth + 1 && !pre->block && save)
 		pre->block = system_block(save, args, nargs);
+	free(lines);
 	free(t);
 	return result;
+}
+
+static void prefix_clear(struct prefix *x)
+{
+	strlist_free(&x->conds);
+	strlist_free(&x->defs);
+	free(x->block);
+	for (size_t i = 0; i < x->cond_incs.n; i++)
+		free(x->cond_incs.v[i].file);
+	vec_free(&x->cond_incs);
 }
 
 struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs)
 {
 	struct prefix pre = {0};
-	if (scan(text, len, dir, args, nargs, false, 0, &pre) != 1) {
-		strlist_free(&pre.conds);
-		strlist_free(&pre.defs);
-		free(pre.block);
+	if (scan(text, len, NULL, dir, args, nargs, 0, &pre) != 1) {
+		prefix_clear(&pre);
 		return NULL;
 	}
 	struct prefix *r = xmalloc(sizeof(*r));
@@ -331,8 +353,34 @@ void pch_prefix_free(struct pch_prefix *p)
 	struct prefix *x = (struct prefix *)p;
 	if (!x)
 		return;
-	strlist_free(&x->conds);
-	strlist_free(&x->defs);
-	free(x->block);
+	prefix_clear(x);
 	free(x);
+}
+
+/* Whether the preprocessor skipped line of file in tu (inside an inactive
+ * branch: between the lines of its #if and its #else/#endif). */
+static bool skipped_in(CXTranslationUnit tu, const char *file, unsigned line)
+{
+	CXFile f = clang_getFile(tu, file);
+	CXSourceRangeList *rl = f ? clang_getSkippedRanges(tu, f) : NULL;
+	bool skipped = false;
+	for (unsigned i = 0; rl && i < rl->count && !skipped; i++) {
+		unsigned l1 = 0, l2 = 0;
+		clang_getSpellingLocation(clang_getRangeStart(rl->ranges[i]), NULL, &l1, NULL, NULL);
+		clang_getSpellingLocation(clang_getRangeEnd(rl->ranges[i]), NULL, &l2, NULL, NULL);
+		skipped = l1 < line && line < l2;
+	}
+	if (rl)
+		clang_disposeSourceRangeList(rl);
+	return skipped;
+}
+
+bool pch_prefix_skipped(const struct pch_prefix *p, CXTranslationUnit tu, const char *main_file)
+{
+	const struct prefix *x = (const struct prefix *)p;
+	for (size_t i = 0; x && i < x->cond_incs.n; i++)
+		if (!skipped_in(tu, x->cond_incs.v[i].file ? x->cond_incs.v[i].file : main_file,
+				x->cond_incs.v[i].line))
+			return false;
+	return true;
 }

@@ -18,6 +18,13 @@ static inline bool id_char(char c)
 	return id_start(c) || (c >= '0' && c <= '9');
 }
 
+/* An #include before ruby.h inside a conditional, in file (NULL: the file
+ * itself, else a project header's path) at line. */
+struct cond_include {
+	char *file;
+	unsigned line;
+};
+
 struct prefix {
 	strlist conds; /* identifiers tested by #if lines before ruby.h */
 	strlist defs;  /* names #defined or #undefined before ruby.h */
@@ -26,6 +33,9 @@ struct prefix {
 	 * second preamble (pch.h); NULL when none or ruby.h is the file's own */
 	char *block;
 	unsigned ruby_depth; /* depth + 1 of the file that includes ruby.h */
+	/* the includes in conditionals before ruby.h: the parse with the
+	 * preamble must have skipped them (pch_prefix_skipped) */
+	VEC(struct cond_include) cond_incs;
 };
 
 #endif

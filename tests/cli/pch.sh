@@ -64,11 +64,10 @@ VALUE d_run(VALUE self) { return (VALUE)rb_thread_call_without_gvl(dwork, NULL, 
 C
 
 # a define nothing in Ruby's headers mentions, a platform conditional: fine
-# (a system header inside it would not be: tests/cli/pch_prefix.sh)
 cat >"$G/ext/defines/e.c" <<'C'
 #define MY_GEM_FAST 1
 #ifdef _WIN32
-#define MY_GEM_WINDOWS 1
+#include <windows.h>
 #endif
 #include <ruby.h>
 #include <ruby/thread.h>
