@@ -13,9 +13,14 @@
  * project header that reaches ruby.h, conditionals that test no macro of the
  * preamble, and #define/#undef of names the preamble never mentions: nothing
  * that could change what ruby.h means, no code. A system header before
- * ruby.h is not allowed: without the preamble it is read before
- * ruby/config.h's feature macros (_GNU_SOURCE), with it after. One in a
- * conditional is, when the parse with the preamble skipped it.
+ * ruby.h is read, without the preamble, before ruby/config.h's feature
+ * macros (_GNU_SOURCE): such a file gets a preamble that includes the same
+ * lines (with Ruby's pieces and extconf.h before them) ahead of ruby.h, keyed
+ * by them, built when a second file asks for it (ext/openssl's ossl.h:
+ * <assert.h>), none for the first; the checks below apply to their macros
+ * too. One in a conditional is fine when the parse with the preamble skipped
+ * it (pch_prefix_skipped); a conditional include of Ruby's headers or
+ * extconf.h before a system header is not.
  * A -D or -U of a name the preamble never mentions does not split preambles
  * either.
  * A file whose directory holds a header the preamble includes (a local
@@ -55,8 +60,8 @@ void pch_set_free(struct pch_set *ps);
 const char *pch_set_dir(const struct pch_set *ps);
 
 /* Does the file text reach ruby.h (unconditionally, with nothing but Ruby's
- * headers, the project header that includes it, conditionals, #define and
- * #undef before it)? NULL if not; else
+ * headers, system headers, the project header that includes it,
+ * conditionals, #define and #undef before it)? NULL if not; else
  * what those lines name, for pch_for to check against the preamble. */
 struct pch_prefix;
 struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs);

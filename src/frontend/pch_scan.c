@@ -198,6 +198,16 @@ static int scan_header(const char *hp, const char *const *args, size_t nargs, un
 	return r;
 }
 
+/* An include of Ruby's headers (or extconf.h) before ruby.h, for the head
+ * (pch_scan.h); one in a conditional cannot go there. */
+static void head_add(struct prefix *pre, int nest, const char *line)
+{
+	if (nest > 0)
+		pre->cond_first = true;
+	else
+		sb_printf(&pre->head_lines, "%s\n", line);
+}
+
 /* An #include line before ruby.h (line: after the word) at line lineno of
  * path (NULL: the file itself): true to read on, false to stop with *result
  * (scan's 1 or 0). */
@@ -210,7 +220,10 @@ static bool scan_include(char *line, const char *path, unsigned lineno, const ch
 	char close = open == '<' ? '>' : open == '"' ? '"' : 0;
 	if (!close) {
 		/* mkmf's extconf.h, which ruby.h includes first thing too */
-		return after_word(line, "RUBY_EXTCONF_H") != NULL; /* else #include MACRO */
+		if (!after_word(line, "RUBY_EXTCONF_H"))
+			return false; /* #include MACRO */
+		head_add(pre, nest, "#include RUBY_EXTCONF_H");
+		return true;
 	}
 	char *end = strchr(line + 1, close);
 	if (!end)
@@ -222,25 +235,41 @@ static bool scan_include(char *line, const char *path, unsigned lineno, const ch
 		pre->ruby_depth = depth + 1;
 		return false;
 	}
-	if (str_starts(name, "ruby/"))
-		return true; /* a piece of Ruby's headers: guarded, and ruby.h comes below */
-	/* a system header (not on the -I directories) before ruby.h is parsed
-	 * before ruby/config.h's feature macros (_GNU_SOURCE) without the
-	 * preamble and after them with it: glibc's features.h is read once, so
-	 * the two parses declare different functions (accept4) and types
-	 * (connect's __SOCKADDR_ARG). Not eligible; nor is a project header
-	 * that does not reach ruby.h first. In a conditional (#ifdef _WIN32) it
-	 * may be fine: the conditional tests no macro of the preamble (pch.c),
-	 * so it is skipped with the preamble as without, and the parse with the
-	 * preamble is kept only if it skipped this line (pch_prefix_skipped) */
+	if (str_starts(name, "ruby/")) {
+		/* a piece of Ruby's headers: guarded, and ruby.h comes below */
+		char *l = xasprintf("#include %c%s%c", open, name, close);
+		head_add(pre, nest, l);
+		free(l);
+		return true;
+	}
+	/* In a conditional (#ifdef _WIN32): the conditional tests no macro of
+	 * the preamble (pch.c), so it is skipped with the preamble as without,
+	 * and the parse with the preamble is kept only if it skipped this line
+	 * (pch_prefix_skipped) */
 	if (nest > 0) {
 		struct cond_include ci = {path ? xstrdup(path) : NULL, lineno};
 		vec_push(&pre->cond_incs, ci);
 		return true;
 	}
+	char *hp = resolve_quoted(name, open == '"' ? dir : NULL, args, nargs);
+	if (!hp && open == '<') {
+		/* a system header (not on the -I directories) before ruby.h is
+		 * read before ruby/config.h's feature macros (_GNU_SOURCE)
+		 * without the preamble: glibc's features.h is read once, so a
+		 * preamble with ruby.h first would declare other functions
+		 * (accept4) and types (connect's __SOCKADDR_ARG). It goes into
+		 * the head, with the includes before it, unless one of those is
+		 * in a conditional (the order could differ) */
+		if (pre->cond_first)
+			return false;
+		char *l = xasprintf("#include <%s>", name);
+		head_add(pre, nest, l);
+		free(l);
+		pre->head_system = true;
+		return true;
+	}
 	/* the first project header ("ossl.h", or <sqlite3_ruby.h> found
 	 * through -I) decides: it must reach ruby.h first */
-	char *hp = resolve_quoted(name, open == '"' ? dir : NULL, args, nargs);
 	*result = scan_header(hp, args, nargs, depth, pre);
 	free(hp);
 	return false;
@@ -331,6 +360,8 @@ static void prefix_clear(struct prefix *x)
 	strlist_free(&x->conds);
 	strlist_free(&x->defs);
 	free(x->block);
+	free(x->head);
+	sb_free(&x->head_lines);
 	for (size_t i = 0; i < x->cond_incs.n; i++)
 		free(x->cond_incs.v[i].file);
 	vec_free(&x->cond_incs);
@@ -343,6 +374,9 @@ struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, c
 		prefix_clear(&pre);
 		return NULL;
 	}
+	if (pre.head_system)
+		pre.head = xstrdup(sb_str(&pre.head_lines));
+	sb_free(&pre.head_lines);
 	struct prefix *r = xmalloc(sizeof(*r));
 	*r = pre;
 	return (struct pch_prefix *)r;

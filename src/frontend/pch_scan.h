@@ -36,6 +36,13 @@ struct prefix {
 	/* the includes in conditionals before ruby.h: the parse with the
 	 * preamble must have skipped them (pch_prefix_skipped) */
 	VEC(struct cond_include) cond_incs;
+	/* the include lines before ruby.h outside conditionals, in order, when
+	 * one of them is a system header (else NULL): ahead of ruby.h in the
+	 * preamble, so that they are read before it as without one */
+	char *head;
+	struct strbuf head_lines; /* while scanning */
+	bool head_system;         /* a system header among them */
+	bool cond_first;          /* Ruby's or extconf.h included in a conditional before */
 };
 
 #endif
