@@ -18,8 +18,10 @@
 /* Bumped whenever the layout, or what the extractor records, changes (cache
  * entries of another version are ignored). 6: a compound literal assigned to
  * a struct records its members (extract_expr.c); 7: a backward goto is a
- * retry region (RG_RETRY, extract_stmt.c). */
-#define FACTS_FORMAT_VERSION 7
+ * retry region (RG_RETRY, extract_stmt.c); 8: no facts from a preamble that
+ * changed the file (system headers before ruby.h, ruby/thread.h the file
+ * does not include: pch.h), so entries made with one are dropped. */
+#define FACTS_FORMAT_VERSION 8
 
 json_t *facts_to_json(const struct tu_facts *tu);
 /* NULL with *err set (caller frees) when j is not facts of this format. */

@@ -398,19 +398,21 @@ static void usable_args(void *cxindex, const struct tu_job *job, struct flag_cac
 }
 
 /* Ruby's headers from the run's shared preamble when nothing before
- * ruby.h can change them (pch.h); NULL for the ordinary way. */
+ * ruby.h can change them (pch.h); NULL for the ordinary way. *pre: what the
+ * lines before ruby.h hold, for the check after the parse (the caller frees
+ * it). */
 static const char *choose_pch(void *cxindex, const struct tu_job *job, const struct parse_opts *o, const char *text,
-			      size_t len, const argvec *args, struct tu_facts *tu)
+			      size_t len, const argvec *args, struct tu_facts *tu, struct pch_prefix **pre)
 {
 	const char *pch = NULL;
+	*pre = NULL;
 	if (o->pch && !o->no_pch) {
 		char *fdir = path_dirname(job->file);
-		struct pch_prefix *pre = pch_dir_shadows(fdir) ? NULL : pch_eligible(text, len, fdir, args->v, args->n);
+		*pre = pch_dir_shadows(fdir) ? NULL : pch_eligible(text, len, fdir, args->v, args->n);
 		bool built = false;
-		if (pre)
+		if (*pre)
 			pch = pch_for(o->pch, cxindex, job, args->v, args->n, extra_clang_args,
-				      ARRAY_SIZE(extra_clang_args), o, pre, &built);
-		pch_prefix_free(pre);
+				      ARRAY_SIZE(extra_clang_args), o, *pre, &built);
 		free(fdir);
 		tu->pch_built = built;
 		tu->pch_use = pch ? PCH_USE_USED : PCH_USE_INELIGIBLE;
@@ -486,10 +488,16 @@ static struct tu_facts *parse_one_cached(void *cxindex, const struct tu_job *job
 		fail(tu, ps.refused);
 		goto done;
 	}
-	const char *pch = choose_pch(cxindex, job, o, text, len, &args, tu);
+	struct pch_prefix *pre = NULL;
+	const char *pch = choose_pch(cxindex, job, o, text, len, &args, tu, &pre);
 	enum CXErrorCode err = CXError_Success;
 	ctu = do_parse(cxindex, job, &args, o, &ps, NULL, NULL, pch, &err);
-	if (pch && (!ctu || err != CXError_Success || pch_trouble(ctu))) {
+	bool read_cond = pch && ctu && err == CXError_Success && !pch_prefix_skipped(pre, ctu, job->file);
+	if (read_cond)
+		log_verbose(2, "%s: an #include in a conditional before ruby.h was read; parsed without the preamble",
+			    job->display);
+	pch_prefix_free(pre);
+	if (pch && (!ctu || err != CXError_Success || read_cond || pch_trouble(ctu))) {
 		/* the preamble did not fit after all: the ordinary way */
 		if (ctu)
 			clang_disposeTranslationUnit(ctu);

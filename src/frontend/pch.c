@@ -15,7 +15,10 @@
 #include "parse.h"
 #include "util.h"
 
-#define PRELUDE "#include <ruby.h>\n#include <ruby/thread.h>\n"
+/* ruby.h alone: ruby/thread.h (rb_thread_call_without_gvl, RB_NOGVL_*) is
+ * parsed where the file includes it, so a file that does not include it sees
+ * no declaration and no macro of it, with the preamble as without */
+#define PRELUDE "#include <ruby.h>\n"
 
 enum pch_state {
 	PCH_BUILDING = 1,
@@ -140,12 +143,11 @@ void pch_set_free(struct pch_set *ps)
 
 /* The key of an argument subset (without the file's own -I<dir>, see
  * pch_for) and the language. */
-static char *pch_key(const struct tu_job *job, const char *const *args, size_t nargs, const char *block)
+static char *pch_key(const struct tu_job *job, const char *const *args, size_t nargs, const char *prelude)
 {
 	XXH3_state_t *st = XXH3_createState();
 	XXH3_64bits_reset(st);
-	if (block)
-		XXH3_64bits_update(st, block, strlen(block) + 1);
+	XXH3_64bits_update(st, prelude, strlen(prelude) + 1);
 	for (size_t i = 0; i < nargs; i++)
 		XXH3_64bits_update(st, args[i], strlen(args[i]) + 1);
 	uint8_t lang = job->cxx;
@@ -231,16 +233,6 @@ static void include_dirs(const char *const *args, size_t nargs, strlist *out)
 		}
 }
 
-static bool ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool ident_char(char c)
-{
-	return ident_start(c) || (c >= '0' && c <= '9');
-}
-
 static const char *intern_ident(struct pch_entry *pe, const char *buf)
 {
 	char *k = hmap_get(&pe->ident_set, buf);
@@ -284,14 +276,14 @@ static void scan_defined(struct pch_entry *pe, const char *t, size_t n, const sk
 			while (p < e && (t[p] == ' ' || t[p] == '\t'))
 				p++;
 			size_t w = p;
-			while (w < e && ident_char(t[w]))
+			while (w < e && id_char(t[w]))
 				w++;
 			if ((w - p == 6 && strncmp(t + p, "define", 6) == 0) ||
 			    (w - p == 5 && strncmp(t + p, "undef", 5) == 0)) {
 				while (w < e && (t[w] == ' ' || t[w] == '\t'))
 					w++;
 				size_t q = w;
-				while (q < e && ident_char(t[q]))
+				while (q < e && id_char(t[q]))
 					q++;
 				char buf[256];
 				if (q > w && q - w < sizeof(buf)) {
@@ -310,12 +302,12 @@ static void scan_idents(struct pch_entry *pe, const char *t, size_t n, const ski
 {
 	scan_defined(pe, t, n, sk, file);
 	for (size_t i = 0; i < n;) {
-		if (!ident_start(t[i]) || (i > 0 && ident_char(t[i - 1]))) {
+		if (!id_start(t[i]) || (i > 0 && id_char(t[i - 1]))) {
 			i++;
 			continue;
 		}
 		size_t j = i;
-		while (j < n && ident_char(t[j]))
+		while (j < n && id_char(t[j]))
 			j++;
 		char buf[256];
 		if (j - i < sizeof(buf)) {
@@ -479,14 +471,14 @@ static bool shadows_tail(struct pch_entry *pe, const char *dir)
  * it. Called and returns with ps->lock held. */
 static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
 				   size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o,
-				   const char *block, bool *built)
+				   const char *prelude, bool *built)
 {
-	char *key = pch_key(job, args, nargs, block);
+	char *key = pch_key(job, args, nargs, prelude);
 	struct pch_entry *pe = hmap_get(&ps->by_key, key);
 	if (!pe) {
 		pe = xcalloc(1, sizeof(*pe));
 		pe->state = PCH_BUILDING;
-		pe->prelude = xasprintf("%s%s", PRELUDE, block ? block : "");
+		pe->prelude = xstrdup(prelude);
 		vec_push(&ps->keys, key);
 		hmap_put(&ps->by_key, key, pe);
 		char *mine = xstrdup(key); /* ps->keys may grow while we build */
@@ -500,9 +492,8 @@ static struct pch_entry *entry_for(struct pch_set *ps, CXIndex idx, const struct
 		if (path) {
 			ps->n++;
 			*built = true;
-			if (block)
-				log_verbose(2, "%s: a preamble with its project header's system includes too",
-					    job->display);
+			if (strcmp(prelude, PRELUDE) != 0)
+				log_verbose(2, "%s: a preamble with system headers besides Ruby's", job->display);
 			if (log_verbosity >= 3)
 				for (size_t i = 0; i < nargs; i++)
 					if (args[i][0] == '-' && (args[i][1] == 'D' || args[i][1] == 'U'))
@@ -595,7 +586,7 @@ static bool prefix_fits(struct pch_entry *pe, const struct prefix *pre, const st
  * those defines, and each file's parse still passes all of its own. */
 static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args,
 			  size_t nargs, const char *const *extra, size_t nextra, const struct parse_opts *o,
-			  const struct prefix *pre, const char *block, bool *built)
+			  const struct prefix *pre, const char *prelude, bool *built)
 {
 	*built = false;
 	for (size_t i = 0; i < nargs; i++)
@@ -629,9 +620,9 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 	size_t n0 = rest.n;
 	for (size_t i = 0; i < defs.n; i++)
 		vec_push(&rest, defs.v[i]);
-	char *full_key = pch_key(job, rest.v, rest.n, block);
+	char *full_key = pch_key(job, rest.v, rest.n, prelude);
 	rest.n = n0;
-	char *rest_key = pch_key(job, rest.v, rest.n, block);
+	char *rest_key = pch_key(job, rest.v, rest.n, prelude);
 	struct pch_entry *pe = NULL;
 	pthread_mutex_lock(&ps->lock);
 	struct pch_entry *src = hmap_get(&ps->by_rest, rest_key);
@@ -641,7 +632,7 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 	if (hmap_has(&ps->by_key, full_key) || !src || src->state != PCH_READY || !src->idents_known) {
 		for (size_t i = 0; i < defs.n; i++)
 			vec_push(&rest, defs.v[i]);
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, block, built);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, prelude, built);
 		rest.n = n0;
 		if (!hmap_has(&ps->by_rest, rest_key)) {
 			vec_push(&ps->keys, rest_key);
@@ -655,7 +646,7 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 				vec_push(&rest, defs.v[i]);
 			else
 				dropped = true;
-		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, block, built);
+		pe = entry_for(ps, idx, job, rest.v, rest.n, extra, nextra, o, prelude, built);
 		rest.n = n0;
 		/* the defines it was built with may pull in headers that mention
 		 * a define it was built without */
@@ -670,9 +661,11 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 	}
 	free(full_key);
 	free(rest_key);
-	const char *r = pe && pe->state == PCH_READY && (block ? block_fits(pe, pre, job) : prefix_fits(pe, pre, job))
-				? pe->path
-				: NULL;
+	bool ruby_only = strcmp(prelude, PRELUDE) == 0;
+	const char *r =
+		pe && pe->state == PCH_READY && (ruby_only ? prefix_fits(pe, pre, job) : block_fits(pe, pre, job))
+			? pe->path
+			: NULL;
 	pthread_mutex_unlock(&ps->lock);
 	vec_free(&rest);
 	vec_free(&defs);
@@ -682,12 +675,12 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 	return r;
 }
 
-/* Whether a second file asks for this system block with these arguments
- * (one file alone does not pay for a preamble of its own). */
-static bool block_wanted(struct pch_set *ps, const struct tu_job *job, const char *const *args, size_t nargs,
-			 const char *block)
+/* Whether a second file asks for this preamble with these arguments (one
+ * file alone does not pay for a preamble of its own). */
+static bool wanted(struct pch_set *ps, const struct tu_job *job, const char *const *args, size_t nargs,
+		   const char *prelude)
 {
-	char *key = pch_key(job, args, nargs, block);
+	char *key = pch_key(job, args, nargs, prelude);
 	pthread_mutex_lock(&ps->lock);
 	uintptr_t n = (uintptr_t)hmap_get(&ps->wanted, key);
 	if (!n) {
@@ -707,7 +700,10 @@ static bool block_wanted(struct pch_set *ps, const struct tu_job *job, const cha
  * includes right after ruby.h, when a second file asks for the same lines with
  * the same arguments: the same checks as for Ruby's headers alone apply to
  * it (the file's lines before ruby.h, its directory, the -D/-U it mentions).
- * If it cannot be built, Ruby's headers alone. */
+ * If it cannot be built, Ruby's headers alone. A file that includes system
+ * headers before ruby.h (ossl.h's <assert.h>) has them, in order, ahead of
+ * ruby.h in every preamble it may use, and shares one with a second file
+ * only: none for the first. */
 const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, const char *const *args, size_t nargs,
 		    const char *const *extra, size_t nextra, const struct parse_opts *o,
 		    const struct pch_prefix *prefix, bool *built)
@@ -716,16 +712,24 @@ const char *pch_for(struct pch_set *ps, CXIndex idx, const struct tu_job *job, c
 	if (!ps)
 		return NULL;
 	const struct prefix *pre = (const struct prefix *)prefix;
-	if (pre && pre->block && !ps->no_blocks && block_wanted(ps, job, args, nargs, pre->block)) {
-		const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, pre->block, built);
+	const char *head = pre && pre->head ? pre->head : "";
+	const char *r = NULL;
+	if (pre && pre->block && !ps->no_blocks) {
+		char *prelude = xasprintf("%s%s%s", head, PRELUDE, pre->block);
+		if (wanted(ps, job, args, nargs, prelude))
+			r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, prelude, built);
+		free(prelude);
 		if (r) {
 			log_verbose(2, "%s: Ruby's headers and its project header's system includes from one preamble",
 				    job->display);
 			return r;
 		}
 	}
+	char *prelude = xasprintf("%s%s", head, PRELUDE);
 	bool b = false;
-	const char *r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, NULL, &b);
+	if (!*head || wanted(ps, job, args, nargs, prelude))
+		r = lookup(ps, idx, job, args, nargs, extra, nextra, o, pre, prelude, &b);
+	free(prelude);
 	*built = *built || b;
 	return r;
 }

@@ -77,16 +77,6 @@ static char *strip_comments(const char *t, size_t n)
 	return o;
 }
 
-static bool id_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool id_char(char c)
-{
-	return id_start(c) || (c >= '0' && c <= '9');
-}
-
 /* Adds the identifiers of s (all of them, or only the first) to l. */
 static void add_ids(strlist *l, const char *s, bool first_only)
 {
@@ -191,7 +181,7 @@ static char *system_block(const char *rest, const char *const *args, size_t narg
 	return r;
 }
 
-static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
+static int scan(const char *text, size_t len, const char *path, const char *dir, const char *const *args, size_t nargs,
 		unsigned depth, struct prefix *pre);
 
 /* scan() of the header at hp (NULL: 0). */
@@ -202,16 +192,27 @@ static int scan_header(const char *hp, const char *const *args, size_t nargs, un
 	size_t hl = 0;
 	char *ht = read_file(hp, &hl, 4u * 1024 * 1024);
 	char *hd = path_dirname(hp);
-	int r = ht ? scan(ht, hl, hd, args, nargs, true, depth + 1, pre) : 0;
+	int r = ht ? scan(ht, hl, hp, hd, args, nargs, depth + 1, pre) : 0;
 	free(ht);
 	free(hd);
 	return r;
 }
 
-/* An #include line before ruby.h (line: after the word): true to read on,
- * false to stop with *result (scan's 1 or 0). */
-static bool scan_include(char *line, const char *dir, const char *const *args, size_t nargs, unsigned depth,
-			 struct prefix *pre, int nest, int *result)
+/* An include of Ruby's headers (or extconf.h) before ruby.h, for the head
+ * (pch_scan.h); one in a conditional cannot go there. */
+static void head_add(struct prefix *pre, int nest, const char *line)
+{
+	if (nest > 0)
+		pre->cond_first = true;
+	else
+		sb_printf(&pre->head_lines, "%s\n", line);
+}
+
+/* An #include line before ruby.h (line: after the word) at line lineno of
+ * path (NULL: the file itself): true to read on, false to stop with *result
+ * (scan's 1 or 0). */
+static bool scan_include(char *line, const char *path, unsigned lineno, const char *dir, const char *const *args,
+			 size_t nargs, unsigned depth, struct prefix *pre, int nest, int *result)
 {
 	while (*line == ' ' || *line == '\t')
 		line++;
@@ -219,7 +220,10 @@ static bool scan_include(char *line, const char *dir, const char *const *args, s
 	char close = open == '<' ? '>' : open == '"' ? '"' : 0;
 	if (!close) {
 		/* mkmf's extconf.h, which ruby.h includes first thing too */
-		return after_word(line, "RUBY_EXTCONF_H") != NULL; /* else #include MACRO */
+		if (!after_word(line, "RUBY_EXTCONF_H"))
+			return false; /* #include MACRO */
+		head_add(pre, nest, "#include RUBY_EXTCONF_H");
+		return true;
 	}
 	char *end = strchr(line + 1, close);
 	if (!end)
@@ -231,46 +235,67 @@ static bool scan_include(char *line, const char *dir, const char *const *args, s
 		pre->ruby_depth = depth + 1;
 		return false;
 	}
-	if (str_starts(name, "ruby/"))
-		return true; /* a piece of Ruby's headers: guarded, and ruby.h comes below */
-	if (open == '<') {
-		/* a header found through -I (<sqlite3_ruby.h>) that reaches
-		 * ruby.h first decides; anything else is a system header, which
-		 * ruby.h includes too */
-		char *hp = resolve_quoted(name, NULL, args, nargs);
-		int r = nest == 0 ? scan_header(hp, args, nargs, depth, pre) : 0;
-		free(hp);
-		if (r == 1) {
-			*result = 1;
-			return false;
-		}
+	if (str_starts(name, "ruby/")) {
+		/* a piece of Ruby's headers: guarded, and ruby.h comes below */
+		char *l = xasprintf("#include %c%s%c", open, name, close);
+		head_add(pre, nest, l);
+		free(l);
 		return true;
 	}
-	if (nest > 0)
-		return false; /* a project header that may or may not be included */
-	char *hp = resolve_quoted(name, dir, args, nargs);
-	if (!hp)
-		return false;
+	/* In a conditional (#ifdef _WIN32): the conditional tests no macro of
+	 * the preamble (pch.c), so it is skipped with the preamble as without,
+	 * and the parse with the preamble is kept only if it skipped this line
+	 * (pch_prefix_skipped) */
+	if (nest > 0) {
+		struct cond_include ci = {path ? xstrdup(path) : NULL, lineno};
+		vec_push(&pre->cond_incs, ci);
+		return true;
+	}
+	char *hp = resolve_quoted(name, open == '"' ? dir : NULL, args, nargs);
+	if (!hp && open == '<') {
+		/* a system header (not on the -I directories) before ruby.h is
+		 * read before ruby/config.h's feature macros (_GNU_SOURCE)
+		 * without the preamble: glibc's features.h is read once, so a
+		 * preamble with ruby.h first would declare other functions
+		 * (accept4) and types (connect's __SOCKADDR_ARG). It goes into
+		 * the head, with the includes before it, unless one of those is
+		 * in a conditional (the order could differ) */
+		if (pre->cond_first)
+			return false;
+		char *l = xasprintf("#include <%s>", name);
+		head_add(pre, nest, l);
+		free(l);
+		pre->head_system = true;
+		return true;
+	}
+	/* the first project header ("ossl.h", or <sqlite3_ruby.h> found
+	 * through -I) decides: it must reach ruby.h first */
 	*result = scan_header(hp, args, nargs, depth, pre);
 	free(hp);
-	return false; /* the first project header decides */
+	return false;
 }
 
 /* 1: reaches ruby.h first; 0: something else comes first; depth-limited.
  * Conditionals, #define and #undef before ruby.h are allowed; what they name
  * goes to pre, for pch_for to check against the preamble's own macros. */
-static int scan(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs, bool header,
+static int scan(const char *text, size_t len, const char *path, const char *dir, const char *const *args, size_t nargs,
 		unsigned depth, struct prefix *pre)
 {
 	if (depth > 3)
 		return 0;
+	bool header = path != NULL;
 	char *t = strip_comments(text, len);
+	char *lines = xstrdup(t); /* t's newlines, before strtok_r cuts it */
+	size_t counted = 0;       /* lines counted up to this offset */
+	unsigned lineno = 1;
 	int result = 0;
 	int nest = 0; /* #if nesting, without the include guard */
 	char guard[128] = "";
 	int directives = 0;
 	char *save = NULL;
 	for (char *line = strtok_r(t, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		for (size_t off = (size_t)(line - t); counted < off; counted++)
+			lineno += lines[counted] == '\n';
 		while (*line == ' ' || *line == '\t' || *line == '\r')
 			line++;
 		if (!*line)
@@ -320,24 +345,38 @@ static int scan(const char *text, size_t len, const char *dir, const char *const
 		}
 		if (!(rest = after_word(line, "include")))
 			break; /* #error, #pragma, #line ... */
-		if (!scan_include((char *)rest, dir, args, nargs, depth, pre, nest, &result))
+		if (!scan_include((char *)rest, path, lineno, dir, args, nargs, depth, pre, nest, &result))
 			break;
 	}
 	if (result == 1 && header && pre->ruby_depth == depth + 1 && !pre->block && save)
 		pre->block = system_block(save, args, nargs);
+	free(lines);
 	free(t);
 	return result;
+}
+
+static void prefix_clear(struct prefix *x)
+{
+	strlist_free(&x->conds);
+	strlist_free(&x->defs);
+	free(x->block);
+	free(x->head);
+	sb_free(&x->head_lines);
+	for (size_t i = 0; i < x->cond_incs.n; i++)
+		free(x->cond_incs.v[i].file);
+	vec_free(&x->cond_incs);
 }
 
 struct pch_prefix *pch_eligible(const char *text, size_t len, const char *dir, const char *const *args, size_t nargs)
 {
 	struct prefix pre = {0};
-	if (scan(text, len, dir, args, nargs, false, 0, &pre) != 1) {
-		strlist_free(&pre.conds);
-		strlist_free(&pre.defs);
-		free(pre.block);
+	if (scan(text, len, NULL, dir, args, nargs, 0, &pre) != 1) {
+		prefix_clear(&pre);
 		return NULL;
 	}
+	if (pre.head_system)
+		pre.head = xstrdup(sb_str(&pre.head_lines));
+	sb_free(&pre.head_lines);
 	struct prefix *r = xmalloc(sizeof(*r));
 	*r = pre;
 	return (struct pch_prefix *)r;
@@ -348,8 +387,34 @@ void pch_prefix_free(struct pch_prefix *p)
 	struct prefix *x = (struct prefix *)p;
 	if (!x)
 		return;
-	strlist_free(&x->conds);
-	strlist_free(&x->defs);
-	free(x->block);
+	prefix_clear(x);
 	free(x);
+}
+
+/* Whether the preprocessor skipped line of file in tu (inside an inactive
+ * branch: between the lines of its #if and its #else/#endif). */
+static bool skipped_in(CXTranslationUnit tu, const char *file, unsigned line)
+{
+	CXFile f = clang_getFile(tu, file);
+	CXSourceRangeList *rl = f ? clang_getSkippedRanges(tu, f) : NULL;
+	bool skipped = false;
+	for (unsigned i = 0; rl && i < rl->count && !skipped; i++) {
+		unsigned l1 = 0, l2 = 0;
+		clang_getSpellingLocation(clang_getRangeStart(rl->ranges[i]), NULL, &l1, NULL, NULL);
+		clang_getSpellingLocation(clang_getRangeEnd(rl->ranges[i]), NULL, &l2, NULL, NULL);
+		skipped = l1 < line && line < l2;
+	}
+	if (rl)
+		clang_disposeSourceRangeList(rl);
+	return skipped;
+}
+
+bool pch_prefix_skipped(const struct pch_prefix *p, CXTranslationUnit tu, const char *main_file)
+{
+	const struct prefix *x = (const struct prefix *)p;
+	for (size_t i = 0; x && i < x->cond_incs.n; i++)
+		if (!skipped_in(tu, x->cond_incs.v[i].file ? x->cond_incs.v[i].file : main_file,
+				x->cond_incs.v[i].line))
+			return false;
+	return true;
 }

@@ -53,8 +53,7 @@ struct parse_state {
 	struct reader r;
 	strlist pending_words; /* %w[...] lists, for `.each { |f| have_func(f) }` */
 	unsigned pending_age;
-	struct strbuf wacc;                /* a %w[...] list being read */
-	char wclose;                       /* its closing bracket while it is open */
+	char wclose;                       /* a %w[...] list's closing bracket while its lines go on */
 	block_vec blocks;                  /* open Ruby blocks */
 	bool makefile_ok, makefile_failed; /* create_makefile run / not run here */
 	bool flags_open;                   /* inside a multi-line append_cflags([...]) */
@@ -121,35 +120,66 @@ static void line_conditions(struct parse_state *st, const char *line)
 	assignment(&st->r, t, in_order);
 }
 
-/* %w[...] word lists, possibly over several lines. True when the line is
- * inside a list that goes on. */
+/* The list that text holds from offset `from` up to its closing character,
+ * appended to sb as one line: newlines as spaces, `#` comments outside quotes
+ * dropped (the line loop's strip_comment). words (a %w[...] list, which the
+ * loop also reads a line at a time): quotes do not go on over a line end nor
+ * hide the closing character. *end: that character's offset. False when the
+ * list does not close within 8 KiB. What word_list and joined_list share. */
+static bool read_list_ahead(const char *text, size_t from, char close, bool words, struct strbuf *sb, size_t *end)
+{
+	bool sq = false, dq = false;
+	for (const char *p = text + from; *p; p++) {
+		if (sb->len > 8192)
+			return false;
+		if (*p == '\n' && words)
+			sq = dq = false;
+		if (*p == '\'' && !dq) {
+			sq = !sq;
+		} else if (*p == '"' && !sq) {
+			dq = !dq;
+		} else if (*p == '#' && !sq && !dq && p[1] != '{') {
+			while (p[1] && p[1] != '\n')
+				p++;
+			continue;
+		} else if (*p == close && (words || (!sq && !dq))) {
+			*end = (size_t)(p - text);
+			return true;
+		}
+		sb_putc(sb, *p == '\n' || *p == '\r' ? ' ' : *p);
+	}
+	return false;
+}
+
+/* %w[...] word lists, possibly over several lines: read whole at the line
+ * that opens one. True when the line is inside a list that goes on (the
+ * lines up to its closing bracket are the list's, nothing else). */
 static bool word_list(struct parse_state *st, const char *line)
 {
-	const char *w = NULL, *wend = NULL;
 	if (st->wclose) {
-		w = line;
-		wend = strchr(line, st->wclose);
-	} else if ((w = strstr(line, "%w")) != NULL || (w = strstr(line, "%i")) != NULL) {
-		if (w[2] == '[' || w[2] == '(' || w[2] == '{') {
-			st->wclose = w[2] == '[' ? ']' : w[2] == '(' ? ')' : '}';
-			w += 3;
-			sb_reset(&st->wacc);
-			wend = strchr(w, st->wclose);
-		} else {
-			w = NULL;
-		}
-	}
-	if (!w)
+		if (!strchr(line, st->wclose))
+			return true;
+		st->wclose = 0;
 		return false;
-	sb_add(&st->wacc, w, wend ? (size_t)(wend - w) : strlen(w));
-	sb_putc(&st->wacc, ' ');
-	if (!wend)
-		return true; /* the list goes on */
-	strlist_free(&st->pending_words);
-	shell_split(sb_str(&st->wacc), &st->pending_words);
-	st->pending_age = 0;
-	st->wclose = 0;
-	return false;
+	}
+	const char *w = strstr(line, "%w");
+	if (!w)
+		w = strstr(line, "%i");
+	if (!w || !(w[2] == '[' || w[2] == '(' || w[2] == '{'))
+		return false;
+	char close = w[2] == '[' ? ']' : w[2] == '(' ? ')' : '}';
+	struct strbuf sb = {0};
+	size_t end = 0;
+	if (read_list_ahead(st->text, (size_t)(w + 3 - st->copy), close, true, &sb, &end)) {
+		strlist_free(&st->pending_words);
+		shell_split(sb_str(&sb), &st->pending_words);
+		st->pending_age = 0;
+	}
+	sb_free(&sb);
+	if (strchr(w + 3, close))
+		return false;
+	st->wclose = close; /* the list goes on */
+	return true;
 }
 
 /* have_func and the header probes: the HAVE_ defines they make. */
@@ -450,10 +480,12 @@ static void source_var(struct parse_state *st, const char *line)
 	free(name);
 }
 
-/* `$objs << name`, `$objs << name.sub(/\.c$/, '.o')` (or gsub, or with
- * `"#{$OBJEXT}"`), with name a variable noted by source_var: every value it
- * may hold here is added to the list (each branch of a `case` that runs
- * here). False when the line is not of that shape. */
+/* `$objs << name` or `$objs << name.sub(/\.c$/, '.o')` (or gsub), with name
+ * a variable noted by source_var: every value it may hold here is added to
+ * the list (each branch of a `case` that runs here). The arguments of sub
+ * and gsub are not read, only skipped up to the first `)`: `".#{$OBJEXT}"`
+ * as the replacement is read like '.o', a `)` inside the pattern is not.
+ * False when the line is not of that shape. */
 static bool var_objects(struct parse_state *st, const char *line, const char *var, strlist *list)
 {
 	const char *p = strstr(line, var) + strlen(var);
@@ -506,27 +538,14 @@ static char *joined_list(const struct parse_state *st, const char *line, const c
 		return NULL;
 	struct strbuf sb = {0};
 	sb_add(&sb, line, (size_t)(open - line));
-	bool sq = false, dq = false;
-	for (const char *p = st->text + (open - st->copy); *p; p++) {
-		if (sb.len > 8192)
-			break;
-		if (*p == '\'' && !dq) {
-			sq = !sq;
-		} else if (*p == '"' && !sq) {
-			dq = !dq;
-		} else if (*p == '#' && !sq && !dq && p[1] != '{') {
-			while (p[1] && p[1] != '\n')
-				p++;
-			continue;
-		} else if (*p == ']' && !sq && !dq) {
-			const char *eol = strchr(p, '\n');
-			sb_add(&sb, p, eol ? (size_t)(eol - p) : strlen(p));
-			return sb_detach(&sb);
-		}
-		sb_putc(&sb, *p == '\n' || *p == '\r' ? ' ' : *p);
+	size_t end = 0;
+	if (!read_list_ahead(st->text, (size_t)(open - st->copy), ']', false, &sb, &end)) {
+		sb_free(&sb);
+		return NULL;
 	}
-	sb_free(&sb);
-	return NULL;
+	const char *p = st->text + end, *eol = strchr(p, '\n');
+	sb_add(&sb, p, eol ? (size_t)(eol - p) : strlen(p));
+	return sb_detach(&sb);
 }
 
 /* $objs or $srcs on this line: its list noted. */
@@ -592,7 +611,6 @@ static void parse_finish(struct parse_state *st)
 	reader_free(&st->r);
 	strlist_free(&st->src_var_names);
 	strlist_free(&st->src_var_values);
-	sb_free(&st->wacc);
 	free(st->copy);
 	ruby_text_free(&st->own_rt);
 }

@@ -86,19 +86,11 @@ cmp -s "$T/used.txt" "$T/want.txt" || {
 }
 grep -q "ext/g/d.c: defines INET_ADDRSTRLEN, which its project header's system includes mention" "$ERR" ||
 	fail "d.c: expected the define before g.h to be named"
-jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/on.json" || fail "no JSON"
 [ "$(jq '.sites | length' "$OUT")" = 5 ] || fail "expected 5 release sites"
 [ "$(jq '[.findings[] | select(.rule == "ruby-api-without-gvl")] | length' "$OUT")" -ge 3 ] ||
 	fail "expected the Ruby API calls without the GVL in a.c, b.c and c.c"
 
-run --no-pch --jobs 1 --format json --fail-level none "$G"
-jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/off.json" || fail "no JSON with --no-pch"
-cmp -s "$T/on.json" "$T/off.json" || { diff "$T/on.json" "$T/off.json" | head -30; fail "results differ with the second preamble"; }
-
-"$BIN" --jobs 1 --dump-facts "$G" >"$T/facts-on.txt" 2>/dev/null
-"$BIN" --jobs 1 --no-pch --dump-facts "$G" >"$T/facts-off.txt" 2>/dev/null
-[ -s "$T/facts-on.txt" ] || fail "no facts"
-cmp -s "$T/facts-on.txt" "$T/facts-off.txt" || { diff "$T/facts-on.txt" "$T/facts-off.txt" | head -30; fail "facts differ with the second preamble"; }
+same_without_pch "$G"
 
 # Ruby's headers alone (a test hook): the same facts, and no second preamble
 NOGVL_LINT_TEST_NO_PCH_BLOCKS=1 "$BIN" -vv --jobs 1 --dump-facts "$G" >"$T/facts-ruby.txt" 2>"$T/err-ruby.txt"

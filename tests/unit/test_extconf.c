@@ -109,6 +109,17 @@ static void test_extconf__word_lists(void **state)
 	assert_true(HAS(&ei, "HAVE_CLOCK_GETTIME=1"));
 	assert_int_equal(ei.defines.n, 4);
 	extconf_info_free(&ei);
+	/* a comment in a list over lines is dropped, its bracket too; the
+	 * list's lines are not read as code */
+	parse("%w[\n"
+	      "  memrchr # not ] the end\n"
+	      "  have_func('not_a_probe')\n"
+	      "].each { |f| have_func(f) }\n",
+	      &ei);
+	assert_true(HAS(&ei, "HAVE_MEMRCHR=1"));
+	assert_false(HAS(&ei, "HAVE_NOT_A_PROBE=1"));
+	assert_false(HAS(&ei, "HAVE_THE=1"));
+	extconf_info_free(&ei);
 }
 
 static void test_extconf__defs_and_flags(void **state)
@@ -375,6 +386,16 @@ static void test_extconf__objs(void **state)
 	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/hook_elf.c"));
 	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/hook_win.c"));
 	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/hook_osx.c"));
+	extconf_info_free(&ei);
+	/* the arguments of sub are skipped, not read: `".#{$OBJEXT}"` is read
+	 * like '.o'; a `)` in the pattern is not read */
+	parse("$objs = %w(a.o)\nhook = \"hook_elf.c\"\n$objs << hook.sub(/\\.c$/, \".#{$OBJEXT}\")\n", &ei);
+	assert_false(ei.objs_unknown);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/hook_elf.c"));
+	assert_true(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
+	extconf_info_free(&ei);
+	parse("$objs = %w(a.o)\nhook = \"hook_elf.c\"\n$objs << hook.sub(/\\.(c|cc)$/, '.o')\n", &ei);
+	assert_false(extconf_objs_exclude(&ei, "/gem/ext/foo/unused.c"));
 	extconf_info_free(&ei);
 	/* a variable the reader does not know: unknown */
 	parse("$objs = %w(a.o)\n$objs << other.sub(/\\.c$/, '.o')\n", &ei);

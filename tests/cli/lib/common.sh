@@ -195,3 +195,19 @@ static VALUE m(VALUE self, VALUE s)
 void Init_ext(void) { rb_define_method(rb_cObject, "m", m, 1); }
 CEOF
 }
+
+# same_without_pch DIR: the results (JSON findings, sites, parse failures) and
+# the --dump-facts of DIR are the same with the shared Ruby-header preamble
+# and with --no-pch (one parser); the facts stay in $T/facts-on.txt and
+# $T/facts-off.txt for more checks.
+same_without_pch() {
+	run --jobs 1 --format json --fail-level none "$1"
+	jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/on.json" || fail "no JSON"
+	run --no-pch --jobs 1 --format json --fail-level none "$1"
+	jq -S '[.findings, .sites, .parse_failures]' "$OUT" >"$T/off.json" || fail "no JSON with --no-pch"
+	cmp -s "$T/on.json" "$T/off.json" || { diff "$T/on.json" "$T/off.json" | head -30; fail "results differ with the preamble"; }
+	"$BIN" --jobs 1 --dump-facts "$1" >"$T/facts-on.txt" 2>/dev/null
+	"$BIN" --jobs 1 --no-pch --dump-facts "$1" >"$T/facts-off.txt" 2>/dev/null
+	[ -s "$T/facts-on.txt" ] || fail "no facts"
+	cmp -s "$T/facts-on.txt" "$T/facts-off.txt" || { diff "$T/facts-on.txt" "$T/facts-off.txt" | head -30; fail "facts differ with the preamble"; }
+}
