@@ -218,6 +218,21 @@ static int32_t member_handled_at(const struct mfunc *caller, uint32_t site_ev, i
 	return -1;
 }
 
+/* The notes every finding ends with: why the call raises, the fix, and the
+ * macro the release was written in. */
+static void interrupt_notes(struct finding *f, const struct msite *s, const char *what)
+{
+	finding_note(f, &s->loc,
+		     "Ruby handles pending interrupts (Thread#raise, Thread#kill, a trap that raises, Timeout) after "
+		     "the callback returned and raises instead of returning%s",
+		     what);
+	finding_note(f, &s->loc,
+		     "pass RB_NOGVL_INTR_FAIL (rb_nogvl) or use rb_thread_call_without_gvl2, handle the item, then "
+		     "call rb_thread_check_ints()");
+	if (s->macro)
+		finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);
+}
+
 /* Reports the second shape at site s; whether it did. */
 static bool report_stored(struct rule_ctx *rc, const struct msite *s)
 {
@@ -245,14 +260,7 @@ static bool report_stored(struct rule_ctx *rc, const struct msite *s)
 		     "the caller hands '%s.%s' on here, which never runs when %s raises: the item is gone from the "
 		     "queue and its work is never done",
 		     lv->name, st.path, s->called);
-	finding_note(f, &s->loc,
-		     "Ruby handles pending interrupts (Thread#raise, Thread#kill, a trap that raises, Timeout) after "
-		     "the callback returned and raises instead of returning");
-	finding_note(f, &s->loc,
-		     "pass RB_NOGVL_INTR_FAIL (rb_nogvl) or use rb_thread_call_without_gvl2, handle the item, then "
-		     "call rb_thread_check_ints()");
-	if (s->macro)
-		finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);
+	interrupt_notes(f, s, "");
 	return true;
 }
 
@@ -294,14 +302,7 @@ static void run(struct rule_ctx *rc)
 			     ue->u.call->indirect && ue->u.call->callee.text ? ue->u.call->callee.text
 									     : ue->u.call->name,
 			     s->called);
-		finding_note(f, &s->loc,
-			     "Ruby handles pending interrupts (Thread#raise, Thread#kill, a trap that raises, "
-			     "Timeout) after the callback returned and raises instead of returning its result");
-		finding_note(f, &s->loc,
-			     "pass RB_NOGVL_INTR_FAIL (rb_nogvl) or use rb_thread_call_without_gvl2, handle the "
-			     "item, then call rb_thread_check_ints()");
-		if (s->macro)
-			finding_note(f, &s->loc, "expanded from macro '%s'", s->macro);
+		interrupt_notes(f, s, " its result");
 	}
 }
 

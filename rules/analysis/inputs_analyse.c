@@ -301,12 +301,8 @@ static void ensure_hop(const struct model *m, const struct msite *s, const struc
 		uint32_t k = passed[i].fn, ei = passed[i].ev;
 		const struct mfunc *cf = &m->fns.v[k];
 		const struct call *c = cf->f->events[ei].u.call;
-		for (uint32_t a = 0; a < c->nargs; a++)
-			if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
-				refs++;
-		unsigned bfn, bdata;
-		if (!body_call(c, &bfn, &bdata) || c->args[bfn].kind != EX_FUNC ||
-		    !str_eq(c->args[bfn].func_usr, mf->f->usr))
+		unsigned bdata;
+		if (!runs_as_body(c, mf->f->usr, &refs, &bdata))
 			continue;
 		found++;
 		if (cf == mf || ++hops > 8)

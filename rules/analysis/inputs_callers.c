@@ -314,6 +314,15 @@ bool body_call(const struct call *c, unsigned *fn, unsigned *data)
 	return false;
 }
 
+bool runs_as_body(const struct call *c, const char *usr, unsigned *refs, unsigned *data)
+{
+	for (uint32_t a = 0; a < c->nargs; a++)
+		if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, usr))
+			(*refs)++;
+	unsigned fn;
+	return body_call(c, &fn, data) && c->args[fn].kind == EX_FUNC && str_eq(c->args[fn].func_usr, usr);
+}
+
 /* x is exactly parameter variable v (a cast allowed: (VALUE)data). */
 static bool is_param_ref(const struct expr *x, int32_t v)
 {

@@ -124,6 +124,9 @@ bool frame_holds(const struct model *m, const struct mfunc *mf, const struct ref
  * rb_mutex_synchronize(mutex, body, data): the indexes of its body and data
  * arguments. */
 bool body_call(const struct call *c, unsigned *fn, unsigned *data);
+/* Adds to *refs the arguments of c naming the function usr, and whether c
+ * runs it as its body (body_call): then *data is the body's data argument. */
+bool runs_as_body(const struct call *c, const char *usr, unsigned *refs, unsigned *data);
 /* g hands its parameter pfn, unchanged and nowhere else, to one such call as
  * the body, with another parameter (cast or not) as that call's data and that
  * parameter read nowhere else (ruby-magic's magic_lock(object, function, data)

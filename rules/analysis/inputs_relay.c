@@ -256,12 +256,8 @@ void field_hop(const struct model *m, const struct msite *s, const struct mfunc 
 	for (size_t i = 0; i < npassed; i++) {
 		const struct mfunc *cf = &m->fns.v[passed[i].fn];
 		const struct call *c = cf->f->events[passed[i].ev].u.call;
-		for (uint32_t a = 0; a < c->nargs; a++)
-			if (c->args[a].kind == EX_FUNC && str_eq(c->args[a].func_usr, mf->f->usr))
-				refs++;
-		unsigned bfn, bdata;
-		if (!body_call(c, &bfn, &bdata) || c->args[bfn].kind != EX_FUNC ||
-		    !str_eq(c->args[bfn].func_usr, mf->f->usr))
+		unsigned bdata;
+		if (!runs_as_body(c, mf->f->usr, &refs, &bdata))
 			continue;
 		found++;
 		int32_t local = cf == mf ? -1 : local_struct_arg(cf, &c->args[bdata]);
