@@ -45,7 +45,7 @@ static bool reads_file_var(const struct mfunc *fn, int32_t var)
 {
 	for (uint32_t j = 0; j < fn->f->nevents; j++) {
 		const struct event *r = &fn->f->events[j];
-		if (r->kind == EV_ACCESS && (r->u.access.mode & ACC_READ) && r->u.access.ref.var == var)
+		if (r->kind == EV_ACCESS && (r->u.access->mode & ACC_READ) && r->u.access->ref.var == var)
 			return true;
 	}
 	return false;
@@ -64,8 +64,8 @@ static int32_t unlinks_shared(const struct mfunc *fn)
 		if (w->kind == EV_ASSIGN && file_scope(mf_var(fn, w->u.assign->lhs.var)) &&
 		    expr_reads_var(&w->u.assign->rhs, w->u.assign->lhs.var))
 			return (int32_t)i;
-		if (first < 0 && w->kind == EV_ACCESS && (w->u.access.mode & ACC_WRITE) &&
-		    file_scope(mf_var(fn, w->u.access.ref.var)) && reads_file_var(fn, w->u.access.ref.var))
+		if (first < 0 && w->kind == EV_ACCESS && (w->u.access->mode & ACC_WRITE) &&
+		    file_scope(mf_var(fn, w->u.access->ref.var)) && reads_file_var(fn, w->u.access->ref.var))
 			first = (int32_t)i;
 	}
 	return first;
@@ -293,7 +293,7 @@ static void run(struct rule_ctx *rc)
 						"callback '%s' took from shared state",
 						s->called, rv->name, t.cb->f->name);
 		finding_note(f, &te->loc, "'%s' takes it with '%s' here", t.cb->f->name, te->u.call->name);
-		const struct ref *wr = we->kind == EV_ASSIGN ? &we->u.assign->lhs : &we->u.access.ref;
+		const struct ref *wr = we->kind == EV_ASSIGN ? &we->u.assign->lhs : &we->u.access->ref;
 		finding_note(f, &we->loc, "'%s' unlinks it from '%s' here", t.from->f->name, ref_text(t.from->tu, wr));
 		finding_note(f, &ue->loc,
 			     "the caller handles '%s' here ('%s'), which never runs when %s raises: the item is "

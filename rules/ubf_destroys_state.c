@@ -74,7 +74,7 @@ static bool callback_use(const struct model *m, const struct reach_set *rs, cons
 {
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, rs, NOGVL_GUARDED_TOO); nogvl_walk_next(&w);) {
-		if (w.e->kind != EV_ACCESS || !same_object(w.mf, &w.e->u.access.ref, o))
+		if (w.e->kind != EV_ACCESS || !same_object(w.mf, &w.e->u.access->ref, o))
 			continue;
 		*fn = w.fi;
 		*ev = w.ei;
@@ -105,7 +105,7 @@ static void report(struct rule_ctx *rc, const struct msite *s, const struct ubf_
 	finding_chain_set(f, m, us->rs.by_fn, it->fn, CTX_UBF);
 	const struct mfunc *umf = &m->fns.v[ufn];
 	const struct event *ue = &umf->f->events[uev];
-	finding_note(f, &ue->loc, "'%s' uses '%s' here%s", umf->f->name, ref_text(umf->tu, &ue->u.access.ref),
+	finding_note(f, &ue->loc, "'%s' uses '%s' here%s", umf->f->name, ref_text(umf->tu, &ue->u.access->ref),
 		     cbrs->n > 1 && ufn != cbrs->fns[0] ? " (reached from the callback)" : ", in the callback");
 	finding_note(f, &s->loc,
 		     "Ruby calls the UBF for every interrupt, also those that do not end the call (a trap "

@@ -259,9 +259,9 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 			push_unique(&c.init, &e->u.assign->lhs); /* set after the call: later reads are fine */
 			continue;
 		}
-		if (e->kind != EV_ACCESS || !(e->u.access.mode & ACC_READ))
+		if (e->kind != EV_ACCESS || !(e->u.access->mode & ACC_READ))
 			continue;
-		const struct ref *r = &e->u.access.ref;
+		const struct ref *r = &e->u.access->ref;
 		/* the return value dereferenced */
 		if (c.result_var >= 0 && r->var == c.result_var && r->deref) {
 			const struct var *v = cvar(&c, r->var);

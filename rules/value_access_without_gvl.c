@@ -21,7 +21,7 @@ static void run(struct rule_ctx *rc)
 			f = rule_report(rc, &e->loc, mf->f->name,
 					"'%s' accesses a Ruby object's internals (%s) without the GVL; read what "
 					"the callback needs before releasing the GVL",
-					e->u.access.ref.field ? e->u.access.ref.field : "?", u.callee);
+					e->u.access->ref.field ? e->u.access->ref.field : "?", u.callee);
 		else
 			f = rule_report(rc, &e->loc, mf->f->name,
 					"'%s' reads a Ruby object's internals without the GVL; take the pointer or "

@@ -33,8 +33,8 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 	int best = IOA_NO;
 	for (uint32_t i = rel + 1; i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind != EV_ACCESS || !(e->u.access.mode & (ACC_READ | ACC_ADDR)) ||
-		    !ref_same(&e->u.access.ref, o))
+		if (e->kind != EV_ACCESS || !(e->u.access->mode & (ACC_READ | ACC_ADDR)) ||
+		    !ref_same(&e->u.access->ref, o))
 			continue;
 		if (is_guard_event(e))
 			return IOA_GUARD;
@@ -50,7 +50,7 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 			continue;
 		for (uint32_t i = 0; i < rel; i++) {
 			const struct event *e = &f->events[i];
-			if (e->kind != EV_ACCESS || !(e->u.access.mode & ACC_READ) || !ref_same(&e->u.access.ref, o))
+			if (e->kind != EV_ACCESS || !(e->u.access->mode & ACC_READ) || !ref_same(&e->u.access->ref, o))
 				continue;
 			for (int32_t r = e->region, k = 0; r >= 0 && (uint32_t)r < f->nregions && k < 64;
 			     r = f->regions[r].parent, k++)
@@ -67,7 +67,7 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 			continue;
 		for (uint32_t i = 0; i < rel; i++) {
 			const struct event *e = &f->events[i];
-			if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_READ) && ref_same(&e->u.access.ref, o) &&
+			if (e->kind == EV_ACCESS && (e->u.access->mode & ACC_READ) && ref_same(&e->u.access->ref, o) &&
 			    e->loc.off >= rg->begin && e->loc.off < roff)
 				return IOA_USE;
 		}
@@ -83,7 +83,7 @@ static int alive_after(const struct mfunc *mf, const struct ref *o, uint32_t rel
 	}
 	for (uint32_t i = from; i < rel && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
-		if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, o) && is_guard_event(e)) {
+		if (e->kind == EV_ACCESS && ref_same(&e->u.access->ref, o) && is_guard_event(e)) {
 			*guard_before = e->loc;
 			break;
 		}

@@ -70,7 +70,7 @@ static bool param_only_called(const struct mfunc *g, uint32_t p)
 			if (e->u.ret && expr_reads_var(e->u.ret, pv) && !calls_param(g, e->u.ret, pv))
 				return false;
 		} else if (e->kind == EV_ACCESS) {
-			if (e->u.access.ref.var == pv && (e->u.access.mode & (ACC_ADDR | ACC_WRITE)))
+			if (e->u.access->ref.var == pv && (e->u.access->mode & (ACC_ADDR | ACC_WRITE)))
 				return false;
 		}
 	}
@@ -142,7 +142,7 @@ static bool param_untouched(const struct mfunc *mf, int32_t var, uint32_t before
 {
 	for (uint32_t i = 0; i < before && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];
-		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & (ACC_WRITE | ACC_ADDR)))
+		if (e->kind == EV_ACCESS && e->u.access->ref.var == var && (e->u.access->mode & (ACC_WRITE | ACC_ADDR)))
 			return false;
 		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == var)
 			return false;
@@ -357,8 +357,8 @@ static bool param_only_in(const struct mfunc *g, int32_t pv, int32_t ev, uint32_
 			if (reads_besides(e->u.ret, pv, ev))
 				return false;
 		} else if (e->kind == EV_ACCESS) {
-			if (e->u.access.ref.var == pv &&
-			    ((e->u.access.mode & (ACC_ADDR | ACC_WRITE)) || e->u.access.ref.deref))
+			if (e->u.access->ref.var == pv &&
+			    ((e->u.access->mode & (ACC_ADDR | ACC_WRITE)) || e->u.access->ref.deref))
 				return false;
 		}
 	}

@@ -152,7 +152,7 @@ static void add_carrier(struct flow *fl, const struct ref *r)
 			 * the method's first use of any member (this_var's place) */
 			for (int32_t j = (int32_t)(fl->cur < fl->limit ? fl->cur : fl->limit - 1); j >= 0; j--) {
 				const struct event *e = &fl->mf->f->events[j];
-				if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, r)) {
+				if (e->kind == EV_ACCESS && ref_same(&e->u.access->ref, r)) {
 					fl->out->from_caller_loc = e->loc;
 					break;
 				}
@@ -310,7 +310,7 @@ static void flow_ref(struct flow *fl, const struct ref *r, const struct ref *des
 		/* the access event of this member, at or before the current assignment */
 		for (int32_t j = (int32_t)fl->cur; j >= 0; j--) {
 			const struct event *e = &fl->mf->f->events[j];
-			if (e->kind == EV_ACCESS && ref_same(&e->u.access.ref, r)) {
+			if (e->kind == EV_ACCESS && ref_same(&e->u.access->ref, r)) {
 				struct ref owner = {.var = r->var, .path = ""};
 				add_input(fl, (uint32_t)j, kind, &owner, -1, dest);
 				break;

@@ -143,8 +143,8 @@ static bool local_is_param_cast(const struct mfunc *mf, int32_t var, uint32_t li
 	unsigned sets = 0;
 	for (uint32_t i = 0; i < limit && i < mf->f->nevents; i++) {
 		const struct event *e = &mf->f->events[i];
-		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & ACC_ADDR) &&
-		    ref_is_var(&e->u.access.ref))
+		if (e->kind == EV_ACCESS && e->u.access->ref.var == var && (e->u.access->mode & ACC_ADDR) &&
+		    ref_is_var(&e->u.access->ref))
 			return false; /* &r: may be set through a pointer */
 		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var)
 			continue;

@@ -56,8 +56,8 @@ static bool io_fd_event_d(const struct model *m, const struct mfunc *mf, uint32_
 		}
 		return false;
 	}
-	if (e->kind == EV_ACCESS && rb_io_record(e->u.access.ref.record) && str_eq(e->u.access.ref.field, "fd") &&
-	    (e->u.access.mode & ACC_READ)) {
+	if (e->kind == EV_ACCESS && rb_io_record(e->u.access->ref.record) && str_eq(e->u.access->ref.field, "fd") &&
+	    (e->u.access->mode & ACC_READ)) {
 		*what = "the fd of a Ruby IO";
 		return true;
 	}
@@ -140,7 +140,7 @@ static bool expr_uses(const struct func *f, const struct expr *x, uint32_t ev)
 		return false;
 	}
 	for (uint32_t k = 0; k < x->nreads; k++)
-		if (x->reads[k].var == e->u.access.ref.var && str_eq(x->reads[k].field, e->u.access.ref.field))
+		if (x->reads[k].var == e->u.access->ref.var && str_eq(x->reads[k].field, e->u.access->ref.field))
 			return true;
 	return false;
 }

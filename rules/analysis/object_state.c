@@ -90,12 +90,12 @@ static const char *evidence_record(const struct ostate *os, const struct gate_ev
 			} else if (self_only && (e->kind == EV_ACCESS || e->kind == EV_ASSIGN)) {
 				const char *r2 = NULL;
 				char f2[128];
-				const struct ref *r = e->kind == EV_ACCESS ? &e->u.access.ref : &e->u.assign->lhs;
+				const struct ref *r = e->kind == EV_ACCESS ? &e->u.access->ref : &e->u.assign->lhs;
 				if (object_field(os, mf, r, &r2, f2, sizeof(f2)))
 					return NULL;
 				continue;
 			} else if (e->kind == EV_ACCESS)
-				object_field(os, mf, &e->u.access.ref, &rec, fld, sizeof(fld));
+				object_field(os, mf, &e->u.access->ref, &rec, fld, sizeof(fld));
 			else if (e->kind == EV_ASSIGN)
 				object_field(os, mf, &e->u.assign->lhs, &rec, fld, sizeof(fld));
 			if (!rec || !is_object_record(os, rec))
@@ -178,7 +178,7 @@ static void cb_fields(const struct ostate *os, const struct reach_set *rs, struc
 		const struct mfunc *mf = &m->fns.v[rs->fns[i]];
 		for (uint32_t ei = 0; ei < mf->f->nevents && nf < MAX_FIELDS; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access.ref
+			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access->ref
 					      : e->kind == EV_ASSIGN ? &e->u.assign->lhs
 								     : NULL;
 			const char *rec = NULL;

@@ -533,7 +533,7 @@ static const otouch_vec *touch_list(const struct ostate *os, uint32_t fi)
 		const struct mfunc *mf = &os->m->fns.v[fi];
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
-			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access.ref
+			const struct ref *r = e->kind == EV_ACCESS   ? &e->u.access->ref
 					      : e->kind == EV_ASSIGN ? &e->u.assign->lhs
 								     : NULL;
 			const char *r2 = NULL;

@@ -241,11 +241,11 @@ static const char *tls_event_key(struct state_ctx *c, const struct mfunc *mf, co
 {
 	*set = false;
 	if (e->kind == EV_ACCESS) {
-		const struct var *v = mf_var(mf, e->u.access.ref.var);
+		const struct var *v = mf_var(mf, e->u.access->ref.var);
 		if (!v || !(var_flags(c->m, v) & VF_TLS))
 			return NULL;
-		*set = (e->u.access.mode & ACC_WRITE) && !(e->u.access.mode & ACC_READ) && !e->u.access.ref.deref &&
-		       plain_path(&e->u.access.ref);
+		*set = (e->u.access->mode & ACC_WRITE) && !(e->u.access->mode & ACC_READ) && !e->u.access->ref.deref &&
+		       plain_path(&e->u.access->ref);
 		return tls_var_key(c, v);
 	}
 	if (e->kind != EV_CALL || e->u.call->indirect)
@@ -390,7 +390,7 @@ void gate_check_thread_state(const struct model *m, const struct msite *s, const
 				if (hmap_has(&seen, ik))
 					continue;
 				hmap_put(&seen, ik, (void *)1);
-				const struct var *v = mf_var(mf, e->u.access.ref.var);
+				const struct var *v = mf_var(mf, e->u.access->ref.var);
 				struct gate_evidence *ev =
 					thread_ev(g, e, fi, ei, mf->f->name, "uses thread-local variable", v->name);
 				gate_note_add(ev, &v->loc, "'%s' is declared thread-local here", v->name);

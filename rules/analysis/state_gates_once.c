@@ -88,8 +88,8 @@ static bool flag_written_elsewhere(const struct model *m, const char *usr)
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind == EV_ACCESS) {
-				const struct var *v = mf_var(mf, e->u.access.ref.var);
-				if (v && v->usr && str_eq(v->usr, usr) && (e->u.access.mode & ACC_WRITE))
+				const struct var *v = mf_var(mf, e->u.access->ref.var);
+				if (v && v->usr && str_eq(v->usr, usr) && (e->u.access->mode & ACC_WRITE))
 					return true;
 			} else if (e->kind == EV_CALL && !once_rmw_name(e->u.call->name) &&
 				   !(e->u.call->name && strncmp(e->u.call->name, "atomic_load", 11) == 0) &&

@@ -228,7 +228,7 @@ static bool static_local_decl(const struct mfunc *mf, uint32_t ei, const struct 
 		return true;
 	if (ei + 1 < mf->f->nevents) {
 		const struct event *n = &mf->f->events[ei + 1];
-		return n->kind == EV_ASSIGN && n->u.assign->is_init && n->u.assign->lhs.var == e->u.access.ref.var;
+		return n->kind == EV_ASSIGN && n->u.assign->is_init && n->u.assign->lhs.var == e->u.access->ref.var;
 	}
 	return false;
 }
@@ -247,7 +247,7 @@ static bool lazy_constant_init(const struct mfunc *mf, uint32_t ei, const struct
 {
 	const struct func *f = mf->f;
 	const struct event *e = &f->events[ei];
-	const struct ref *r = &e->u.access.ref;
+	const struct ref *r = &e->u.access->ref;
 	if (!plain_path(r) || r->deref || (v->flags & (VF_POINTER | VF_ARRAY | VF_RECORD | VF_FNPTR)))
 		return false;
 	const struct assign *as = NULL;
@@ -337,9 +337,9 @@ static void shared_write(struct state_ctx *c, struct gate_result *g, uint32_t fi
 	const struct model *m = c->m;
 	const struct mfunc *mf = &m->fns.v[fi];
 	const struct event *e = &mf->f->events[ei];
-	const struct ref *r = &e->u.access.ref;
+	const struct ref *r = &e->u.access->ref;
 	const struct var *v = mf_var(mf, r->var);
-	if (!v || e->u.access.atomic_op)
+	if (!v || e->u.access->atomic_op)
 		return;
 	if (static_storage(v)) {
 		uint32_t fl = var_flags(m, v);
@@ -447,11 +447,12 @@ static void helper_writes(struct state_ctx *c, struct gate_result *g, uint32_t f
 		int32_t wev = -1;
 		for (uint32_t k = 0; k < callee->f->nevents && wev < 0; k++) {
 			const struct event *he = &callee->f->events[k];
-			const struct ref *r = he->kind == EV_ACCESS && (he->u.access.mode & ACC_WRITE)
-						      ? &he->u.access.ref
+			const struct ref *r = he->kind == EV_ACCESS && (he->u.access->mode & ACC_WRITE)
+						      ? &he->u.access->ref
 					      : he->kind == EV_ASSIGN ? &he->u.assign->lhs
 								      : NULL;
-			if (r && r->var == pvar && r->ptr_deref && !(he->kind == EV_ACCESS && he->u.access.atomic_op) &&
+			if (r && r->var == pvar && r->ptr_deref &&
+			    !(he->kind == EV_ACCESS && he->u.access->atomic_op) &&
 			    held_before(c, callee->id, k, NULL) == 0)
 				wev = (int32_t)k;
 		}
@@ -545,7 +546,7 @@ void gate_check_shared_state(const struct model *m, const struct msite *s, const
 		bool locked = prot[fi] || held_before(&c, fi, ei, NULL) > 0;
 		if (!locked && (e->kind == EV_ACCESS || library_call(m, e)))
 			locked = in_fork_child(m, &m->fns.v[fi], ei) || in_once_branch(m, &m->fns.v[fi], ei);
-		if (e->kind == EV_ACCESS && (e->u.access.mode & ACC_WRITE))
+		if (e->kind == EV_ACCESS && (e->u.access->mode & ACC_WRITE))
 			shared_write(&c, g, fi, ei, locked, life[fi] != 0);
 		else if (library_call(m, e)) {
 			if (!locked && !life[fi])

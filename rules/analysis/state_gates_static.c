@@ -148,8 +148,8 @@ static bool so_local(struct state_ctx *c, const struct mfunc *mf, int32_t var, c
 	unsigned assigns = 0;
 	for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 		const struct event *e = &mf->f->events[ei];
-		if (e->kind == EV_ACCESS && e->u.access.ref.var == var && (e->u.access.mode & ACC_ADDR) &&
-		    plain_path(&e->u.access.ref))
+		if (e->kind == EV_ACCESS && e->u.access->ref.var == var && (e->u.access->mode & ACC_ADDR) &&
+		    plain_path(&e->u.access->ref))
 			return false; /* &p: may be set anywhere */
 		if (e->kind != EV_ASSIGN || e->u.assign->lhs.var != var || !plain_path(&e->u.assign->lhs) ||
 		    e->u.assign->lhs.deref)
@@ -252,8 +252,8 @@ static bool fork_pid_var(const struct model *m, const struct func *f, int32_t va
 			if (r->kind != EX_CALL || r->call < 0 || (uint32_t)r->call >= f->nevents ||
 			    f->events[r->call].kind != EV_CALL || !fork_call(m, f->events[r->call].u.call))
 				return false;
-		} else if (e->kind == EV_ACCESS && e->u.access.ref.var == var &&
-			   (e->u.access.ref.addr || (e->u.access.mode & ACC_ADDR))) {
+		} else if (e->kind == EV_ACCESS && e->u.access->ref.var == var &&
+			   (e->u.access->ref.addr || (e->u.access->mode & ACC_ADDR))) {
 			return false;
 		}
 	}

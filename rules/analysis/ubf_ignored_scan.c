@@ -29,9 +29,9 @@ static bool flag_read(const struct model *m, const struct ubf_item *flag, const 
 			continue;
 		const struct mfunc *mf = &m->fns.v[fi];
 		const struct event *e = &mf->f->events[refs[i].ev];
-		if (e->kind != EV_ACCESS || !(e->u.access.mode & (ACC_READ | ACC_ADDR)))
+		if (e->kind != EV_ACCESS || !(e->u.access->mode & (ACC_READ | ACC_ADDR)))
 			continue;
-		const struct ref *r = &e->u.access.ref;
+		const struct ref *r = &e->u.access->ref;
 		if (flag->record) {
 			if (str_eq(r->field, flag->field) && str_eq(r->record, flag->record))
 				return true;
@@ -187,8 +187,8 @@ static bool pipe_seen(const struct model *m, const struct msite *s, const struct
 {
 	struct nogvl_walk w;
 	for (nogvl_walk_init(&w, m, &cs->rs, NOGVL_GUARDED_TOO); nogvl_walk_next(&w);)
-		if (w.e->kind == EV_ACCESS && (w.e->u.access.mode & (ACC_READ | ACC_ADDR)) &&
-		    ref_is(w.mf, &w.e->u.access.ref, record, field))
+		if (w.e->kind == EV_ACCESS && (w.e->u.access->mode & (ACC_READ | ACC_ADDR)) &&
+		    ref_is(w.mf, &w.e->u.access->ref, record, field))
 			return true;
 	const uint32_t fns[2] = {s->fn, s->data_fn};
 	for (int k = 0; k < 2; k++) {

@@ -465,13 +465,13 @@ void ubf_scan_ubf(const struct model *m, const struct msite *s, struct ubf_scan 
 		}
 		if (e->kind != EV_ACCESS)
 			continue;
-		const struct ref *r = &e->u.access.ref;
+		const struct ref *r = &e->u.access->ref;
 		const struct var *v = mf_var(mf, r->var);
 		if (v && (v->flags & VF_TLS)) {
 			ui_push(us, fi, ei, UI_THREAD_ID, true, v->name);
 			continue;
 		}
-		if (!(e->u.access.mode & (ACC_WRITE | ACC_ADDR)))
+		if (!(e->u.access->mode & (ACC_WRITE | ACC_ADDR)))
 			continue;
 		const char *rec = NULL, *field = NULL;
 		if (!flag_identity(m, s, mf, r, &rec, &field))

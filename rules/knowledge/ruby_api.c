@@ -268,7 +268,7 @@ static int member_class(const struct event *e)
 {
 	if (e->kind != EV_ACCESS)
 		return RC_NONE;
-	return ruby_object_record(e->u.access.ref.record) ? RC_ACCESSOR : RC_NONE;
+	return ruby_object_record(e->u.access->ref.record) ? RC_ACCESSOR : RC_NONE;
 }
 
 static int event_class(const struct mfunc *mf, const struct event *e, const char **callee)
@@ -279,7 +279,7 @@ static int event_class(const struct mfunc *mf, const struct event *e, const char
 	}
 	int k = member_class(e);
 	if (k)
-		*callee = e->u.access.ref.record;
+		*callee = e->u.access->ref.record;
 	return k;
 }
 

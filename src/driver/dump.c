@@ -103,10 +103,10 @@ void dump_facts(FILE *out, struct run *r)
 						e->u.assign->is_init ? " init" : "");
 					break;
 				case EV_ACCESS:
-					dump_ref(out, tu, &e->u.access.ref);
-					fprintf(out, " mode=%d%s rec=%s", e->u.access.mode,
-						e->u.access.atomic_op ? " atomic" : "",
-						e->u.access.ref.record ? e->u.access.ref.record : "");
+					dump_ref(out, tu, &e->u.access->ref);
+					fprintf(out, " mode=%d%s rec=%s", e->u.access->mode,
+						e->u.access->atomic_op ? " atomic" : "",
+						e->u.access->ref.record ? e->u.access->ref.record : "");
 					break;
 				case EV_RETURN:
 					fprintf(out, "|%s|", e->u.ret->text);

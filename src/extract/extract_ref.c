@@ -44,6 +44,8 @@ struct event *new_event(struct xctx *x, int kind, CXCursor c)
 		e.u.assign = arena_alloc(&x->tu->arena, sizeof(struct assign));
 	else if (kind == EV_RETURN)
 		e.u.ret = arena_alloc(&x->tu->arena, sizeof(struct expr));
+	else if (kind == EV_ACCESS)
+		e.u.access = arena_alloc(&x->tu->arena, sizeof(struct access));
 	e.region = x->region;
 	e.gvl_guard = x->guard > 0;
 	CXSourceLocation sl = clang_getCursorLocation(c);
@@ -126,9 +128,9 @@ void emit_access(struct xctx *x, CXCursor c, const struct ref *r, int mode)
 	if (r->var < 0)
 		return;
 	struct event *e = new_event(x, EV_ACCESS, c);
-	e->u.access.ref = *r;
-	e->u.access.mode = (uint8_t)mode;
-	e->u.access.atomic_op = x->atomic > 0;
+	e->u.access->ref = *r;
+	e->u.access->mode = (uint8_t)mode;
+	e->u.access->atomic_op = x->atomic > 0;
 }
 
 bool first_tok_is(struct xctx *x, CXCursor c, const char *sp, struct range *rout)

@@ -140,9 +140,9 @@ static void bevent(struct bw *w, const struct event *e)
 		put_u(b, e->u.assign->whole_init);
 		break;
 	case EV_ACCESS:
-		bref(w, &e->u.access.ref);
-		put_u(b, e->u.access.mode);
-		put_u(b, e->u.access.atomic_op);
+		bref(w, &e->u.access->ref);
+		put_u(b, e->u.access->mode);
+		put_u(b, e->u.access->atomic_op);
 		break;
 	case EV_RETURN:
 		bexpr(w, e->u.ret);
@@ -530,9 +530,10 @@ static void gevent(struct br *b, struct event *e)
 		e->u.assign->whole_init = get_u8(b);
 		break;
 	case EV_ACCESS:
-		gref(b, &e->u.access.ref);
-		e->u.access.mode = get_u8(b);
-		e->u.access.atomic_op = get_u8(b);
+		e->u.access = arena_alloc(a, sizeof(struct access));
+		gref(b, &e->u.access->ref);
+		e->u.access->mode = get_u8(b);
+		e->u.access->atomic_op = get_u8(b);
 		break;
 	case EV_RETURN:
 		e->u.ret = arena_alloc(a, sizeof(struct expr));

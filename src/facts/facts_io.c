@@ -175,8 +175,8 @@ static json_t *wevent(struct wctx *w, const struct event *e)
 				    (json_int_t)e->u.assign->whole_init);
 		break;
 	case EV_ACCESS:
-		payload = json_pack("[oII]", wref(w, &e->u.access.ref), (json_int_t)e->u.access.mode,
-				    (json_int_t)e->u.access.atomic_op);
+		payload = json_pack("[oII]", wref(w, &e->u.access->ref), (json_int_t)e->u.access->mode,
+				    (json_int_t)e->u.access->atomic_op);
 		break;
 	case EV_RETURN:
 		payload = wexpr(w, e->u.ret);

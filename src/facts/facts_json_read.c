@@ -241,9 +241,10 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 		e->u.assign->whole_init = rU8(r, p, 4);
 		break;
 	case EV_ACCESS:
-		rref(r, at(r, p, 0), &e->u.access.ref);
-		e->u.access.mode = rU8(r, p, 1);
-		e->u.access.atomic_op = rU8(r, p, 2);
+		e->u.access = arena_alloc(&r->tu->arena, sizeof(struct access));
+		rref(r, at(r, p, 0), &e->u.access->ref);
+		e->u.access->mode = rU8(r, p, 1);
+		e->u.access->atomic_op = rU8(r, p, 2);
 		break;
 	case EV_RETURN:
 		e->u.ret = arena_alloc(&r->tu->arena, sizeof(struct expr));

@@ -337,8 +337,8 @@ static void build_members(const struct model *m, struct model_memo *mm)
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind == EV_ACCESS) {
-				member_ref(mm, e->u.access.ref.field, fi, ei);
-				const struct var *v = mf_var(mf, e->u.access.ref.var);
+				member_ref(mm, e->u.access->ref.field, fi, ei);
+				const struct var *v = mf_var(mf, e->u.access->ref.var);
 				if (v)
 					member_ref(mm, v->usr, fi, ei);
 			} else if (e->kind == EV_ASSIGN) {

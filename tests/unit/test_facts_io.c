@@ -36,9 +36,10 @@ static struct tu_facts *sample(void)
 	f.events[0].loc.file = tu->path;
 	f.events[0].loc.line = 7;
 	f.events[0].spell = f.events[0].loc;
-	f.events[0].u.access.ref.var = 0;
-	f.events[0].u.access.ref.path = intern(&tu->pool, "");
-	f.events[0].u.access.mode = ACC_WRITE;
+	f.events[0].u.access = arena_alloc(&tu->arena, sizeof(struct access));
+	f.events[0].u.access->ref.var = 0;
+	f.events[0].u.access->ref.path = intern(&tu->pool, "");
+	f.events[0].u.access->mode = ACC_WRITE;
 	f.events[1].kind = EV_CALL;
 	f.events[1].u.call = arena_alloc(&tu->arena, sizeof(struct call));
 	f.events[1].loc.file = tu->path;
@@ -79,8 +80,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(back->funcs.n, 1);
 	const struct func *f = &back->funcs.v[0];
 	assert_int_equal(f->nevents, 2);
-	assert_int_equal(f->events[0].u.access.mode, ACC_WRITE);
-	assert_int_equal(f->events[0].u.access.ref.var, 0);
+	assert_int_equal(f->events[0].u.access->mode, ACC_WRITE);
+	assert_int_equal(f->events[0].u.access->ref.var, 0);
 	assert_int_equal(f->events[1].u.call->args[0].ival, -5);
 	assert_int_equal(f->events[1].u.call->callee.ref.var, -1);
 	assert_int_equal(f->events[1].u.call->callee.call, -1);
@@ -228,11 +229,11 @@ static void test_binary_round_trip(void **state)
 	expect_bin_rejected(bin, len);
 	free(bin);
 	tu->funcs.v[0].events[1].u.call->parent = -1;
-	tu->funcs.v[0].events[0].u.access.ref.var = 5; /* beyond the one variable */
+	tu->funcs.v[0].events[0].u.access->ref.var = 5; /* beyond the one variable */
 	bin = facts_pack(tu, &len);
 	expect_bin_rejected(bin, len);
 	free(bin);
-	tu->funcs.v[0].events[0].u.access.ref.var = 0;
+	tu->funcs.v[0].events[0].u.access->ref.var = 0;
 	tu->funcs.v[0].events[0].region = 9; /* the sample has no regions */
 	bin = facts_pack(tu, &len);
 	expect_bin_rejected(bin, len);

@@ -448,6 +448,46 @@ static void test_util__c_scan(void **state)
 	sb_free(&sc.sb);
 }
 
+/* the arena: 16-byte aligned zeroed memory after unaligned strings, small
+ * blocks first, large allocations in blocks of their own, every byte kept */
+static void test_util__arena(void **state)
+{
+	(void)state;
+	struct arena a = {0};
+	char *s[600];
+	unsigned char *p[600];
+	for (int i = 0; i < 600; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "n%d", i);
+		s[i] = arena_strdup(&a, name);
+		size_t n = i % 7 == 0 ? 300 + (size_t)i * 11 : 1 + (size_t)i % 40;
+		p[i] = arena_alloc(&a, n);
+		assert_int_equal((uintptr_t)p[i] % 16, 0);
+		for (size_t k = 0; k < n; k++)
+			assert_int_equal(p[i][k], 0);
+		memset(p[i], 0xab, n);
+	}
+	for (int i = 0; i < 600; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "n%d", i);
+		assert_string_equal(s[i], name);
+	}
+	/* strings are not padded to 16 bytes: a hundred short ones fit in the
+	 * first small block */
+	struct arena b = {0};
+	const char *first = arena_strdup(&b, "x");
+	const char *last = first;
+	for (int i = 0; i < 100; i++)
+		last = arena_strndup(&b, "abcdefgh", 3);
+	assert_true(last > first && last - first < 1024);
+	assert_string_equal(arena_printf(&b, "%s-%d", "k", 7), "k-7");
+	char *big = arena_alloc(&b, 100000);
+	assert_int_equal(big[99999], 0);
+	arena_free(&b);
+	arena_free(&a);
+	assert_null(a.head);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,7 +498,7 @@ int main(void)
 		cmocka_unit_test(test_util__read_file),      cmocka_unit_test(test_util__capture_command),
 		cmocka_unit_test(test_util__run_process),    cmocka_unit_test(test_util__prescan),
 		cmocka_unit_test(test_util__line_index),     cmocka_unit_test(test_util__c_scan),
-		cmocka_unit_test(test_util__put_visible),
+		cmocka_unit_test(test_util__put_visible),    cmocka_unit_test(test_util__arena),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
