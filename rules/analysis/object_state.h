@@ -44,10 +44,6 @@ struct ostate {
 	const struct model *m;
 	const char *records[MAX_RECORDS]; /* object structs of the project */
 	unsigned nrecords;
-	/* function USR -> caller_vec *: calls that pass the function as an
-	 * argument (rb_ensure bodies ...), built on first use */
-	struct hmap fnargs;
-	bool fnargs_built;
 	/* function USR -> enum fn_role bits (rb_define_method ...), built on first use */
 	struct hmap roles;
 	bool roles_built;
@@ -97,7 +93,6 @@ bool is_call(const struct event *e, const char *name);
 int role_of(struct ostate *os, uint32_t fi);
 bool makes_object(const struct func *f);
 bool exempt_fn(struct ostate *os, uint32_t fi);
-void build_fnargs(struct ostate *os);
 void free_ostate(struct ostate *os);
 bool runs_now(const struct event *e);
 void callers_of(struct ostate *os, uint32_t fi, caller_vec *out);

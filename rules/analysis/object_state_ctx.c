@@ -181,46 +181,8 @@ bool exempt_fn(struct ostate *os, uint32_t fi)
 	return os->exempt_by_fn[fi] - 1;
 }
 
-/* The calls that pass each function as an argument (rb_ensure bodies,
- * rb_mutex_synchronize bodies ...), by the function's USR: os->fnargs. */
-void build_fnargs(struct ostate *os)
-{
-	const struct model *m = os->m;
-	os->fnargs_built = true;
-	for (uint32_t k = 0; k < m->fns.n; k++) {
-		const struct func *f = m->fns.v[k].f;
-		for (uint32_t ei = 0; ei < f->nevents; ei++) {
-			const struct event *e = &f->events[ei];
-			if (e->kind != EV_CALL || e->u.call->indirect)
-				continue;
-			for (uint32_t a = 0; a < e->u.call->nargs; a++) {
-				const char *usr =
-					e->u.call->args[a].kind == EX_FUNC ? e->u.call->args[a].func_usr : NULL;
-				if (!usr)
-					continue;
-				caller_vec *cv = hmap_get(&os->fnargs, usr);
-				if (!cv) {
-					cv = xcalloc(1, sizeof(*cv));
-					hmap_put(&os->fnargs, usr, cv);
-				}
-				if (cv->n && cv->v[cv->n - 1].fn == k && cv->v[cv->n - 1].ev == ei)
-					continue;
-				struct caller c = {k, ei};
-				vec_push(cv, c);
-			}
-		}
-	}
-}
-
 void free_ostate(struct ostate *os)
 {
-	hmap_foreach(&os->fnargs, e)
-	{
-		caller_vec *cv = e->val;
-		vec_free(cv);
-		free(cv);
-	}
-	hmap_free(&os->fnargs);
 	hmap_free(&os->roles);
 	free(os->role_by_fn);
 	free(os->exempt_by_fn);
@@ -258,17 +220,19 @@ void callers_of(struct ostate *os, uint32_t fi, caller_vec *out)
 	const char *usr = mf->f->usr;
 	if (!usr)
 		return;
-	if (!os->fnargs_built)
-		build_fnargs(os);
-	const caller_vec *cv = hmap_get(&os->fnargs, usr);
-	for (size_t i = 0; cv && i < cv->n; i++) {
-		if (!runs_now(&m->fns.v[cv->v[i].fn].f->events[cv->v[i].ev]))
+	/* the calls passing fi as an argument (rb_ensure bodies ...) */
+	size_t np = 0;
+	const struct call_at *passed = model_func_passed(m, usr, &np);
+	for (size_t i = 0; i < np; i++) {
+		if (!runs_now(&m->fns.v[passed[i].fn].f->events[passed[i].ev]))
 			continue;
 		bool dup = false;
 		for (size_t j = 0; j < out->n && !dup; j++)
-			dup = out->v[j].fn == cv->v[i].fn && out->v[j].ev == cv->v[i].ev;
-		if (!dup)
-			vec_push(out, cv->v[i]);
+			dup = out->v[j].fn == passed[i].fn && out->v[j].ev == passed[i].ev;
+		if (!dup) {
+			struct caller c = {passed[i].fn, passed[i].ev};
+			vec_push(out, c);
+		}
 	}
 }
 

@@ -164,11 +164,10 @@ bool ensure_clears(struct ostate *os, uint32_t fi, const char *rec, const char *
 	const char *usr = os->m->fns.v[fi].f->usr;
 	if (!usr)
 		return false;
-	if (!os->fnargs_built)
-		build_fnargs(os);
-	const caller_vec *cv = hmap_get(&os->fnargs, usr);
-	for (size_t i = 0; cv && i < cv->n; i++) {
-		const struct event *ce = &os->m->fns.v[cv->v[i].fn].f->events[cv->v[i].ev];
+	size_t np = 0;
+	const struct call_at *passed = model_func_passed(os->m, usr, &np);
+	for (size_t i = 0; i < np; i++) {
+		const struct event *ce = &os->m->fns.v[passed[i].fn].f->events[passed[i].ev];
 		if (!is_call(ce, "rb_ensure") || ce->u.call->nargs < 3 || ce->u.call->args[0].kind != EX_FUNC ||
 		    !str_eq(ce->u.call->args[0].func_usr, usr) || ce->u.call->args[2].kind != EX_FUNC)
 			continue;
