@@ -5,6 +5,7 @@
  * (!__sync_lock_test_and_set(&done, 1))`) is, like pthread_once's routine, never
  * concurrent with itself. Only while nothing else in the gem writes the flag
  * back: a reset makes the branch run again. */
+#include <stdio.h>
 #include <string.h>
 
 #include "state_ctx.h"
@@ -81,7 +82,7 @@ static bool zero_branch(const struct region *rg)
 /* Whether anything in the gem writes the flag other than a once-test call:
  * an assignment, a plain write, or a call handed its address (atomic_store,
  * memset ...). atomic_load only reads it. */
-static bool flag_written_elsewhere(const struct model *m, const char *usr)
+static bool flag_written_walk(const struct model *m, const char *usr)
 {
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
 		const struct mfunc *mf = &m->fns.v[fi];
@@ -105,6 +106,22 @@ static bool flag_written_elsewhere(const struct model *m, const char *usr)
 		}
 	}
 	return false;
+}
+
+/* flag_written_walk, memoised per flag of the model: in_once_branch is asked
+ * for every in-edge of every function the shared-state worklist revisits. */
+static bool flag_written_elsewhere(const struct model *m, const char *usr)
+{
+	char key[MODEL_MEMO_KEY_MAX + 1];
+	int n = snprintf(key, sizeof(key), "once-flag-written\x01%s", usr);
+	bool fits = n > 0 && (size_t)n < sizeof(key);
+	uintptr_t v = 0;
+	if (fits && model_memo_get(m, key, &v))
+		return v != 0;
+	bool r = flag_written_walk(m, usr);
+	if (fits)
+		model_memo_put(m, key, r);
+	return r;
 }
 
 bool in_once_branch(const struct model *m, const struct mfunc *mf, uint32_t ei)
