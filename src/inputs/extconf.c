@@ -60,6 +60,7 @@ struct parse_state {
 	enum inc_bucket flags_bucket;
 	const char *flags_why;
 	strlist src_var_names, src_var_values; /* `name = "x.c"` on lines run here */
+	strlist str_var_names, str_var_values; /* `name = "any literal"` on lines run here */
 };
 
 /* Strips a comment (outside literals, roughly). */
@@ -392,8 +393,11 @@ static void include_probes(struct parse_state *st, const char *line)
 	}
 }
 
-/* pkg_config("x") adds x's -I directories to $INCFLAGS; have_library and
- * find_library("x") are asked of pkg-config too. */
+/* pkg_config("x") adds x's -I directories to $INCFLAGS, and so do
+ * ruby-pkg-config's PKGConfig.have_package("x") and Ruby-GNOME's
+ * required_pkg_config_package(x) (x a literal, [literal, major, minor, micro]
+ * or a variable holding one); have_library and find_library("x") are asked
+ * of pkg-config too. */
 static void library_names(struct parse_state *st, const char *line)
 {
 	const char *a;
@@ -404,6 +408,13 @@ static void library_names(struct parse_state *st, const char *line)
 			add_unique(&st->out->pkg_modules, xstrdup(args.v[0]));
 		}
 		strlist_free(&args);
+	}
+	if ((a = find_call(line, "have_package")) != NULL || (a = find_call(line, "required_pkg_config_package"))) {
+		char *m = first_arg_value(a, &st->str_var_names, &st->str_var_values);
+		if (m && module_word(m))
+			add_unique(&st->out->pkg_modules, m);
+		else
+			free(m);
 	}
 	if ((a = find_call(line, "have_library")) != NULL || (a = find_call(line, "find_library")) != NULL) {
 		literal_args(a, &args);
@@ -471,6 +482,10 @@ static void source_var(struct parse_state *st, const char *line)
 	}
 	while (lit && (*p == ' ' || *p == '\t'))
 		p++;
+	if (lit && !*p && st->str_var_names.n < 256) {
+		vec_push(&st->str_var_names, xstrdup(name));
+		vec_push(&st->str_var_values, xstrdup(lit));
+	}
 	if (lit && !*p && (is_source_name(lit) || str_ends(lit, ".o")) && st->src_var_names.n < 256) {
 		vec_push(&st->src_var_names, name);
 		vec_push(&st->src_var_values, lit);
@@ -577,6 +592,18 @@ static void build_outputs(struct parse_state *st, const char *line)
 			add_unique(&out->headers, xstrdup(args.v[0]));
 		strlist_free(&args);
 	}
+	/* Ruby-GNOME's glib_mkenums("prefix", headers, ...) writes prefix.h (the
+	 * enum types' GType getters) at build time: a stand-in like
+	 * create_header's, so the rest of each file including it is read */
+	if ((a = find_call(line, "glib_mkenums")) != NULL) {
+		char *prefix = first_arg_value(a, &st->str_var_names, &st->str_var_values);
+		char *h = prefix ? xasprintf("%s.h", prefix) : NULL;
+		if (h && plain_header_name(h))
+			add_unique(&out->headers, h);
+		else
+			free(h);
+		free(prefix);
+	}
 	/* $objs: the objects mkmf links (and so the sources it compiles) */
 	if (strstr(line, "$objs"))
 		build_list(st, line, "$objs", &out->objs, &out->objs_set, &out->objs_unknown);
@@ -611,6 +638,8 @@ static void parse_finish(struct parse_state *st)
 	reader_free(&st->r);
 	strlist_free(&st->src_var_names);
 	strlist_free(&st->src_var_values);
+	strlist_free(&st->str_var_names);
+	strlist_free(&st->str_var_values);
 	free(st->copy);
 	ruby_text_free(&st->own_rt);
 }

@@ -107,6 +107,33 @@ void literal_args(const char *after, strlist *args)
 	}
 }
 
+/* The first argument after `name(` or `name `: a string literal, the first
+ * element of an array (`["x", 2, 56, 0]`), or a variable holding a literal
+ * (names/values: the assignments read so far; the last one counts). NULL
+ * for anything else. */
+char *first_arg_value(const char *after, const strlist *names, const strlist *values)
+{
+	const char *p = after;
+	while (*p == ' ' || *p == '\t' || *p == '(' || *p == '[')
+		p++;
+	if (*p == '"' || *p == '\'')
+		return read_literal(&p);
+	char *id = ident_at(p);
+	if (!id)
+		return NULL;
+	const char *q = p + strlen(id);
+	while (*q == ' ' || *q == '\t')
+		q++;
+	char *v = NULL;
+	if (*q == ',' || *q == ')' || *q == ']' || !*q) {
+		for (size_t i = names->n; i-- > 0 && !v;)
+			if (strcmp(names->v[i], id) == 0)
+				v = xstrdup(values->v[i]);
+	}
+	free(id);
+	return v;
+}
+
 static void load_dir_headers(struct strbuf *sb, const char *dir, unsigned depth);
 
 #include <dirent.h>

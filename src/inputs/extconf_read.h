@@ -103,6 +103,7 @@ char *expand_dir(const char *w, const char *dir);
 void flags_from_literal(const char *lit, const char *dir, struct extconf_info *out, struct inc_lists *il,
 			enum inc_bucket b, const char *why);
 const char *find_call(const char *line, const char *name);
+char *first_arg_value(const char *after, const strlist *names, const strlist *values);
 bool plain_header_name(const char *h);
 bool system_has_header(const char *h);
 const char *other_platform_header(const char *h);

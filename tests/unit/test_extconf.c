@@ -568,6 +568,38 @@ static void test_extconf__installed_library(void **state)
 	free(dir);
 }
 
+/* Ruby-GNOME's and ruby-pkg-config's helpers: the module named (a literal,
+ * the first element of [name, major, minor, micro], or a variable holding a
+ * literal) is asked of pkg-config like pkg_config's; glib_mkenums("prefix")
+ * writes prefix.h at build time, which gets a stand-in like create_header's. */
+static void test_extconf__gnome_helpers(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("require 'mkmf'\n"
+	      "package_id = \"gobject-2.0\"\n"
+	      "unless required_pkg_config_package([package_id, 2, 56, 0],\n"
+	      "                                   :debian => \"libglib2.0-dev\")\n"
+	      "  exit(false)\n"
+	      "end\n"
+	      "required_pkg_config_package(\"gio-2.0\", :debian => \"libglib2.0-dev\")\n"
+	      "PKGConfig.have_package('gthread-2.0')\n"
+	      "PKGConfig.have_package(unknown_name)\n"
+	      "required_pkg_config_package(\"../../evil\")\n"
+	      "enum_types_prefix = \"foo-enum-types\"\n"
+	      "glib_mkenums(enum_types_prefix, headers, \"G_TYPE_\", [])\n"
+	      "glib_mkenums(\"../up\", headers, \"G_TYPE_\", [])\n"
+	      "create_makefile('foo')\n",
+	      &ei);
+	assert_int_equal(ei.pkg_modules.n, 3);
+	assert_string_equal(ei.pkg_modules.v[0], "gobject-2.0");
+	assert_string_equal(ei.pkg_modules.v[1], "gio-2.0");
+	assert_string_equal(ei.pkg_modules.v[2], "gthread-2.0");
+	assert_int_equal(ei.headers.n, 1);
+	assert_string_equal(ei.headers.v[0], "foo-enum-types.h");
+	extconf_info_free(&ei);
+}
+
 /* A default build on this (Linux) machine: platform tests, options not
  * given, environment unset, and what follows from them (stop 22). */
 static void test_extconf__default_build(void **state)
@@ -716,6 +748,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__installed_library),
 		cmocka_unit_test(test_extconf__bare_case_header_list),
 		cmocka_unit_test(test_extconf__default_build),
+		cmocka_unit_test(test_extconf__gnome_helpers),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
