@@ -649,6 +649,39 @@ static void frozen_in_place(const struct func *f, const struct ref *o, uint32_t 
 	}
 }
 
+/* What o holds before any assignment to it (classify_var): a method
+ * argument (argv[i], a rb_get_kwargs value, a parameter), what a call set
+ * through its address, a member of typed data or of a parameter's struct. */
+static struct cls initial_value(const struct model *m, const struct mfunc *mf, const struct var *v, const struct ref *o,
+				uint32_t at, int depth)
+{
+	const struct func *f = mf->f;
+	bool member = o->path && *o->path;
+	struct cls r = {0};
+	if (member && v->kind == VK_PARAM && (v->flags & (VF_POINTER | VF_ARRAY)) && v->type &&
+	    strstr(v->type, "VALUE") && str_starts(o->path, "[]")) {
+		/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
+		r = (struct cls){.state = IOS_SHARED, .why_fn = f->name, .arg = v->name, .loc = v->loc, .param = true};
+	} else if (member && kwargs_out(mf, o, at, &r)) {
+		/* an element of the values array rb_get_kwargs filled: a method argument */
+	} else if (member) {
+		if (root_is_typed_data(mf, o->var, at))
+			return (struct cls){.state = IOS_RECEIVER};
+		if (root_from_param(mf, o->var, at)) {
+			const char *lk = locked_by_caller(m, mf);
+			r.state = lk ? IOS_LOCKED : IOS_UNKNOWN;
+			r.why = lk;
+		} else {
+			r.state = IOS_UNKNOWN;
+		}
+	} else if (v->kind == VK_PARAM) {
+		r = classify_param(m, mf, v, depth);
+	} else {
+		r = set_through_address(f, v, o, at);
+	}
+	return r;
+}
+
 struct cls classify_var(const struct model *m, const struct mfunc *mf, const struct ref *o, uint32_t at, uint32_t rel,
 			int depth)
 {
@@ -658,9 +691,10 @@ struct cls classify_var(const struct model *m, const struct mfunc *mf, const str
 		return (struct cls){.state = IOS_UNKNOWN};
 	const struct func *f = mf->f;
 	bool member = o->path && *o->path;
+	int32_t at_region = f->nevents ? f->events[at < f->nevents ? at : f->nevents - 1].region : -1;
 	/* assignments to exactly o before `at`, unless overwritten before `at` */
 	int32_t first_assign = -1;
-	bool any = false;
+	bool any = false, dominated = false;
 	for (uint32_t i = 0; i < at && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
 		if (e->kind != EV_ASSIGN || !ref_same(&e->u.assign->lhs, o))
@@ -669,7 +703,7 @@ struct cls classify_var(const struct model *m, const struct mfunc *mf, const str
 		for (uint32_t j = i + 1; j < at && j < f->nevents && !(o->path && strstr(o->path, "[]")); j++) {
 			const struct event *e2 = &f->events[j];
 			if (e2->kind == EV_ASSIGN && !e2->u.assign->compound && ref_same(&e2->u.assign->lhs, o) &&
-			    region_encloses(f, e2->region, f->events[at < f->nevents ? at : f->nevents - 1].region)) {
+			    region_encloses(f, e2->region, at_region)) {
 				later = true;
 				break;
 			}
@@ -677,37 +711,24 @@ struct cls classify_var(const struct model *m, const struct mfunc *mf, const str
 		if (later)
 			continue;
 		any = true;
+		/* on every path to `at` (its region encloses at's) */
+		dominated = dominated || e->region < 0 || region_encloses(f, e->region, at_region);
 		if (first_assign < 0)
 			first_assign = (int32_t)i;
 		struct cls c = classify_expr(m, mf, &e->u.assign->rhs, -1, i, depth);
 		cls_worse(&r, &c);
 	}
 	if (!any) {
-		if (member && v->kind == VK_PARAM && (v->flags & (VF_POINTER | VF_ARRAY)) && v->type &&
-		    strstr(v->type, "VALUE") && str_starts(o->path, "[]")) {
-			/* argv[i] of a method taking (int argc, VALUE *argv, VALUE self) */
-			r = (struct cls){.state = IOS_SHARED,
-					 .why_fn = f->name,
-					 .arg = v->name,
-					 .loc = v->loc,
-					 .param = true};
-		} else if (member && kwargs_out(mf, o, at, &r)) {
-			/* an element of the values array rb_get_kwargs filled: a method argument */
-		} else if (member) {
-			if (root_is_typed_data(mf, o->var, at))
-				return (struct cls){.state = IOS_RECEIVER};
-			if (root_from_param(mf, o->var, at)) {
-				const char *lk = locked_by_caller(m, mf);
-				r.state = lk ? IOS_LOCKED : IOS_UNKNOWN;
-				r.why = lk;
-			} else {
-				r.state = IOS_UNKNOWN;
-			}
-		} else if (v->kind == VK_PARAM) {
-			r = classify_param(m, mf, v, depth);
-		} else {
-			r = set_through_address(f, v, o, at);
-		}
+		r = initial_value(m, mf, v, o, at, depth);
+		if (r.state == IOS_RECEIVER)
+			return r;
+	} else if (!dominated && !member) {
+		/* assigned only on some paths (`if (NIL_P(buf)) buf = rb_str_new(...)`):
+		 * on the others o still holds the argument, or what a call set
+		 * through its address (an uninitialised local holds nothing) */
+		struct cls c = initial_value(m, mf, v, o, at, depth);
+		if (v->kind == VK_PARAM || (c.state && c.state != IOS_UNKNOWN))
+			cls_worse(&r, &c);
 	}
 	if (depth > 0 && r.state != IOS_FRESH)
 		return r;
