@@ -445,7 +445,10 @@ static void map_helper_param(const struct model *m, const struct mfunc *mf, uint
 			     uint32_t *at, struct cls *c)
 {
 	const struct var *ov = mf_var(sf, owner->var);
-	if (ov && ov->kind == VK_PARAM && ref_is_var(owner) && ov->param_index >= 0) {
+	/* a parameter the helper replaced first (`s = rb_obj_as_string(s)`) is
+	 * the helper's own local from there on */
+	if (ov && ov->kind == VK_PARAM && ref_is_var(owner) && ov->param_index >= 0 &&
+	    !param_replaced(sf, owner->var, in->ev)) {
 		/* map the helper's parameter to the caller's argument */
 		uint32_t hop = 0;
 		bool found = false;

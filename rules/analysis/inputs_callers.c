@@ -230,6 +230,20 @@ const struct event *io_helper_converts(const struct model *m, const struct mfunc
 	return NULL;
 }
 
+/* mf replaces parameter var with a call's result before event `before`
+ * (`s = rb_obj_as_string(s)`, posix_mq's setup_send_buffer): the value there
+ * may be a new object that only this local holds. */
+bool param_replaced(const struct mfunc *mf, int32_t var, uint32_t before)
+{
+	for (uint32_t i = 0; i < before && i < mf->f->nevents; i++) {
+		const struct event *e = &mf->f->events[i];
+		if (e->kind == EV_ASSIGN && !e->u.assign->compound && e->u.assign->lhs.var == var &&
+		    (!e->u.assign->lhs.path || !*e->u.assign->lhs.path) && e->u.assign->rhs.kind == EX_CALL)
+			return true;
+	}
+	return false;
+}
+
 /* The parameter a local copied from an argument stands for (query = argv[0]:
  * argv), by the name classify recorded; -1. */
 static int32_t param_named(const struct mfunc *mf, const char *name)

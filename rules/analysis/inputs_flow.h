@@ -173,6 +173,11 @@ static inline bool io_unfrozen(const struct io_input *in)
  * own untouched VALUE argument, up to four callers up. */
 int io_param_caller_temp(const struct model *m, const struct mfunc *mf, int32_t param_index);
 
+/* mf replaces parameter var with a call's result before event `before`
+ * (`s = rb_obj_as_string(s)`): a new object may be there that only that
+ * local holds. */
+bool param_replaced(const struct mfunc *mf, int32_t var, uint32_t before);
+
 /* Event ev of mf calls a helper of the gem that converts one of its own VALUE
  * parameters with StringValue* (ruby-pg's pg_cstr_enc): that conversion, and
  * the helper in *helper; else NULL. A #to_str result made there is held
