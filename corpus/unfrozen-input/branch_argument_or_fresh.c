@@ -3,7 +3,8 @@
  * one branch only, so on the other the callback writes into the caller's
  * String, which another thread can resize or free meanwhile (io.c locks it
  * with rb_str_locktmp_ensure). Not an offload candidate. Traps: every path
- * assigns a fresh string; the buffer locked for the call. */
+ * assigns a fresh string; the buffer locked for the call; a frozen copy made
+ * only when the argument is not frozen already. */
 #include <ruby.h>
 #include <ruby/thread.h>
 #include <unistd.h>
@@ -91,6 +92,27 @@ static VALUE rd_read_locked(VALUE self, VALUE len, VALUE buf)
 	return buf;
 }
 
+static void *wr_nogvl(void *d)
+{
+	struct rd *r = d;
+	r->got = write(r->fd, r->p, r->n);
+	return NULL;
+}
+
+/* Trap: copied only when not frozen; on the other path it is frozen. */
+static VALUE rd_write_frozen(VALUE self, VALUE s)
+{
+	struct rd r = {NULL, 0, 0, 1};
+	StringValue(s);
+	if (!OBJ_FROZEN(s))
+		s = rb_str_new_frozen(s);
+	r.p = RSTRING_PTR(s);
+	r.n = (size_t)RSTRING_LEN(s);
+	rb_thread_call_without_gvl(wr_nogvl, &r, RUBY_UBF_IO, NULL); /* expect: offload-candidate */
+	RB_GC_GUARD(s);
+	return LONG2NUM((long)r.got);
+}
+
 void Init_branch_argument_or_fresh(void)
 {
 	VALUE c = rb_define_class("Rd", rb_cObject);
@@ -98,4 +120,5 @@ void Init_branch_argument_or_fresh(void)
 	rb_define_method(c, "read_into", rd_read_into, 2);
 	rb_define_method(c, "read_fresh", rd_read_fresh, 2);
 	rb_define_method(c, "read_locked", rd_read_locked, 2);
+	rb_define_method(c, "write_frozen", rd_write_frozen, 1);
 }

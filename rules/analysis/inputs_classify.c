@@ -649,6 +649,25 @@ static void frozen_in_place(const struct func *f, const struct ref *o, uint32_t 
 	}
 }
 
+/* Region `region` is the branch where o is not frozen: the then-branch of
+ * `!OBJ_FROZEN(o)` or the else-branch of `OBJ_FROZEN(o)` (`if
+ * (!OBJ_FROZEN(s)) s = rb_str_new_frozen(s);`): on the other path o is. */
+static bool unfrozen_branch(const struct func *f, int32_t region, const struct ref *o)
+{
+	if (region < 0 || (uint32_t)region >= f->nregions)
+		return false;
+	const struct region *rg = &f->regions[region];
+	if (!((rg->kind == RG_THEN && rg->negated) || (rg->kind == RG_ELSE && !rg->negated)) || rg->cond.ncalls != 1 ||
+	    rg->cond.calls[0] < 0 || (uint32_t)rg->cond.calls[0] >= f->nevents)
+		return false;
+	const struct event *ce = &f->events[rg->cond.calls[0]];
+	struct ref a;
+	return ce->kind == EV_CALL && ce->u.call->nargs == 1 &&
+	       (str_eq(ce->u.call->name, "RB_OBJ_FROZEN") || str_eq(ce->u.call->name, "RB_OBJ_FROZEN_RAW") ||
+		str_eq(ce->u.call->name, "rb_obj_frozen_p")) &&
+	       arg_ref(&ce->u.call->args[0], &a) && ref_same(&a, o);
+}
+
 /* What o holds before any assignment to it (classify_var): a method
  * argument (argv[i], a rb_get_kwargs value, a parameter), what a call set
  * through its address, a member of typed data or of a parameter's struct. */
@@ -694,7 +713,7 @@ struct cls classify_var(const struct model *m, const struct mfunc *mf, const str
 	int32_t at_region = f->nevents ? f->events[at < f->nevents ? at : f->nevents - 1].region : -1;
 	/* assignments to exactly o before `at`, unless overwritten before `at` */
 	int32_t first_assign = -1;
-	bool any = false, dominated = false;
+	bool any = false, dominated = false, frozen_else = true;
 	for (uint32_t i = 0; i < at && i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
 		if (e->kind != EV_ASSIGN || !ref_same(&e->u.assign->lhs, o))
@@ -712,7 +731,9 @@ struct cls classify_var(const struct model *m, const struct mfunc *mf, const str
 			continue;
 		any = true;
 		/* on every path to `at` (its region encloses at's) */
-		dominated = dominated || e->region < 0 || region_encloses(f, e->region, at_region);
+		bool on_all = e->region < 0 || region_encloses(f, e->region, at_region);
+		dominated = dominated || on_all;
+		frozen_else = frozen_else && (on_all || unfrozen_branch(f, e->region, o));
 		if (first_assign < 0)
 			first_assign = (int32_t)i;
 		struct cls c = classify_expr(m, mf, &e->u.assign->rhs, -1, i, depth);
@@ -722,10 +743,11 @@ struct cls classify_var(const struct model *m, const struct mfunc *mf, const str
 		r = initial_value(m, mf, v, o, at, depth);
 		if (r.state == IOS_RECEIVER)
 			return r;
-	} else if (!dominated && !member) {
+	} else if (!dominated && !member && !frozen_else) {
 		/* assigned only on some paths (`if (NIL_P(buf)) buf = rb_str_new(...)`):
 		 * on the others o still holds the argument, or what a call set
-		 * through its address (an uninitialised local holds nothing) */
+		 * through its address (an uninitialised local holds nothing);
+		 * unless those others are where o is frozen already */
 		struct cls c = initial_value(m, mf, v, o, at, depth);
 		if (v->kind == VK_PARAM || (c.state && c.state != IOS_UNKNOWN))
 			cls_worse(&r, &c);
