@@ -28,7 +28,8 @@ bool cheap_call(const char *name)
 bool waiting_call(const char *name)
 {
 	const struct lib_model *lm = model_find(name);
-	return lm && (lm->blocking || (lm->blocks != LM_BLOCKS_UNKNOWN && lm->blocks != LM_BLOCKS_NO));
+	return lm && (lm->blocking || (lm->kinds & LM_KIND_LOCK) ||
+		      (lm->blocks != LM_BLOCKS_UNKNOWN && lm->blocks != LM_BLOCKS_NO));
 }
 
 /* Size argument positions of the cheap functions that take one. */
