@@ -429,11 +429,16 @@ static void va_hop(const struct model *m, const struct msite *s, const struct mf
 		out->from_caller_loc = ce->loc;
 		out->from_caller_name = va->name;
 	}
+	/* arguments that are the caller's own parameters (extlz4's
+	 * aux_LZ4_decompress_safe_continue(context, src, ...) passing them on) are
+	 * followed up through its callers, as a relayed body's data is */
 	struct hop_at at = {s->fn, s->ev};
-	if (nx && hop_call(m, mf, out, cf, &at, xs, nx, NULL) && !out->from_caller) {
+	struct hop_roots roots = {0};
+	if (nx && relay_exprs(m, mf, out, cf, &at, xs, nx, &roots) && !out->from_caller) {
+		const struct var *pv = roots.np && !roots.other ? mf_var(cf, cf->f->params[roots.params[0]]) : NULL;
 		out->from_caller = 1;
-		out->from_caller_loc = ce->loc;
-		out->from_caller_name = va->name;
+		out->from_caller_loc = pv ? pv->loc : ce->loc;
+		out->from_caller_name = pv ? pv->name : va->name;
 	}
 }
 

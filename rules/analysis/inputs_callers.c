@@ -159,6 +159,45 @@ static bool param_untouched(const struct mfunc *mf, int32_t var, uint32_t before
 	return true;
 }
 
+/* A local VALUE of the method cf passed at event `before` that only
+ * rb_scan_args filled, from a format of positional arguments alone ("1",
+ * "12"): it holds an element of the method's argv, which the method's frame
+ * holds as it holds any argument (extlz4's fenc_write(argc, argv, enc):
+ * rb_scan_args(argc, argv, "1", &src), then fenc_update(p, src, NULL)).
+ * A rest array, keywords or a block ("*", ":", "&") are new objects. */
+static bool scanned_argument(const struct mfunc *cf, int32_t var, uint32_t before)
+{
+	const struct var *v = mf_var(cf, var);
+	if (!v || v->kind != VK_LOCAL || !(v->flags & VF_VALUE))
+		return false;
+	unsigned scans = 0;
+	for (uint32_t i = 0; i < before && i < cf->f->nevents; i++) {
+		const struct event *e = &cf->f->events[i];
+		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var == var)
+			return false;
+		if (e->kind == EV_ACCESS && e->u.access->ref.var == var && (e->u.access->mode & ACC_WRITE))
+			return false;
+		if (e->kind != EV_CALL)
+			continue;
+		const struct call *c = e->u.call;
+		for (uint32_t j = 0; j < c->nargs; j++) {
+			const struct expr *a = &c->args[j];
+			if (a->kind != EX_REF || a->ref.var != var || !a->ref.addr)
+				continue;
+			const char *fmt = c->nargs > 3 ? c->args[2].text : NULL;
+			size_t n = fmt ? strlen(fmt) : 0;
+			if (!str_eq(c->name, "rb_scan_args") || j < 3 || n < 3 || fmt[0] != '"' || fmt[n - 1] != '"' ||
+			    strspn(fmt + 1, "0123456789") != n - 2)
+				return false;
+			const struct var *argv = c->args[1].kind == EX_REF ? mf_var(cf, c->args[1].ref.var) : NULL;
+			if (!argv || argv->kind != VK_PARAM || !param_untouched(cf, c->args[1].ref.var, before))
+				return false;
+			scans++;
+		}
+	}
+	return scans == 1;
+}
+
 #define CALLER_DEPTH 5
 
 /* path: the functions on the way up from the releasing one (a caller already
@@ -189,6 +228,8 @@ static int caller_temp(const struct model *m, const struct mfunc *mf, int32_t pa
 			a->kind == EX_REF && !a->ref.addr && !a->ref.deref && (!a->ref.path || !*a->ref.path)
 				? mf_var(cf, a->ref.var)
 				: NULL;
+		if (av && av->kind == VK_LOCAL && scanned_argument(cf, a->ref.var, ed->ev))
+			continue;
 		if (!av || av->kind != VK_PARAM || !(av->flags & (VF_VALUE | VF_POINTER)) ||
 		    !param_untouched(cf, a->ref.var, ed->ev))
 			return (int)ei + 1;

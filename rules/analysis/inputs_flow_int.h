@@ -105,6 +105,10 @@ void hop_root(struct hop_roots *roots, const struct mfunc *cf, int32_t var, uint
  * followed. */
 bool relay_call(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
 		const struct hop_at *at, const struct expr *x);
+/* relay_call for the expressions xs of that call (a variadic wrapper's
+ * arguments); roots gets the parameters of cf the data is rooted at. */
+bool relay_exprs(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
+		 const struct hop_at *at, const struct expr *const *xs, unsigned nx, struct hop_roots *roots);
 /* The site's data are fields of the rb_protect/rb_ensure body's cast
  * parameter (struct rel *r = (struct rel *)arg; release(r->fn, r->data, ...)):
  * those fields of the local struct each body call hands over

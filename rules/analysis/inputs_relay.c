@@ -119,15 +119,21 @@ static bool relay_up(struct relay *r, const struct mfunc *cf, const struct hop_r
 	return rooted;
 }
 
+bool relay_exprs(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
+		 const struct hop_at *at, const struct expr *const *xs, unsigned nx, struct hop_roots *roots)
+{
+	if (!hop_call(m, mf, out, cf, at, xs, nx, roots))
+		return false;
+	struct relay r = {m, mf, out, 0};
+	return relay_up(&r, cf, roots, 1);
+}
+
 bool relay_call(const struct model *m, const struct mfunc *mf, struct io_analysis *out, const struct mfunc *cf,
 		const struct hop_at *at, const struct expr *x)
 {
 	const struct expr *xs[1] = {x};
 	struct hop_roots roots = {0};
-	if (!hop_call(m, mf, out, cf, at, xs, 1, &roots))
-		return false;
-	struct relay r = {m, mf, out, 0};
-	return relay_up(&r, cf, &roots, 1);
+	return relay_exprs(m, mf, out, cf, at, xs, 1, &roots);
 }
 
 /* ---- the body's data is a field of its cast parameter ---- */

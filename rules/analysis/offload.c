@@ -717,7 +717,7 @@ static bool small_call(const struct model *m, const struct call *c)
 		return a && a->has_ival && a->ival >= 0 && a->ival <= 65536;
 	}
 	int rc = ruby_class_of_call(c);
-	if (rc == RC_PURE || rc == RC_ALLOWED)
+	if ((rc == RC_PURE || rc == RC_ALLOWED) && !waiting_call(c->name)) /* rb_native_cond_wait */
 		return true;
 	return cheap_call(c->name);
 }

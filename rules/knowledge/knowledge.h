@@ -60,6 +60,10 @@ bool known_safe_call(const char *name);
 bool cheap_call(const char *name);
 /* Index of the size argument of a cheap call (memcpy ...), or -1. */
 int cheap_call_size_arg(const char *name);
+/* A call the library model says waits for an event or a lock (blocking: {...},
+ * blocks: other than no, kinds: [takes_lock]): never small work, even when Ruby
+ * allows it without the GVL (rb_native_cond_wait, rb_nativethread_lock_lock). */
+bool waiting_call(const char *name);
 
 /* Functions that release the GVL or are Ruby's thread helpers (never calls
  * the callback follows). */

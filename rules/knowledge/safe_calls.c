@@ -25,6 +25,13 @@ bool cheap_call(const char *name)
 	return lm && lm->cheap == 1;
 }
 
+bool waiting_call(const char *name)
+{
+	const struct lib_model *lm = model_find(name);
+	return lm && (lm->blocking || (lm->kinds & LM_KIND_LOCK) ||
+		      (lm->blocks != LM_BLOCKS_UNKNOWN && lm->blocks != LM_BLOCKS_NO));
+}
+
 /* Size argument positions of the cheap functions that take one. */
 int cheap_call_size_arg(const char *name)
 {

@@ -80,5 +80,7 @@ const char *ref_text(struct tu_facts *tu, const struct ref *r)
 		return r->field ? r->field : "?";
 	if (!r->path || !*r->path)
 		return v->name;
-	return arena_printf(&tu->arena, "%s%s%s", v->name, r->deref ? "->" : ".", r->path);
+	/* an element of an array (argv[i], binds[i].buf): "argv[]", "binds[].buf" */
+	const char *sep = r->path[0] == '[' ? "" : r->deref ? "->" : ".";
+	return arena_printf(&tu->arena, "%s%s%s", v->name, sep, r->path);
 }

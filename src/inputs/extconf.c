@@ -57,6 +57,7 @@ struct parse_state {
 	block_vec blocks;                  /* open Ruby blocks */
 	bool makefile_ok, makefile_failed; /* create_makefile run / not run here */
 	bool flags_open;                   /* inside a multi-line append_cflags([...]) */
+	bool flags_next;                   /* the line ended in `<<`: the next one goes on */
 	enum inc_bucket flags_bucket;
 	const char *flags_why;
 	strlist src_var_names, src_var_values; /* `name = "x.c"` on lines run here */
@@ -298,11 +299,14 @@ static void probe_defines(struct parse_state *st, const char *line)
  * (append_cflags([\n "-Ia",\n "-DB",\n])) goes on until `]`. */
 static void flag_literals(struct parse_state *st, const char *line)
 {
-	bool cont = st->flags_open;
+	bool cont = st->flags_open || st->flags_next, next = st->flags_next;
+	st->flags_next = false;
 	if (!cont && !strstr(line, "$defs") && !strstr(line, "$CFLAGS") && !strstr(line, "$CPPFLAGS") &&
 	    !strstr(line, "append_cflags") && !strstr(line, "append_cppflags") && !strstr(line, "$INCFLAGS"))
 		return;
-	if (cont) {
+	if (next) {
+		/* $defs << "-DA" <<\n "-DB": the bucket of the line before */
+	} else if (cont) {
 		if (strchr(line, ']'))
 			st->flags_open = false;
 	} else {
@@ -330,7 +334,23 @@ static void flag_literals(struct parse_state *st, const char *line)
 		b = st->flags_bucket;
 		why = st->flags_why;
 	}
+	size_t len = strlen(line);
+	while (len && isspace((unsigned char)line[len - 1]))
+		len--;
+	if (len >= 2 && line[len - 1] == '<' && line[len - 2] == '<') {
+		st->flags_next = true;
+		st->flags_bucket = b;
+		st->flags_why = why;
+	}
 	for (const char *p = line; *p; p++) {
+		const char *after = NULL;
+		char *pct = *p == '%' ? percent_string(p, &after) : NULL;
+		if (pct) {
+			flags_from_literal(pct, st->dir, st->out, &st->il, b, why);
+			free(pct);
+			p = after - 1;
+			continue;
+		}
 		if (*p == '"' || *p == '\'') {
 			char *lit = read_literal_x(&p, true);
 			if (lit) {

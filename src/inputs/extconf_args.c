@@ -416,6 +416,39 @@ const char *other_platform_probe(const char *text)
 	return NULL;
 }
 
+/* A %q/%Q string at p (%q(...), %Q[...], %(...)): its body, nested brackets
+ * of the same kind included, and *after the text after it; NULL when p is not
+ * one, or the body cannot be read here (no closing delimiter on the line, an
+ * interpolation in %Q or %()). extlz4: $defs << %q('-DAPI=__attribute__ ((...))'). */
+char *percent_string(const char *p, const char **after)
+{
+	if (p[0] != '%')
+		return NULL;
+	bool interp = p[1] != 'q';
+	const char *o = p[1] == 'q' || p[1] == 'Q' ? p + 2 : p + 1;
+	if (!*o || !strchr(o == p + 1 ? "([{<" : "([{<|!/", *o))
+		return NULL;
+	char open = *o, close = open == '(' ? ')' : open == '[' ? ']' : open == '{' ? '}' : open == '<' ? '>' : open;
+	int depth = 1;
+	const char *e = o + 1;
+	for (; *e && *e != '\n'; e++) {
+		if (*e == '\\' && e[1]) {
+			e++;
+			continue;
+		}
+		if (interp && e[0] == '#' && e[1] == '{')
+			return NULL;
+		if (*e == close && --depth == 0)
+			break;
+		if (*e == open && open != close)
+			depth++;
+	}
+	if (*e != close)
+		return NULL;
+	*after = e + 1;
+	return xstrndup(o + 1, (size_t)(e - o - 1));
+}
+
 /* A %w/%W word list at p whose opening delimiter is in opens ("([{"; NULL:
  * any punctuation, a quote-like one closing with itself): 1 with its words
  * (the body shell-split) in *words and the text after it in *after; 0 when p

@@ -95,6 +95,7 @@ char *read_literal_x(const char **p, bool srcdir_interp);
 char *read_literal(const char **p);
 void literal_args(const char *after, strlist *args);
 int percent_words(const char *p, const char *opens, strlist *words, const char **after);
+char *percent_string(const char *p, const char **after);
 void ruby_text_free(struct ruby_text *rt);
 void have_func(struct ruby_text *rt, const char *fn, struct extconf_info *out, bool say_missing);
 bool ruby_has_header(const strlist *dirs, const char *h);

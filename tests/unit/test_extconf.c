@@ -152,6 +152,29 @@ static void test_extconf__defs_and_flags(void **state)
 	extconf_info_free(&ei);
 }
 
+/* %q/%Q literals, whose body mkmf hands to the shell (a quoted -D value with
+ * spaces is one word), and a `<<` chain going on to the next line (extlz4) */
+static void test_extconf__percent_literals(void **state)
+{
+	(void)state;
+	struct extconf_info ei;
+	parse("$defs << %q('-DAPI=__attribute__ ((visibility(\"default\")))') <<\n"
+	      "         %q(-DVIS=1)\n"
+	      "$defs << %Q[-DBRACKET=2] << %(-DBARE=3)\n"
+	      "$defs << %Q(-DINTERP=#{x})\n"
+	      "$CFLAGS << %q{ -I/opt/pct/include }\n"
+	      "y = 10 % 3\n",
+	      &ei);
+	assert_true(HAS(&ei, "API=__attribute__ ((visibility(\"default\")))"));
+	assert_true(HAS(&ei, "VIS=1"));
+	assert_true(HAS(&ei, "BRACKET=2"));
+	assert_true(HAS(&ei, "BARE=3"));
+	assert_int_equal(ei.defines.n, 4); /* not the interpolated one, nor a word of the first */
+	assert_int_equal(ei.include_dirs.n, 1);
+	assert_string_equal(ei.include_dirs.v[0], "/opt/pct/include");
+	extconf_info_free(&ei);
+}
+
 static void test_extconf__comments_and_interpolation(void **state)
 {
 	(void)state;
@@ -739,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_extconf__removed_ruby_function),
 		cmocka_unit_test(test_extconf__word_lists),
 		cmocka_unit_test(test_extconf__defs_and_flags),
+		cmocka_unit_test(test_extconf__percent_literals),
 		cmocka_unit_test(test_extconf__comments_and_interpolation),
 		cmocka_unit_test(test_extconf__conditional_sources),
 		cmocka_unit_test(test_extconf__other_platforms),
