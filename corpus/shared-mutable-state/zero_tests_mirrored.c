@@ -13,9 +13,11 @@ static int parent_slot;
 static int parent_else_slot;
 static atomic_int armed;
 static atomic_int opened;
+static atomic_int bits;
 static int first_count;
 static int first_else_count;
 static int later_count;
+static int bits_count;
 
 static void *run_forks(void *arg)
 {
@@ -41,6 +43,8 @@ static void *run_once(void *arg)
 {
 	if (0 == atomic_fetch_add(&armed, 1))
 		first_count = 1; /* the first caller */
+	if (atomic_fetch_or(&bits, 1 << 2) == 0)
+		bits_count = 1; /* the first caller: a shift is no comparison */
 	if (0 != atomic_exchange(&opened, 1))
 		later_count++; /* expect: shared-mutable-state */ /* expect-msg: writes static 'later_count' */
 	else

@@ -60,12 +60,16 @@ static const struct var *once_flag(const struct mfunc *mf, const struct call *c)
 	return v;
 }
 
-/* Whether the n characters of t compare anything (=, <, a '>' not of "->"). */
+/* Whether the n characters of t compare anything: an '=', or a '<' or '>'
+ * not of "->", "<<" or ">>" (`atomic_fetch_or(&f, 1 << 2)` compares nothing). */
 static bool compares(const char *t, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		if (t[i] == '=' || t[i] == '<' || (t[i] == '>' && (i == 0 || t[i - 1] != '-')))
+	for (size_t i = 0; i < n; i++) {
+		char prev = i ? t[i - 1] : 0, next = i + 1 < n ? t[i + 1] : 0;
+		if (t[i] == '=' || (t[i] == '<' && prev != '<' && next != '<') ||
+		    (t[i] == '>' && prev != '-' && prev != '>' && next != '>'))
 			return true;
+	}
 	return false;
 }
 
