@@ -179,16 +179,18 @@ static bool true_means_ran(const struct region *rg)
 	return true;
 }
 
-/* The first label a forward goto inside region rg jumps to (RG_GOTO, by
- * offset), or UINT32_MAX: the path of an early exit `if (!ran) goto out;`
- * resumes there, so what follows the label is reached whether or not the
- * callback ran. A backward goto (a retry) leaves the path as a return does. */
+/* The first label past region rg that a forward goto inside it jumps to
+ * (RG_GOTO, by offset), or UINT32_MAX: the path of an early exit `if (!ran)
+ * goto out;` resumes there, so what follows the label is reached whether or
+ * not the callback ran. A backward goto (a retry) leaves the path as a return
+ * does, and a label inside rg keeps the path inside it. */
 static uint32_t forward_label(const struct func *f, const struct region *rg)
 {
 	uint32_t first = UINT32_MAX;
 	for (uint32_t r = 0; r < f->nregions; r++) {
 		const struct region *g = &f->regions[r];
-		if (g->kind == RG_GOTO && g->begin >= rg->begin && g->begin < rg->end && g->end < first)
+		if (g->kind == RG_GOTO && g->begin >= rg->begin && g->begin < rg->end && g->end >= rg->end &&
+		    g->end < first)
 			first = g->end;
 	}
 	return first;

@@ -104,6 +104,21 @@ fail:
 	return Qnil;
 }
 
+/* trap: the goto's label is inside the early exit, which returns */
+static VALUE run_inner_label(VALUE self, VALUE fd)
+{
+	struct job j;
+	j.fd = NUM2INT(fd);
+	if (!rb_nogvl(work_nogvl, &j, RUBY_UBF_IO, NULL, RB_NOGVL_INTR_FAIL)) {
+		if (j.fd < 0)
+			goto bad_fd;
+		rb_thread_check_ints();
+	bad_fd:
+		return Qnil;
+	}
+	return LONG2NUM(j.n);
+}
+
 void Init_goto_out(void)
 {
 	rb_define_method(rb_cObject, "run_out", run_out, 1);
@@ -112,4 +127,5 @@ void Init_goto_out(void)
 	rb_define_method(rb_cObject, "run_set_on_exit", run_set_on_exit, 1);
 	rb_define_method(rb_cObject, "run_preset", run_preset, 1);
 	rb_define_method(rb_cObject, "run_retry_or_fail", run_retry_or_fail, 1);
+	rb_define_method(rb_cObject, "run_inner_label", run_inner_label, 1);
 }

@@ -46,7 +46,8 @@ static bool stmt_jumps_out(CXCursor c)
 	enum CXCursorKind k = clang_getCursorKind(c);
 	if (k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt || k == CXCursor_BreakStmt || k == CXCursor_ContinueStmt)
 		return true;
-	if (k == CXCursor_CompoundStmt) {
+	if (k == CXCursor_CompoundStmt || k == CXCursor_LabelStmt) {
+		/* the last statement, or the one a label (`out: return x;`) marks */
 		struct kids kd;
 		kids_get(c, &kd);
 		bool r = kd.n && stmt_jumps_out(kd.p[kd.n - 1]);
