@@ -17,6 +17,7 @@
 #include "rule.h"
 
 typedef VEC(struct ref) refvec;
+typedef VEC(uint32_t) offvec;
 
 static bool encloses(const struct func *f, int32_t outer, int32_t inner)
 {
@@ -34,6 +35,8 @@ struct ctx {
 	struct ref data;       /* the data struct (a local) */
 	refvec captured;       /* locals the struct points to */
 	refvec init;           /* places set before the call */
+	refvec late;           /* places set after the call, so far */
+	offvec late_off;       /* where (offsets, one per late) */
 	int32_t result_var;    /* where the call's return value is stored, -1 */
 	uint8_t *check_region; /* regions whose condition checks that the callback ran */
 };
@@ -176,6 +179,23 @@ static bool true_means_ran(const struct region *rg)
 	return true;
 }
 
+/* The first label past region rg that a forward goto inside it jumps to
+ * (RG_GOTO, by offset), or UINT32_MAX: the path of an early exit `if (!ran)
+ * goto out;` resumes there, so what follows the label is reached whether or
+ * not the callback ran. A backward goto (a retry) leaves the path as a return
+ * does, and a label inside rg keeps the path inside it. */
+static uint32_t forward_label(const struct func *f, const struct region *rg)
+{
+	uint32_t first = UINT32_MAX;
+	for (uint32_t r = 0; r < f->nregions; r++) {
+		const struct region *g = &f->regions[r];
+		if (g->kind == RG_GOTO && g->begin >= rg->begin && g->begin < rg->end && g->end >= rg->end &&
+		    g->end < first)
+			first = g->end;
+	}
+	return first;
+}
+
 /* Is the read at event i on a path where the callback is known to have run
  * (design.md: "fine on the path where the callback's return value was
  * checked first")? */
@@ -206,8 +226,42 @@ static bool checked_at(const struct ctx *c, uint32_t i)
 		bool ran = true_means_ran(rg);
 		if (rg->kind == RG_LOOP && !ran)
 			return true; /* while (call(...) == NULL) retry; */
-		if (rg->kind == RG_THEN && rg->ends_with_return && !ran)
-			return true; /* if (!r) return ...; */
+		/* if (!r) return ...; and `if (!r) goto out;` for what the goto
+		 * skips, not what follows its label */
+		if (rg->kind == RG_THEN && rg->ends_with_return && !ran && e->loc.off < forward_label(f, rg))
+			return true;
+	}
+	return false;
+}
+
+/* Is the assignment at offset at jumped over, on the way to the read at
+ * event i, by an early exit on the "did not run" side (`if (!r) goto out;`
+ * before it, the label `out:` after it and before the read)? */
+static bool jumped_over(const struct ctx *c, uint32_t at, uint32_t i)
+{
+	const struct func *f = c->mf->f;
+	const struct event *e = &f->events[i];
+	for (uint32_t r = 0; r < f->nregions; r++) {
+		const struct region *rg = &f->regions[r];
+		if (!c->check_region[r] || rg->kind != RG_THEN || !rg->ends_with_return || true_means_ran(rg) ||
+		    rg->end > at || rg->parent < 0 || !encloses(f, rg->parent, e->region))
+			continue;
+		uint32_t label = forward_label(f, rg);
+		if (at < label && label <= e->loc.off)
+			return true;
+	}
+	return false;
+}
+
+/* Was the place read at event i set after the call, on every path to the
+ * read? */
+static bool set_after_call(const struct ctx *c, const struct ref *r, uint32_t i)
+{
+	for (size_t k = 0; k < c->late.n; k++) {
+		const struct ref *in = &c->late.v[k];
+		if (in->var == r->var && (ref_path_prefix(in->path, r->path) || ref_path_prefix(r->path, in->path)) &&
+		    !jumped_over(c, c->late_off.v[k], i))
+			return true;
 	}
 	return false;
 }
@@ -256,7 +310,10 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 	for (uint32_t i = c.rel + 1; i < f->nevents; i++) {
 		const struct event *e = &f->events[i];
 		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var >= 0 && have_data && tracked(&c, &e->u.assign->lhs)) {
-			push_unique(&c.init, &e->u.assign->lhs); /* set after the call: later reads are fine */
+			/* set after the call: later reads are fine, unless a goto
+			 * from where the callback did not run jumps over it */
+			vec_push(&c.late, e->u.assign->lhs);
+			vec_push(&c.late_off, e->loc.off);
 			continue;
 		}
 		if (e->kind != EV_ACCESS || !(e->u.access->mode & ACC_READ))
@@ -287,7 +344,7 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 		bool is_data = ref_related(&c.data, r);
 		if (is_data && (!r->path || !*r->path || strlen(r->path) <= strlen(c.data.path ? c.data.path : "")))
 			continue; /* the struct as a whole (passed on), not a result field */
-		if (initialised(&c, r) || checked_at(&c, i))
+		if (initialised(&c, r) || set_after_call(&c, r, i) || checked_at(&c, i))
 			continue;
 		struct ref key = *r;
 		if (!is_data)
@@ -319,6 +376,8 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 	vec_free(&done);
 	vec_free(&c.captured);
 	vec_free(&c.init);
+	vec_free(&c.late);
+	vec_free(&c.late_off);
 	free(c.check_region);
 }
 

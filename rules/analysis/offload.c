@@ -429,9 +429,8 @@ static bool per_handle_ok(const struct model *m, const struct msite *s, const st
 	} else if (ho.origin == IOH_UNKNOWN && (!ho.fn || ho.fn == mf->f->name)) {
 		ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
 			      "'%s' calls '%s', which is thread-safe only per handle (model %s); its handle '%s' "
-			      "comes "
-			      "from outside the callback, and nothing shows that no other fiber or thread uses it "
-			      "during the call",
+			      "comes from outside the callback, and nothing shows that no other fiber or thread "
+			      "uses it during the call",
 			      mf->f->name, c->name, where, h);
 	} else if (ho.origin == IOH_UNKNOWN) {
 		ge = gate_add(g, GATE_INPUTS, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
@@ -482,8 +481,9 @@ static bool model_call_ok(const struct model *m, const struct msite *s, const st
 		if (reg) {
 			struct gate_evidence *ge = gate_add(
 				g, GATE_OPAQUE, GATE_UNKNOWN, &e->loc, (int32_t)mf->id,
-				"'%s' calls '%s', which may run the handler registered with '%s' (model %s); the "
-				"gate does not follow registered handlers",
+				"'%s' calls '%s', which may run the handler registered with '%s' (model %s); handlers "
+				"that resolve to the gem's functions are followed like the callback's own code, but "
+				"not the data a registration hands them, nor a handler that does not resolve",
 				mf->f->name, e->u.call->name, reg->u.call->name, where);
 			gate_note_add(ge, &reg->loc, "'%s' registers a handler here", reg->u.call->name);
 			gate_fact(ge, FACT_OTHER, reg->u.call->name);

@@ -71,6 +71,10 @@ bool in_fork_child(const struct model *m, const struct mfunc *mf, uint32_t ei);
  * first caller's branch of an atomic test-and-set or fetch-add of a flag
  * nothing else writes): state_gates_once.c. */
 bool in_once_branch(const struct model *m, const struct mfunc *mf, uint32_t ei);
+/* The region is the branch taken when its condition's one zero test (`X`,
+ * `!X`, `X == 0`, `0 != X` ...) finds X == 0; X is the variable called name,
+ * or with no name anything that compares nothing (a once-test's call). */
+bool zero_branch(const struct region *rg, const char *name);
 
 /* state_gates_shared.c */
 void process_state(struct state_ctx *c, struct gate_result *g, uint32_t fi, uint32_t ei);

@@ -60,23 +60,71 @@ static const struct var *once_flag(const struct mfunc *mf, const struct call *c)
 	return v;
 }
 
-/* Whether the region's condition is exactly one comparison of the call with
- * 0, and the branch is the one taken on 0. */
-static bool zero_branch(const struct region *rg)
+/* Whether the n characters of t compare anything: an '=', or a '<' or '>'
+ * not of "->", "<<" or ">>" (`atomic_fetch_or(&f, 1 << 2)` compares nothing). */
+static bool compares(const char *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char prev = i ? t[i - 1] : 0, next = i + 1 < n ? t[i + 1] : 0;
+		if (t[i] == '=' || (t[i] == '<' && prev != '<' && next != '<') ||
+		    (t[i] == '>' && prev != '-' && prev != '>' && next != '>'))
+			return true;
+	}
+	return false;
+}
+
+/* Whether t is the operand of a zero test: with a name, exactly that name;
+ * without, any non-empty text that compares nothing itself. */
+static bool zero_operand(const char *t, size_t n, const char *name)
+{
+	return name ? strlen(name) == n && strncmp(t, name, n) == 0 : n > 0 && !compares(t, n);
+}
+
+/* The sign of a zero test: t is "X", "X==0", "X!=0", "0==X" or "0!=X" (the
+ * normalised spelling drops the blanks around operators; the blank forms are
+ * accepted too). 1 when true means X != 0, -1 when it means X == 0, 0 for
+ * anything else. */
+static int zero_sign(const char *t, const char *name)
+{
+	static const struct {
+		const char *pre, *post;
+		int sign;
+	} forms[] = {{"0==", "==0", -1}, {"0 == ", " == 0", -1}, {"0!=", "!=0", 1}, {"0 != ", " != 0", 1}};
+	size_t n = strlen(t);
+	for (size_t i = 0; i < ARRAY_SIZE(forms); i++) {
+		size_t k = strlen(forms[i].post);
+		if (n > k && str_eq(t + n - k, forms[i].post) && zero_operand(t, n - k, name))
+			return forms[i].sign;
+		k = strlen(forms[i].pre);
+		if (n > k && strncmp(t, forms[i].pre, k) == 0 && zero_operand(t + k, n - k, name))
+			return forms[i].sign;
+	}
+	return zero_operand(t, n, name) ? 1 : 0; /* plain `X` */
+}
+
+/* Whether the region is the branch taken when its condition's one zero test
+ * finds the operand 0: the then-branch of `X == 0`, `0 == X` or `!X`, the
+ * else-branch of `X != 0`, `0 != X` or `X`. The operand is the variable
+ * called name (fork pids), or, with no name, whatever the condition tests
+ * (the one call of a once-test). A condition with &&, || or ?: is not one
+ * test. */
+bool zero_branch(const struct region *rg, const char *name)
 {
 	const char *t = rg->cond.text;
 	if (!t || strstr(t, "&&") || strstr(t, "||") || strchr(t, '?'))
 		return false;
-	/* the normalised spelling drops the blanks around operators */
-	size_t n = strlen(t);
-	bool eq0 = strncmp(t, "0==", 3) == 0 || (n > 3 && str_eq(t + n - 3, "==0"));
-	bool ne0 = strncmp(t, "0!=", 3) == 0 || (n > 3 && str_eq(t + n - 3, "!=0"));
-	bool plain = !eq0 && !ne0 && !strpbrk(t, "<>=");
-	if (rg->negated && plain)
-		return rg->kind == RG_THEN; /* `!rmw(...)` */
-	if (rg->negated)
-		return false;
-	return (rg->kind == RG_THEN && eq0) || (rg->kind == RG_ELSE && (ne0 || plain));
+	int sign;
+	if (rg->negated) { /* `!X`: the text keeps the '!' */
+		if (*t != '!')
+			return false;
+		t += strspn(t, "! ");
+		if (!zero_operand(t, strlen(t), name)) /* `!(X == 0)`: not one plain X */
+			return false;
+		sign = -1;
+	} else {
+		sign = zero_sign(t, name);
+	}
+	return (rg->kind == RG_THEN && sign < 0) || (rg->kind == RG_ELSE && sign > 0);
 }
 
 /* Whether anything in the gem writes the flag other than a once-test call:
@@ -131,7 +179,7 @@ bool in_once_branch(const struct model *m, const struct mfunc *mf, uint32_t ei)
 	for (unsigned guard = 0; r >= 0 && (uint32_t)r < f->nregions && guard < 4096; guard++) {
 		const struct region *rg = &f->regions[r];
 		if ((rg->kind == RG_THEN || rg->kind == RG_ELSE) && rg->cond.ncalls == 1 && rg->cond.calls &&
-		    rg->cond.calls[0] >= 0 && (uint32_t)rg->cond.calls[0] < f->nevents && zero_branch(rg)) {
+		    rg->cond.calls[0] >= 0 && (uint32_t)rg->cond.calls[0] < f->nevents && zero_branch(rg, NULL)) {
 			const struct event *ce = &f->events[rg->cond.calls[0]];
 			const struct var *v = ce->kind == EV_CALL ? once_flag(mf, ce->u.call) : NULL;
 			if (v && !flag_written_elsewhere(m, v->usr))

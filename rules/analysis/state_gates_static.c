@@ -260,31 +260,6 @@ static bool fork_pid_var(const struct model *m, const struct func *f, int32_t va
 	return from_fork;
 }
 
-/* The condition text, with the variable's name removed, tests it against
- * zero: "" (plain `v`), "== 0", "!= 0" (and the mirrored forms). Returns 1
- * when true means v != 0, -1 when true means v == 0, 0 when unknown. */
-static int zero_test(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-	if (str_eq(text, name))
-		return 1;
-	if (strncmp(text, name, n) == 0) {
-		const char *r = text + n;
-		if (str_eq(r, " != 0") || str_eq(r, "!=0"))
-			return 1;
-		if (str_eq(r, " == 0") || str_eq(r, "==0"))
-			return -1;
-		return 0;
-	}
-	const char *t = text;
-	int sign = 0;
-	if (strncmp(t, "0 != ", 5) == 0)
-		sign = 1;
-	else if (strncmp(t, "0 == ", 5) == 0)
-		sign = -1;
-	return sign && str_eq(t + 5, name) ? sign : 0;
-}
-
 /* Event ei of f runs only in a fork child: some region around it is taken
  * only when a fork pid variable is 0. */
 bool in_fork_child(const struct model *m, const struct mfunc *mf, uint32_t ei)
@@ -294,16 +269,10 @@ bool in_fork_child(const struct model *m, const struct mfunc *mf, uint32_t ei)
 	for (unsigned guard = 0; r >= 0 && (uint32_t)r < f->nregions && guard < 4096; guard++) {
 		const struct region *rg = &f->regions[r];
 		if ((rg->kind == RG_THEN || rg->kind == RG_ELSE) && rg->cond.nreads == 1 && rg->cond.ncalls == 0 &&
-		    rg->cond.text && plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref) {
+		    plain_path(&rg->cond.reads[0]) && !rg->cond.reads[0].deref) {
 			const struct var *v = mf_var(mf, rg->cond.reads[0].var);
-			const char *text = rg->cond.text;
-			if (rg->negated) /* `!v`: the text keeps the '!' */
-				text += strspn(text, "! (");
-			int t = v && v->kind == VK_LOCAL ? zero_test(text, v->name) : 0;
-			if (rg->negated)
-				t = -t;
-			/* then-branch of a "v == 0" test, else-branch of a "v != 0" one */
-			if (((rg->kind == RG_THEN && t < 0) || (rg->kind == RG_ELSE && t > 0)) &&
+			/* then-branch of `v == 0` or `0 == v`, else-branch of `v != 0` */
+			if (v && v->kind == VK_LOCAL && zero_branch(rg, v->name) &&
 			    fork_pid_var(m, f, rg->cond.reads[0].var))
 				return true;
 		}

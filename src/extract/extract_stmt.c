@@ -46,7 +46,8 @@ static bool stmt_jumps_out(CXCursor c)
 	enum CXCursorKind k = clang_getCursorKind(c);
 	if (k == CXCursor_ReturnStmt || k == CXCursor_GotoStmt || k == CXCursor_BreakStmt || k == CXCursor_ContinueStmt)
 		return true;
-	if (k == CXCursor_CompoundStmt) {
+	if (k == CXCursor_CompoundStmt || k == CXCursor_LabelStmt) {
+		/* the last statement, or the one a label (`out: return x;`) marks */
 		struct kids kd;
 		kids_get(c, &kd);
 		bool r = kd.n && stmt_jumps_out(kd.p[kd.n - 1]);
@@ -339,6 +340,26 @@ static void walk_decl(struct xctx *x, CXCursor d)
 	esum_free(&rhs);
 }
 
+/* A backward goto is a retry path, a forward one resumes at its label:
+ * record either by offsets (RG_RETRY, RG_GOTO). */
+static void walk_goto(struct xctx *x, CXCursor c)
+{
+	CXCursor label = clang_getCursorReferenced(c);
+	if (clang_getCursorKind(label) != CXCursor_LabelStmt)
+		return;
+	struct range lr = cursor_range(x, label), gr = cursor_range(x, c);
+	if (lr.end <= lr.begin || gr.end <= gr.begin || lr.begin == gr.begin)
+		return;
+	struct region r = {0};
+	bool back = lr.begin < gr.begin;
+	r.kind = back ? RG_RETRY : RG_GOTO;
+	r.parent = -1;
+	r.begin = back ? lr.begin : gr.begin;
+	r.end = back ? gr.end : lr.begin;
+	r.cond.call = -1, r.cond.ref.var = -1, r.cond.text = "";
+	vec_push(&x->rg, r);
+}
+
 static void walk_stmt_at(struct xctx *x, CXCursor c);
 
 /* walk_stmt_at with the depth limit (extract.h: EXTRACT_MAX_DEPTH) */
@@ -515,23 +536,9 @@ static void walk_stmt_at(struct xctx *x, CXCursor c)
 		kids_free(&kd);
 		return;
 	}
-	case CXCursor_GotoStmt: {
-		/* a backward goto is a retry path: record it by offsets */
-		CXCursor label = clang_getCursorReferenced(c);
-		if (clang_getCursorKind(label) == CXCursor_LabelStmt) {
-			struct range lr = cursor_range(x, label), gr = cursor_range(x, c);
-			if (lr.end > lr.begin && gr.end > gr.begin && lr.begin < gr.begin) {
-				struct region r = {0};
-				r.kind = RG_RETRY;
-				r.parent = -1;
-				r.begin = lr.begin;
-				r.end = gr.end;
-				r.cond.call = -1, r.cond.ref.var = -1, r.cond.text = "";
-				vec_push(&x->rg, r);
-			}
-		}
+	case CXCursor_GotoStmt:
+		walk_goto(x, c);
 		return;
-	}
 	case CXCursor_BreakStmt:
 	case CXCursor_ContinueStmt:
 	case CXCursor_NullStmt:

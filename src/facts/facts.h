@@ -200,6 +200,10 @@ enum region_kind {
 	 * to the end of the goto. Not part of the region tree (no event is in
 	 * it, parent -1): a retry path that code asks about by offset. */
 	RG_RETRY,
+	/* `goto label;` jumping forward: [begin, end) runs from the goto to the
+	 * label. Not part of the region tree either (parent -1): a path that
+	 * resumes at the label, which code asks about by offset. */
+	RG_GOTO,
 };
 
 struct region {

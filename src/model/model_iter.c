@@ -330,6 +330,16 @@ static void member_ref(struct model_memo *mm, const char *key, uint32_t fi, uint
 	vec_push(v, at);
 }
 
+/* A reference names its member, and the variable it starts from (a global's
+ * USR; locals have none). */
+static void member_ref_of(struct model_memo *mm, const struct mfunc *mf, const struct ref *r, uint32_t fi, uint32_t ei)
+{
+	member_ref(mm, r->field, fi, ei);
+	const struct var *v = mf_var(mf, r->var);
+	if (v)
+		member_ref(mm, v->usr, fi, ei);
+}
+
 static void build_members(const struct model *m, struct model_memo *mm)
 {
 	for (uint32_t fi = 0; fi < m->fns.n; fi++) {
@@ -337,18 +347,16 @@ static void build_members(const struct model *m, struct model_memo *mm)
 		for (uint32_t ei = 0; ei < mf->f->nevents; ei++) {
 			const struct event *e = &mf->f->events[ei];
 			if (e->kind == EV_ACCESS) {
-				member_ref(mm, e->u.access->ref.field, fi, ei);
-				const struct var *v = mf_var(mf, e->u.access->ref.var);
-				if (v)
-					member_ref(mm, v->usr, fi, ei);
+				member_ref_of(mm, mf, &e->u.access->ref, fi, ei);
 			} else if (e->kind == EV_ASSIGN) {
-				member_ref(mm, e->u.assign->lhs.field, fi, ei);
+				member_ref_of(mm, mf, &e->u.assign->lhs, fi, ei);
 				if (e->u.assign->rhs.kind == EX_REF)
-					member_ref(mm, e->u.assign->rhs.ref.field, fi, ei);
+					member_ref_of(mm, mf, &e->u.assign->rhs.ref, fi, ei);
 			} else if (e->kind == EV_CALL) {
+				/* `f(s->field)`, `f(&s->field)`, `f(g)`, `f(&g)` */
 				for (uint32_t k = 0; k < e->u.call->nargs; k++)
 					if (e->u.call->args[k].kind == EX_REF)
-						member_ref(mm, e->u.call->args[k].ref.field, fi, ei);
+						member_ref_of(mm, mf, &e->u.call->args[k].ref, fi, ei);
 			}
 		}
 	}
