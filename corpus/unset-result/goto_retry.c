@@ -1,9 +1,10 @@
 /* nogvl-lint-test: --disable offload-candidate */
 /* `goto retry` around a release that may not run the callback (stop 24 left
  * open whether unset-result should use retry regions, RG_RETRY). It does not
- * need them: a branch whose last statement is a goto (backward or forward)
- * already ends the path for the rule (ends_with_return), so `if (!ran) goto
- * retry;` guards what follows like `if (!ran) return;`, and a result set
+ * need them: a branch whose last statement is a backward goto already ends
+ * the path for the rule (ends_with_return; a forward one resumes at its
+ * label: goto_out.c), so `if (!ran) goto retry;` guards what follows like
+ * `if (!ran) return;`, and a result set
  * before the call inside the retry region is set on every pass. What the
  * goto does not excuse: a retry decided by a result field the callback may
  * not have written. */
