@@ -1,5 +1,6 @@
 /* pch.c: see pch.h. */
 #include "pch.h"
+#include "pch_idset.h"
 #include "pch_scan.h"
 #include "prescan.h"
 
@@ -36,10 +37,9 @@ struct pch_entry {
 	struct hmap tail_set;
 	/* every identifier spelled in the preamble's headers: a -D or -U of a
 	 * name not among them cannot change the preamble (idents_known false
-	 * when a header could not be read) */
-	strlist idents;
-	struct hmap ident_set;
-	struct hmap defined_set; /* names after #define or #undef (keys in idents) */
+	 * when a header could not be read); kept as hashes (pch_idset.h) */
+	struct idset ident_set;
+	struct idset defined_set; /* names after #define or #undef */
 	bool idents_known;
 	strlist dirs_seen;  /* keys of dir_ok */
 	struct hmap dir_ok; /* directory -> (void *)1 fine, (void *)2 shadows */
@@ -96,9 +96,8 @@ void pch_set_free(struct pch_set *ps)
 		hmap_free(&pe->tail_set);
 		strlist_free(&pe->tails);
 		hmap_free(&pe->dir_ok);
-		hmap_free(&pe->ident_set);
-		hmap_free(&pe->defined_set);
-		strlist_free(&pe->idents);
+		idset_free(&pe->ident_set);
+		idset_free(&pe->defined_set);
 		strlist_free(&pe->dirs_seen);
 		free(pe->prelude);
 		free(pe);
@@ -233,17 +232,6 @@ static void include_dirs(const char *const *args, size_t nargs, strlist *out)
 		}
 }
 
-static const char *intern_ident(struct pch_entry *pe, const char *buf)
-{
-	char *k = hmap_get(&pe->ident_set, buf);
-	if (!k) {
-		k = xstrdup(buf);
-		vec_push(&pe->idents, k);
-		hmap_put(&pe->ident_set, k, k);
-	}
-	return k;
-}
-
 /* Lines the preprocessor skipped (inactive #if branches), per file. */
 struct skipped {
 	const char *file;
@@ -285,12 +273,9 @@ static void scan_defined(struct pch_entry *pe, const char *t, size_t n, const sk
 				size_t q = w;
 				while (q < e && id_char(t[q]))
 					q++;
-				char buf[256];
-				if (q > w && q - w < sizeof(buf)) {
-					memcpy(buf, t + w, q - w);
-					buf[q - w] = '\0';
-					const char *k = intern_ident(pe, buf);
-					hmap_put(&pe->defined_set, k, (void *)k);
+				if (q > w && q - w < 256) {
+					idset_add(&pe->ident_set, t + w, q - w);
+					idset_add(&pe->defined_set, t + w, q - w);
 				}
 			}
 		}
@@ -309,12 +294,8 @@ static void scan_idents(struct pch_entry *pe, const char *t, size_t n, const ski
 		size_t j = i;
 		while (j < n && id_char(t[j]))
 			j++;
-		char buf[256];
-		if (j - i < sizeof(buf)) {
-			memcpy(buf, t + i, j - i);
-			buf[j - i] = '\0';
-			intern_ident(pe, buf);
-		}
+		if (j - i < 256)
+			idset_add(&pe->ident_set, t + i, j - i);
 		i = j;
 	}
 }
@@ -416,6 +397,8 @@ static char *build(struct pch_set *ps, struct pch_entry *pe, CXIndex idx, const 
 		if (rl)
 			clang_disposeSourceRangeList(rl);
 		pe->idents_known = collect_idents(pe, &tc.files, o, hdr, &sk);
+		idset_seal(&pe->ident_set);
+		idset_seal(&pe->defined_set);
 		vec_free(&sk);
 		strlist_free(&skfiles);
 		strlist_free(&tc.dirs);
@@ -539,10 +522,10 @@ static bool block_fits(struct pch_entry *pe, const struct prefix *pre, const str
 {
 	const char *why = NULL, *name = NULL;
 	for (size_t i = 0; !why && pre && i < pre->conds.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i]))
+		if (!pe->idents_known || idset_has(&pe->defined_set, pre->conds.v[i]))
 			why = "tests", name = pre->conds.v[i];
 	for (size_t i = 0; !why && pre && i < pre->defs.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i]))
+		if (!pe->idents_known || idset_has(&pe->ident_set, pre->defs.v[i]))
 			why = "defines", name = pre->defs.v[i];
 	if (!why && job->directory && shadows_tail(pe, job->directory))
 		why = "its directory holds", name = "a header";
@@ -555,7 +538,7 @@ static bool block_fits(struct pch_entry *pe, const struct prefix *pre, const str
 static bool prefix_fits(struct pch_entry *pe, const struct prefix *pre, const struct tu_job *job)
 {
 	for (size_t i = 0; pre && i < pre->conds.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->defined_set, pre->conds.v[i])) {
+		if (!pe->idents_known || idset_has(&pe->defined_set, pre->conds.v[i])) {
 			log_verbose(2,
 				    "%s: tests %s, a macro of Ruby's headers, before including them; parsed without "
 				    "the preamble",
@@ -563,7 +546,7 @@ static bool prefix_fits(struct pch_entry *pe, const struct prefix *pre, const st
 			return false;
 		}
 	for (size_t i = 0; pre && i < pre->defs.n; i++)
-		if (!pe->idents_known || hmap_has(&pe->ident_set, pre->defs.v[i])) {
+		if (!pe->idents_known || idset_has(&pe->ident_set, pre->defs.v[i])) {
 			log_verbose(2,
 				    "%s: defines %s, which Ruby's headers use, before including them; parsed without "
 				    "the preamble",
@@ -642,7 +625,7 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 	} else {
 		bool dropped = false;
 		for (size_t i = 0; i < defs.n; i++)
-			if (hmap_has(&src->ident_set, names.v[i]))
+			if (idset_has(&src->ident_set, names.v[i]))
 				vec_push(&rest, defs.v[i]);
 			else
 				dropped = true;
@@ -651,8 +634,8 @@ static const char *lookup(struct pch_set *ps, CXIndex idx, const struct tu_job *
 		/* the defines it was built with may pull in headers that mention
 		 * a define it was built without */
 		for (size_t i = 0; dropped && i < defs.n && pe->state == PCH_READY; i++)
-			if (!hmap_has(&src->ident_set, names.v[i]) &&
-			    (!pe->idents_known || hmap_has(&pe->ident_set, names.v[i]))) {
+			if (!idset_has(&src->ident_set, names.v[i]) &&
+			    (!pe->idents_known || idset_has(&pe->ident_set, names.v[i]))) {
 				log_verbose(2, "%s: the preamble for its defines mentions %s; parsed without it",
 					    job->display, names.v[i]);
 				pe = NULL;
