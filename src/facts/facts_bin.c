@@ -153,11 +153,6 @@ static void bevent(struct bw *w, const struct event *e)
 	put_u(b, e->in_macro_arg);
 	put_u(b, e->gvl_guard);
 	put_str(w, e->macro);
-	bool same = e->spell.file == e->loc.file && e->spell.line == e->loc.line && e->spell.col == e->loc.col &&
-		    e->spell.off == e->loc.off;
-	put_u(b, !same);
-	if (!same)
-		bloc(w, &e->spell);
 }
 
 static void bfunc(struct bw *w, const struct func *f)
@@ -546,10 +541,6 @@ static void gevent(struct br *b, struct event *e)
 	e->in_macro_arg = get_u8(b);
 	e->gvl_guard = get_u8(b);
 	e->macro = get_str(b);
-	if (get_u8(b))
-		gloc(b, &e->spell);
-	else
-		e->spell = e->loc;
 }
 
 static void gfunc(struct br *b, struct func *f)

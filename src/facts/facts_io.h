@@ -20,8 +20,10 @@
  * a struct records its members (extract_expr.c); 7: a backward goto is a
  * retry region (RG_RETRY, extract_stmt.c); 8: no facts from a preamble that
  * changed the file (system headers before ruby.h, ruby/thread.h the file
- * does not include: pch.h), so entries made with one are dropped. */
-#define FACTS_FORMAT_VERSION 8
+ * does not include: pch.h), so entries made with one are dropped; 9: an
+ * event's spelling location (always its location: nothing read it) is gone
+ * (struct event 72 -> 48 bytes). */
+#define FACTS_FORMAT_VERSION 9
 
 json_t *facts_to_json(const struct tu_facts *tu);
 /* NULL with *err set (caller frees) when j is not facts of this format. */
