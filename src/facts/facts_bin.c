@@ -577,7 +577,10 @@ static void gfunc(struct br *b, struct func *f)
 		check_func_indices(&b->r, f);
 }
 
-/* The string table: every string once, interned in the TU's pool. */
+/* The string table: every string once (the writer's table has no two
+ * equal), in the TU's pool without an index (util.h: strpool_seal): the
+ * facts of every file stay in memory to the end of the run, their strings
+ * seldom looked up again. */
 static void unpack_strings(struct br *b)
 {
 	struct rctx *r = &b->r;
@@ -589,7 +592,7 @@ static void unpack_strings(struct br *b)
 			facts_bad(r, "string table");
 			break;
 		}
-		r->strings[i] = intern_n(&r->tu->pool, (const char *)b->p, n);
+		r->strings[i] = strpool_add_unique(&r->tu->pool, (const char *)b->p, n);
 		b->p += n;
 	}
 }

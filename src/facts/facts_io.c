@@ -416,6 +416,8 @@ struct tu_facts *facts_load(const char *buf, size_t len, char **err)
 		*err = xasprintf("not JSON: %s", je.text);
 	} else {
 		tu = facts_from_json(j, err);
+		if (tu) /* kept to the end of the run, like the binary form's */
+			strpool_seal(&tu->pool);
 		/* no json_decref: every node is in the arena (when facts_io_init
 		 * installed the allocator; otherwise the tree is freed normally) */
 		if (!json_arena_installed)
