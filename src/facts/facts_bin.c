@@ -624,7 +624,7 @@ static void unpack_head(struct br *b)
 			facts_bad(r, "path");
 	}
 	size_t n = r->bad ? 0 : get_count(b);
-	vec_reserve(&tu->vars, n);
+	vec_exact(&tu->vars, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct var x = {0};
 		x.name = get_str(b);
@@ -640,7 +640,7 @@ static void unpack_head(struct br *b)
 		vec_push(&tu->vars, x);
 	}
 	n = r->bad ? 0 : get_count(b);
-	vec_reserve(&tu->funcs, n);
+	vec_exact(&tu->funcs, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct func f = {0};
 		gfunc(b, &f);
@@ -657,6 +657,7 @@ static void unpack_source(struct br *b)
 	struct rctx *r = &b->r;
 	struct tu_facts *tu = r->tu;
 	size_t n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->bindings, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct binding x = {0};
 		x.record = get_str(b);
@@ -669,6 +670,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->bindings, x);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->macro_exps, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct macro_exp m = {0};
 		m.name = get_str(b);
@@ -678,6 +680,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->macro_exps, m);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->macro_defs, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct macro_def m = {0};
 		m.name = get_str(b);
@@ -687,6 +690,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->macro_defs, m);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->includes, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct include_dir in = {0};
 		in.spelled = get_str(b);
@@ -695,6 +699,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->includes, in);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->pp_conds, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct pp_cond c = {0};
 		c.directive = get_str(b);
@@ -707,6 +712,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->pp_conds, c);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->pp_defines, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct pp_define d = {0};
 		d.name = get_str(b);
@@ -723,6 +729,7 @@ static void unpack_sites(struct br *b)
 	struct rctx *r = &b->r;
 	struct tu_facts *tu = r->tu;
 	size_t n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->token_sites, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct token_site t = {0};
 		t.api = get_str(b);
@@ -735,6 +742,7 @@ static void unpack_sites(struct br *b)
 		vec_push(&tu->token_sites, t);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->diags, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct diag d = {0};
 		d.severity = get_u8(b);
@@ -743,6 +751,7 @@ static void unpack_sites(struct br *b)
 		vec_push(&tu->diags, d);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->files, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct tu_file f = {0};
 		f.path = get_str(b);
@@ -751,6 +760,7 @@ static void unpack_sites(struct br *b)
 		vec_push(&tu->files, f);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->dropped_flags, n);
 	for (size_t i = 0; i < n && !r->bad; i++)
 		vec_push(&tu->dropped_flags, get_str(b));
 }

@@ -47,6 +47,14 @@ char *xvasprintf(const char *fmt, va_list ap);
 			(vec)->cap = nc_;                                                                              \
 		}                                                                                                      \
 	} while (0)
+/* Room for exactly want elements (arrays kept to the end of a run). */
+#define vec_exact(vec, want)                                                                                           \
+	do {                                                                                                           \
+		if ((want) > (vec)->cap) {                                                                             \
+			(vec)->v = xrealloc((vec)->v, (want) * sizeof(*(vec)->v));                                     \
+			(vec)->cap = (want);                                                                           \
+		}                                                                                                      \
+	} while (0)
 #define vec_push(vec, x)                                                                                               \
 	do {                                                                                                           \
 		vec_reserve((vec), (vec)->n + 1);                                                                      \

@@ -205,6 +205,18 @@ static void test_util__strbuf_and_map(void **state)
 	assert_string_equal(d, "42-x!");
 	assert_null(sb.buf);
 	free(d);
+	/* vec_exact: room for exactly that many, never less than there is */
+	VEC(int) v = {0};
+	vec_exact(&v, 13);
+	assert_int_equal(v.cap, 13);
+	for (int i = 0; i < 14; i++)
+		vec_push(&v, i);
+	assert_true(v.cap >= 14);
+	size_t cap = v.cap;
+	vec_exact(&v, 3); /* never shrinks */
+	assert_int_equal(v.cap, cap);
+	assert_int_equal(v.v[13], 13);
+	vec_free(&v);
 
 	struct hmap m = {0};
 	char keys[200][8];
