@@ -50,7 +50,6 @@ struct event *new_event(struct xctx *x, int kind, CXCursor c)
 	e.gvl_guard = x->guard > 0;
 	CXSourceLocation sl = clang_getCursorLocation(c);
 	e.loc = make_loc(x, sl, NULL);
-	e.spell = e.loc;
 	uint32_t eo = expansion_off(sl);
 	const struct macro_exp *m = macro_at(x, e.loc.file, eo);
 	if (m) {

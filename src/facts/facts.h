@@ -177,10 +177,10 @@ struct event {
 	int32_t region;       /* innermost control region, index into func->regions */
 	const char *macro;    /* outermost main-file macro this came from, NULL if spelled here */
 	struct loc loc;       /* expansion location (where a macro was used) */
-	struct loc spell;     /* where it is written (macro arguments); == loc otherwise */
 	/* The payload of the kind, out of line (in the TU's arena), so the
-	 * event array of a whole gem stays small (72 bytes an event; an access
-	 * in place made it 104). Never NULL for the event's own kind. */
+	 * event array of a whole gem stays small (48 bytes an event; an access
+	 * in place made it 104, a spelling location nothing read 72). Never
+	 * NULL for the event's own kind. */
 	union {
 		struct call *call;
 		struct assign *assign;

@@ -153,11 +153,6 @@ static void bevent(struct bw *w, const struct event *e)
 	put_u(b, e->in_macro_arg);
 	put_u(b, e->gvl_guard);
 	put_str(w, e->macro);
-	bool same = e->spell.file == e->loc.file && e->spell.line == e->loc.line && e->spell.col == e->loc.col &&
-		    e->spell.off == e->loc.off;
-	put_u(b, !same);
-	if (!same)
-		bloc(w, &e->spell);
 }
 
 static void bfunc(struct bw *w, const struct func *f)
@@ -546,10 +541,6 @@ static void gevent(struct br *b, struct event *e)
 	e->in_macro_arg = get_u8(b);
 	e->gvl_guard = get_u8(b);
 	e->macro = get_str(b);
-	if (get_u8(b))
-		gloc(b, &e->spell);
-	else
-		e->spell = e->loc;
 }
 
 static void gfunc(struct br *b, struct func *f)
@@ -586,7 +577,10 @@ static void gfunc(struct br *b, struct func *f)
 		check_func_indices(&b->r, f);
 }
 
-/* The string table: every string once, interned in the TU's pool. */
+/* The string table: every string once (the writer's table has no two
+ * equal), in the TU's pool without an index (util.h: strpool_seal): the
+ * facts of every file stay in memory to the end of the run, their strings
+ * seldom looked up again. */
 static void unpack_strings(struct br *b)
 {
 	struct rctx *r = &b->r;
@@ -598,7 +592,7 @@ static void unpack_strings(struct br *b)
 			facts_bad(r, "string table");
 			break;
 		}
-		r->strings[i] = intern_n(&r->tu->pool, (const char *)b->p, n);
+		r->strings[i] = strpool_add_unique(&r->tu->pool, (const char *)b->p, n);
 		b->p += n;
 	}
 }
@@ -630,7 +624,7 @@ static void unpack_head(struct br *b)
 			facts_bad(r, "path");
 	}
 	size_t n = r->bad ? 0 : get_count(b);
-	vec_reserve(&tu->vars, n);
+	vec_exact(&tu->vars, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct var x = {0};
 		x.name = get_str(b);
@@ -646,7 +640,7 @@ static void unpack_head(struct br *b)
 		vec_push(&tu->vars, x);
 	}
 	n = r->bad ? 0 : get_count(b);
-	vec_reserve(&tu->funcs, n);
+	vec_exact(&tu->funcs, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct func f = {0};
 		gfunc(b, &f);
@@ -663,6 +657,7 @@ static void unpack_source(struct br *b)
 	struct rctx *r = &b->r;
 	struct tu_facts *tu = r->tu;
 	size_t n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->bindings, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct binding x = {0};
 		x.record = get_str(b);
@@ -675,6 +670,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->bindings, x);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->macro_exps, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct macro_exp m = {0};
 		m.name = get_str(b);
@@ -684,6 +680,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->macro_exps, m);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->macro_defs, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct macro_def m = {0};
 		m.name = get_str(b);
@@ -693,6 +690,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->macro_defs, m);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->includes, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct include_dir in = {0};
 		in.spelled = get_str(b);
@@ -701,6 +699,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->includes, in);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->pp_conds, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct pp_cond c = {0};
 		c.directive = get_str(b);
@@ -713,6 +712,7 @@ static void unpack_source(struct br *b)
 		vec_push(&tu->pp_conds, c);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->pp_defines, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct pp_define d = {0};
 		d.name = get_str(b);
@@ -729,6 +729,7 @@ static void unpack_sites(struct br *b)
 	struct rctx *r = &b->r;
 	struct tu_facts *tu = r->tu;
 	size_t n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->token_sites, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct token_site t = {0};
 		t.api = get_str(b);
@@ -741,6 +742,7 @@ static void unpack_sites(struct br *b)
 		vec_push(&tu->token_sites, t);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->diags, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct diag d = {0};
 		d.severity = get_u8(b);
@@ -749,6 +751,7 @@ static void unpack_sites(struct br *b)
 		vec_push(&tu->diags, d);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->files, n);
 	for (size_t i = 0; i < n && !r->bad; i++) {
 		struct tu_file f = {0};
 		f.path = get_str(b);
@@ -757,6 +760,7 @@ static void unpack_sites(struct br *b)
 		vec_push(&tu->files, f);
 	}
 	n = r->bad ? 0 : get_count(b);
+	vec_exact(&tu->dropped_flags, n);
 	for (size_t i = 0; i < n && !r->bad; i++)
 		vec_push(&tu->dropped_flags, get_str(b));
 }

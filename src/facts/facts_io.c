@@ -185,8 +185,6 @@ static json_t *wevent(struct wctx *w, const struct event *e)
 		payload = json_null();
 		break;
 	}
-	bool same = e->spell.file == e->loc.file && e->spell.line == e->loc.line && e->spell.col == e->loc.col &&
-		    e->spell.off == e->loc.off;
 	json_t *a = json_array();
 	json_array_append_new(a, I(e->kind));
 	json_array_append_new(a, wloc(w, &e->loc));
@@ -195,7 +193,6 @@ static json_t *wevent(struct wctx *w, const struct event *e)
 	json_array_append_new(a, I(e->in_macro_arg));
 	json_array_append_new(a, I(e->gvl_guard));
 	json_array_append_new(a, S(w, e->macro));
-	json_array_append_new(a, same ? json_null() : wloc(w, &e->spell));
 	return trim(a, NULL, 0);
 }
 
@@ -419,6 +416,8 @@ struct tu_facts *facts_load(const char *buf, size_t len, char **err)
 		*err = xasprintf("not JSON: %s", je.text);
 	} else {
 		tu = facts_from_json(j, err);
+		if (tu) /* kept to the end of the run, like the binary form's */
+			strpool_seal(&tu->pool);
 		/* no json_decref: every node is in the arena (when facts_io_init
 		 * installed the allocator; otherwise the tree is freed normally) */
 		if (!json_arena_installed)

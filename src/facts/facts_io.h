@@ -21,8 +21,10 @@
  * retry region (RG_RETRY, extract_stmt.c); 8: no facts from a preamble that
  * changed the file (system headers before ruby.h, ruby/thread.h the file
  * does not include: pch.h), so entries made with one are dropped; 9: a
- * forward goto is a region too (RG_GOTO, extract_stmt.c). */
-#define FACTS_FORMAT_VERSION 9
+ * forward goto is a region too (RG_GOTO, extract_stmt.c); 10: an event's
+ * spelling location (always its location: nothing read it) is gone (struct
+ * event 72 -> 48 bytes). */
+#define FACTS_FORMAT_VERSION 10
 
 json_t *facts_to_json(const struct tu_facts *tu);
 /* NULL with *err set (caller frees) when j is not facts of this format. */

@@ -200,11 +200,6 @@ static void revent(struct rctx *r, const json_t *a, struct event *e)
 	e->in_macro_arg = oU8(r, a, 4);
 	e->gvl_guard = oU8(r, a, 5);
 	e->macro = oStr(r, a, 6);
-	const json_t *sp = opt(a, 7);
-	if (sp && !json_is_null(sp))
-		rloc(r, sp, &e->spell);
-	else
-		e->spell = e->loc;
 	switch (e->kind) {
 	case EV_CALL: {
 		struct call *c = e->u.call = arena_alloc(&r->tu->arena, sizeof(struct call));

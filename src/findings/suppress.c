@@ -306,9 +306,32 @@ void suppress_file_free(struct suppress_file *sf)
 		free(sf->v.v[i].reason);
 	vec_free(&sf->v);
 	strlist_free(&sf->warnings);
-	line_index_free(&sf->li);
-	free(sf->text);
+	free(sf->continued);
 	free(sf->path);
+}
+
+/* Which lines end with a backslash (sf->continued). */
+static void mark_continued(struct suppress_file *sf, const char *text, size_t len)
+{
+	struct line_index li;
+	line_index_build(&li, text, len);
+	sf->nlines = li.n;
+	sf->continued = xcalloc(li.n / 8 + 1, 1);
+	for (uint32_t line = 1; line < li.n; line++) {
+		uint32_t b = li.start[line - 1], e = li.start[line];
+		while (e > b && (text[e - 1] == '\n' || text[e - 1] == '\r'))
+			e--;
+		if (e > b && text[e - 1] == '\\')
+			sf->continued[line / 8] |= (uint8_t)(1u << (line % 8));
+	}
+	line_index_free(&li);
+}
+
+void suppress_file_load(struct suppress_file *sf, const char *text, size_t len)
+{
+	sf->readable = true;
+	mark_continued(sf, text, len);
+	suppress_scan(sf->path, text, len, sf);
 }
 
 struct suppress_file *suppress_get(struct suppress_set *ss, const char *abs_path)
@@ -321,10 +344,10 @@ struct suppress_file *suppress_get(struct suppress_set *ss, const char *abs_path
 	sf = xcalloc(1, sizeof(*sf));
 	sf->path = xstrdup(abs_path);
 	size_t len = 0;
-	sf->text = read_file(abs_path, &len, 256u * 1024 * 1024);
-	if (sf->text) {
-		line_index_build(&sf->li, sf->text, len);
-		suppress_scan(sf->path, sf->text, len, sf);
+	char *text = read_file(abs_path, &len, 256u * 1024 * 1024);
+	if (text) {
+		suppress_file_load(sf, text, len);
+		free(text);
 		char *dp = display_path(abs_path);
 		for (size_t i = 0; i < sf->warnings.n; i++)
 			log_warning("%s:%s", dp, sf->warnings.v[i]);
@@ -378,16 +401,10 @@ static const struct macro_def *find_macro_def(const struct model *m, const char 
 
 static uint32_t def_last_line(const struct suppress_file *sf, uint32_t line)
 {
-	if (!sf->text)
+	if (!sf->readable)
 		return line;
-	while (line >= 1 && line < sf->li.n) {
-		uint32_t b = sf->li.start[line - 1], e = sf->li.start[line];
-		while (e > b && (sf->text[e - 1] == '\n' || sf->text[e - 1] == '\r'))
-			e--;
-		if (e == b || sf->text[e - 1] != '\\')
-			break;
+	while (line >= 1 && line < sf->nlines && (sf->continued[line / 8] & (1u << (line % 8))))
 		line++;
-	}
 	return line;
 }
 

@@ -41,8 +41,12 @@ struct suppression {
 
 struct suppress_file {
 	char *path;
-	char *text; /* NULL when unreadable */
-	struct line_index li;
+	bool readable;
+	/* the file's text is not kept (every project file is read): of its
+	 * lines only which end with a backslash (a #define continues), bit L
+	 * for line L (1-based, below nlines) */
+	uint32_t nlines;
+	uint8_t *continued;
 	VEC(struct suppression) v;
 	strlist warnings; /* "line:col: what is wrong" */
 };
@@ -50,6 +54,9 @@ struct suppress_file {
 /* Scans text (a C/C++ source) for nogvl-lint: comments. path is kept. */
 void suppress_scan(const char *path, const char *text, size_t len, struct suppress_file *out);
 void suppress_file_free(struct suppress_file *sf);
+/* What a run keeps of a readable file's text (sf->path set): its
+ * suppressions and which lines continue; text is not kept. */
+void suppress_file_load(struct suppress_file *sf, const char *text, size_t len);
 
 struct suppress_set {
 	struct hmap files; /* absolute path -> struct suppress_file */

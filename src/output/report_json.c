@@ -20,6 +20,7 @@
 
 #include "libmodel.h"
 #include "sysprobe.h"
+#include "json_stream.h"
 #include "output.h"
 #include "rule.h"
 
@@ -361,58 +362,59 @@ static json_t *jinputs(const struct options *o, const struct run *r)
 	return in;
 }
 
-/* "findings" and "suppressed" (baselined findings are in neither) */
-static void jfindings(json_t *root, const struct run *r)
+/* "findings" and "suppressed" (baselined findings are in neither), one
+ * finding at a time */
+static void jfindings(struct json_stream *js, const struct run *r, bool suppressed)
 {
 	bool buildless = r->in.buildless;
-	json_t *fs = json_array(), *sup = json_array();
+	jstream_array_begin(js, suppressed ? "suppressed" : "findings");
 	for (size_t i = 0; i < r->findings.v.n; i++) {
 		const struct finding *f = r->findings.v.v[i];
-		if (f->baselined)
+		if (f->baselined || !f->suppressed != !suppressed)
 			continue;
 		json_t *j = jfinding(f, buildless);
-		if (f->suppressed) {
+		if (f->suppressed)
 			json_object_set_new(j, "suppression", jsuppression(f->suppressed_by));
-			json_array_append_new(sup, j);
-		} else {
-			json_array_append_new(fs, j);
-		}
+		jstream_array_elem(js, j);
 	}
-	json_object_set_new(root, "findings", fs);
-	json_object_set_new(root, "suppressed", sup);
+	jstream_array_end(js);
 }
 
 /* "parse_failures" */
-static json_t *jparse_failures(const struct run *r)
+static void jparse_failures(struct json_stream *js, const struct run *r)
 {
-	json_t *pf = json_array();
+	jstream_array_begin(js, "parse_failures");
 	for (size_t i = 0; i < r->ntus; i++)
 		if (r->tus[i]->status != TU_OK)
-			json_array_append_new(pf, jtu(r->tus[i]));
-	return pf;
+			jstream_array_elem(js, jtu(r->tus[i]));
+	jstream_array_end(js);
 }
 
-/* "sites" and "wrappers" */
-static void jsites(const struct run *r, json_t **sitesp, json_t **wrappersp)
+/* "sites", one site at a time */
+static void jsites(struct json_stream *js, const struct run *r)
 {
-	json_t *sites = json_array(), *wrappers = json_array();
-	if (r->model) {
-		for (size_t i = 0; i < r->model->sites.n; i++)
-			if (!r->model->sites.v[i].is_template)
-				json_array_append_new(sites, jsite(r->model, &r->model->sites.v[i]));
-		for (size_t i = 0; i < r->model->wrappers.n; i++) {
-			const struct wrapper *w = &r->model->wrappers.v[i];
-			json_t *x = jfunc_ref(r->model, w->fn);
-			const struct msite *in_site = &r->model->sites.v[w->site];
-			json_object_set_new(x, "releases_with", json_text(in_site->api ? in_site->api->name : NULL));
-			json_object_set_new(x, "callback_param", json_integer(w->cb_param));
-			json_object_set_new(x, "ubf_param", json_integer(w->ubf_param));
-			json_object_set_new(x, "flags_param", json_integer(w->flags_param));
-			json_array_append_new(wrappers, x);
-		}
+	jstream_array_begin(js, "sites");
+	for (size_t i = 0; r->model && i < r->model->sites.n; i++)
+		if (!r->model->sites.v[i].is_template)
+			jstream_array_elem(js, jsite(r->model, &r->model->sites.v[i]));
+	jstream_array_end(js);
+}
+
+/* "wrappers" */
+static void jwrappers(struct json_stream *js, const struct run *r)
+{
+	jstream_array_begin(js, "wrappers");
+	for (size_t i = 0; r->model && i < r->model->wrappers.n; i++) {
+		const struct wrapper *w = &r->model->wrappers.v[i];
+		json_t *x = jfunc_ref(r->model, w->fn);
+		const struct msite *in_site = &r->model->sites.v[w->site];
+		json_object_set_new(x, "releases_with", json_text(in_site->api ? in_site->api->name : NULL));
+		json_object_set_new(x, "callback_param", json_integer(w->cb_param));
+		json_object_set_new(x, "ubf_param", json_integer(w->ubf_param));
+		json_object_set_new(x, "flags_param", json_integer(w->flags_param));
+		jstream_array_elem(js, x);
 	}
-	*sitesp = sites;
-	*wrappersp = wrappers;
+	jstream_array_end(js);
 }
 
 /* "not_analysed": sources of extensions in languages libclang does not read */
@@ -487,24 +489,21 @@ static json_t *jsummary(const struct options *o, const struct run *r)
 	return sum;
 }
 
+/* Written section by section, the long arrays element by element: the
+ * whole document as one jansson tree was the main process's peak. */
 int report_json(FILE *out, const struct options *o, const struct run *r)
 {
-	json_t *root = json_object();
-	json_object_set_new(root, "tool", jtool());
-	json_object_set_new(root, "inputs", jinputs(o, r));
-	jfindings(root, r);
-	json_object_set_new(root, "parse_failures", jparse_failures(r));
-	json_t *sites, *wrappers;
-	jsites(r, &sites, &wrappers);
-	json_object_set_new(root, "not_analysed", jnot_analysed(r));
-	json_object_set_new(root, "sites", sites);
-	json_object_set_new(root, "wrappers", wrappers);
-	json_object_set_new(root, "baseline", jbaseline(o, r));
-	json_object_set_new(root, "summary", jsummary(o, r));
-
-	int rc = json_dumpf(root, out, JSON_INDENT(2));
-	json_decref(root);
-	if (rc == 0 && fputc('\n', out) == EOF)
-		rc = -1;
-	return rc;
+	struct json_stream js;
+	jstream_begin(&js, out);
+	jstream_member(&js, "tool", jtool());
+	jstream_member(&js, "inputs", jinputs(o, r));
+	jfindings(&js, r, false);
+	jfindings(&js, r, true);
+	jparse_failures(&js, r);
+	jstream_member(&js, "not_analysed", jnot_analysed(r));
+	jsites(&js, r);
+	jwrappers(&js, r);
+	jstream_member(&js, "baseline", jbaseline(o, r));
+	jstream_member(&js, "summary", jsummary(o, r));
+	return jstream_end(&js);
 }

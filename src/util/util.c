@@ -335,21 +335,87 @@ void hmap_free(struct hmap *m)
 	m->cap = m->n = 0;
 }
 
+/* Lookups of a sealed pool that scan its strings before the index is built
+ * again. */
+#define STRPOOL_SCANS 8
+
+/* Every string of the pool's arena, each block a run of NUL-terminated
+ * strings (only intern_n and strpool_add_unique write to it); stops at the
+ * first for which visit returns non-NULL and returns that. */
+static const char *strpool_each(struct strpool *p, const char *(*visit)(struct strpool *p, const char *s, void *ctx),
+				void *ctx)
+{
+	for (struct arena_block *b = p->arena.head; b; b = b->next) {
+		const char *s = (const char *)b->data, *end = s + b->used;
+		while (s < end) {
+			const char *r = visit(p, s, ctx);
+			if (r)
+				return r;
+			s += strlen(s) + 1;
+		}
+	}
+	return NULL;
+}
+
+static const char *index_one(struct strpool *p, const char *s, void *ctx)
+{
+	UNUSED(ctx);
+	if (!hmap_has(&p->map, s))
+		hmap_put(&p->map, s, (void *)s);
+	return NULL;
+}
+
+static const char *equal_one(struct strpool *p, const char *s, void *ctx)
+{
+	UNUSED(p);
+	return strcmp(s, ctx) == 0 ? s : NULL;
+}
+
 const char *intern_n(struct strpool *p, const char *s, size_t n)
 {
 	char stackbuf[256];
 	char *tmp = n < sizeof(stackbuf) ? stackbuf : xmalloc(n + 1);
 	memcpy(tmp, s, n);
 	tmp[n] = '\0';
-	const char *found = hmap_get(&p->map, tmp);
+	const char *found = NULL;
+	if (p->unindexed && p->scans < STRPOOL_SCANS) {
+		p->scans++;
+		found = strpool_each(p, equal_one, tmp);
+	} else {
+		if (p->unindexed) { /* of a string stored twice, the one a scan finds first wins */
+			strpool_each(p, index_one, NULL);
+			p->unindexed = 0;
+		}
+		found = hmap_get(&p->map, tmp);
+	}
 	if (!found) {
 		char *copy = arena_strndup(&p->arena, tmp, n);
-		hmap_put(&p->map, copy, copy);
+		if (p->unindexed)
+			p->unindexed++;
+		else
+			hmap_put(&p->map, copy, copy);
 		found = copy;
 	}
 	if (tmp != stackbuf)
 		free(tmp);
 	return found;
+}
+
+const char *strpool_add_unique(struct strpool *p, const char *s, size_t n)
+{
+	if (!p->unindexed && p->map.n) /* indexed strings already: keep them so */
+		return intern_n(p, s, n);
+	p->unindexed++;
+	return arena_strndup(&p->arena, s, n);
+}
+
+void strpool_seal(struct strpool *p)
+{
+	if (!p->map.n)
+		return;
+	p->unindexed += (uint32_t)p->map.n;
+	p->scans = 0;
+	hmap_free(&p->map);
 }
 
 const char *intern(struct strpool *p, const char *s)
@@ -361,6 +427,7 @@ void strpool_free(struct strpool *p)
 {
 	hmap_free(&p->map);
 	arena_free(&p->arena);
+	p->unindexed = p->scans = 0;
 }
 
 /* ---- strings ---- */

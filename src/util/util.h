@@ -47,6 +47,14 @@ char *xvasprintf(const char *fmt, va_list ap);
 			(vec)->cap = nc_;                                                                              \
 		}                                                                                                      \
 	} while (0)
+/* Room for exactly want elements (arrays kept to the end of a run). */
+#define vec_exact(vec, want)                                                                                           \
+	do {                                                                                                           \
+		if ((want) > (vec)->cap) {                                                                             \
+			(vec)->v = xrealloc((vec)->v, (want) * sizeof(*(vec)->v));                                     \
+			(vec)->cap = (want);                                                                           \
+		}                                                                                                      \
+	} while (0)
 #define vec_push(vec, x)                                                                                               \
 	do {                                                                                                           \
 		vec_reserve((vec), (vec)->n + 1);                                                                      \
@@ -112,13 +120,26 @@ void hmap_free(struct hmap *m);
 		if (e->key)
 
 /* Interning: one stored copy of each string, compared by pointer. Thread-unsafe:
- * use one pool per thread or per TU. */
+ * use one pool per thread or per TU.
+ *
+ * A pool can drop its index (strpool_seal) once it is complete: the facts of
+ * every file of a run are kept to the end, their strings rarely looked up
+ * again, and the index was 6 MB of a run over Ruby's ext/. A sealed pool
+ * still interns: its first few lookups scan the strings, later ones build
+ * the index again. */
 struct strpool {
 	struct hmap map;
 	struct arena arena;
+	uint32_t unindexed; /* strings stored with no index entry (sealed or strpool_add_unique) */
+	uint32_t scans;     /* lookups that scanned the strings */
 };
 const char *intern(struct strpool *p, const char *s);
 const char *intern_n(struct strpool *p, const char *s, size_t n);
+/* Stores s[0..n) (no NUL inside) without looking it up: for strings known to
+ * be new and distinct from each other (a facts string table). */
+const char *strpool_add_unique(struct strpool *p, const char *s, size_t n);
+/* Frees the index; the strings stay where they are. */
+void strpool_seal(struct strpool *p);
 void strpool_free(struct strpool *p);
 
 /* Strings. */

@@ -14,9 +14,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_quiet();
 	struct suppress_file *sf = xcalloc(1, sizeof(*sf));
 	sf->path = xstrdup(FILE_PATH);
-	sf->text = fuzz_cstr(data, size);
-	line_index_build(&sf->li, sf->text, size);
-	suppress_scan(sf->path, sf->text, size, sf);
+	char *text = fuzz_cstr(data, size);
+	suppress_file_load(sf, text, size);
+	free(text);
 	for (size_t i = 0; i < sf->v.n; i++) {
 		const struct suppression *s = &sf->v.v[i];
 		if (s->first > s->last || !s->nslugs || s->nslugs > SUPPRESS_MAX_SLUGS || !s->reason)
@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct findings fs = {0};
 	const struct rule_desc *rd = rule_find("ruby-api-without-gvl");
 	const struct rule_desc *unused = rule_find("unused-suppression");
-	uint32_t lines = (uint32_t)(sf->li.n < 2000 ? sf->li.n : 2000);
+	uint32_t lines = (uint32_t)(sf->nlines < 2000 ? sf->nlines : 2000);
 	for (uint32_t l = 1; l <= lines + 1; l++) {
 		struct loc loc = {sf->path, l, 1, 0};
 		finding_add(&fs, rd, SEV_ERROR, &loc, "f", "m");

@@ -35,7 +35,6 @@ static struct tu_facts *sample(void)
 	f.events[1].region = -1;
 	f.events[0].loc.file = tu->path;
 	f.events[0].loc.line = 7;
-	f.events[0].spell = f.events[0].loc;
 	f.events[0].u.access = arena_alloc(&tu->arena, sizeof(struct access));
 	f.events[0].u.access->ref.var = 0;
 	f.events[0].u.access->ref.path = intern(&tu->pool, "");
@@ -44,7 +43,6 @@ static struct tu_facts *sample(void)
 	f.events[1].u.call = arena_alloc(&tu->arena, sizeof(struct call));
 	f.events[1].loc.file = tu->path;
 	f.events[1].loc.line = 8;
-	f.events[1].spell = f.events[1].loc;
 	f.events[1].u.call->name = intern(&tu->pool, "memcpy");
 	f.events[1].u.call->parent = -1;
 	f.events[1].u.call->result.var = -1;
@@ -179,7 +177,6 @@ static void test_binary_round_trip(void **state)
 {
 	(void)state;
 	struct tu_facts *tu = sample();
-	tu->funcs.v[0].events[1].spell.line = 77; /* spelled elsewhere: the optional loc */
 	tu->parse_seconds = 0.125;
 	size_t len = 0;
 	char *bin = facts_pack(tu, &len);
@@ -191,7 +188,7 @@ static void test_binary_round_trip(void **state)
 		fail_msg("%s", err);
 	char *j1 = facts_dump(tu, NULL), *j2 = facts_dump(back, NULL);
 	assert_string_equal(j1, j2);
-	assert_int_equal(back->funcs.v[0].events[1].spell.line, 77);
+	assert_int_equal(back->funcs.v[0].events[1].loc.line, 8);
 	assert_true(back->parse_seconds == 0.125);
 	assert_true(back->files.v[0].hash == 0xfedcba9876543210ULL);
 	assert_int_equal(back->funcs.v[0].events[1].u.call->args[0].ival, -5);

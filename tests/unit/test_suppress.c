@@ -157,6 +157,50 @@ static void apply_and_unused(void **state)
 	unlink(path);
 }
 
+/* A finding in a macro's expansion is suppressed by a comment anywhere in
+ * the macro's definition, continuation lines included (the file's text is not
+ * kept: only which lines end with a backslash), and not by one below a
+ * one-line definition. */
+static void macro_definition_lines(void **state)
+{
+	(void)state;
+	const char *text = "#define TWICE(n) \\\n"
+			   "\tdo { \\\n"
+			   "\t\t/* nogvl-lint: ignore[ruby-api-without-gvl] why */ \\\r\n"
+			   "\t\tif (!(n)) rb_raise(e); \\\n"
+			   "\t} while (0)\n"
+			   "#define ONE 1\n"
+			   "/* nogvl-lint: ignore[ruby-api-without-gvl] */\n"
+			   "int x;\n";
+	struct suppress_file *sf = xcalloc(1, sizeof(*sf));
+	sf->path = xstrdup("/nowhere/m.c");
+	suppress_file_load(sf, text, strlen(text));
+	assert_int_equal(sf->nlines, 9); /* the empty line after the last newline counts */
+	struct suppress_set ss = {0};
+	hmap_put(&ss.files, sf->path, sf);
+	struct tu_facts tu = {0};
+	struct macro_def twice = {"TWICE", {sf->path, 1, 9, 0}, 1, ""}, one = {"ONE", {sf->path, 6, 9, 0}, 0, "1"};
+	vec_push(&tu.macro_defs, twice);
+	vec_push(&tu.macro_defs, one);
+	struct tu_facts *tus[] = {&tu};
+	struct model m = {0};
+	m.tus = tus;
+	m.ntus = 1;
+	struct findings fs = {0};
+	const struct rule_desc *api = rule_find("ruby-api-without-gvl");
+	struct loc use = {"/nowhere/use.c", 3, 2, 0};
+	struct finding *f1 = finding_add(&fs, api, SEV_ERROR, &use, "f", "raises");
+	f1->macro = "TWICE";
+	struct finding *f2 = finding_add(&fs, api, SEV_ERROR, &use, "f", "raises");
+	f2->macro = "ONE";
+	suppress_apply(&ss, &fs, &m);
+	assert_true(f1->suppressed);
+	assert_false(f2->suppressed);
+	findings_free(&fs);
+	vec_free(&tu.macro_defs);
+	suppress_set_free(&ss);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -165,6 +209,7 @@ int main(void)
 		cmocka_unit_test(blocks),
 		cmocka_unit_test(malformed_directives_warn),
 		cmocka_unit_test(apply_and_unused),
+		cmocka_unit_test(macro_definition_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -205,6 +205,18 @@ static void test_util__strbuf_and_map(void **state)
 	assert_string_equal(d, "42-x!");
 	assert_null(sb.buf);
 	free(d);
+	/* vec_exact: room for exactly that many, never less than there is */
+	VEC(int) v = {0};
+	vec_exact(&v, 13);
+	assert_int_equal(v.cap, 13);
+	for (int i = 0; i < 14; i++)
+		vec_push(&v, i);
+	assert_true(v.cap >= 14);
+	size_t cap = v.cap;
+	vec_exact(&v, 3); /* never shrinks */
+	assert_int_equal(v.cap, cap);
+	assert_int_equal(v.v[13], 13);
+	vec_free(&v);
 
 	struct hmap m = {0};
 	char keys[200][8];
@@ -488,6 +500,61 @@ static void test_util__arena(void **state)
 	assert_null(a.head);
 }
 
+/* A sealed string pool (no index) still interns: the same pointer for a
+ * string it holds (short, empty, in a block of its own), one new copy for a
+ * new string, through the scans and after the index is built again; strings
+ * added as unique are found the same way. */
+static void test_util__strpool_seal(void **state)
+{
+	(void)state;
+	struct strpool p = {0};
+	char big[1000];
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	const char *a = intern(&p, "alpha"), *e = intern(&p, ""), *g = intern(&p, big);
+	const char *many[300];
+	for (int i = 0; i < 300; i++) { /* several arena blocks */
+		char name[32];
+		snprintf(name, sizeof(name), "name%d", i);
+		many[i] = intern(&p, name);
+	}
+	strpool_seal(&p);
+	assert_int_equal(p.map.n, 0);
+	assert_int_equal(p.unindexed, 303);
+	assert_ptr_equal(intern(&p, "alpha"), a); /* scans */
+	assert_ptr_equal(intern(&p, ""), e);
+	assert_ptr_equal(intern(&p, big), g);
+	assert_ptr_equal(intern(&p, "name299"), many[299]);
+	const char *n1 = intern(&p, "new one");
+	assert_string_equal(n1, "new one");
+	assert_ptr_equal(intern(&p, "new one"), n1);
+	assert_int_equal(p.map.n, 0); /* still scanning */
+	for (int i = 0; i < 300; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "name%d", i);
+		assert_ptr_equal(intern(&p, name), many[i]);
+	}
+	assert_int_equal(p.unindexed, 0); /* the index is back, with every string */
+	assert_int_equal(p.map.n, 304);
+	assert_ptr_equal(intern(&p, "new one"), n1);
+	assert_ptr_equal(intern_n(&p, "alphabet", 5), a);
+	strpool_free(&p);
+
+	/* a facts string table: stored unique, unindexed, found by intern */
+	struct strpool q = {0};
+	const char *u1 = strpool_add_unique(&q, "one", 3), *u2 = strpool_add_unique(&q, "two", 3);
+	assert_int_equal(q.map.n, 0);
+	assert_ptr_equal(intern(&q, "two"), u2);
+	assert_ptr_equal(intern(&q, "one"), u1);
+	strpool_free(&q);
+	/* on an indexed pool it interns */
+	struct strpool r = {0};
+	const char *x = intern(&r, "x");
+	assert_ptr_equal(strpool_add_unique(&r, "x", 1), x);
+	assert_int_equal(r.map.n, 1);
+	strpool_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +566,7 @@ int main(void)
 		cmocka_unit_test(test_util__run_process),    cmocka_unit_test(test_util__prescan),
 		cmocka_unit_test(test_util__line_index),     cmocka_unit_test(test_util__c_scan),
 		cmocka_unit_test(test_util__put_visible),    cmocka_unit_test(test_util__arena),
+		cmocka_unit_test(test_util__strpool_seal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
