@@ -12,10 +12,7 @@
 
 #include <cmocka.h>
 
-#include "cli.h"
-#include "helpers.h"
-#include "log.h"
-#include "run.h"
+#include "analysed.h"
 
 static const char source[] = "struct job { int stop; int n; };\n"
 			     "int hits;\n"
@@ -30,48 +27,9 @@ static const char source[] = "struct job { int stop; int n; };\n"
 			     "\thits = j->n;\n"
 			     "}\n";
 
-struct analysed {
-	char *dir;
-	struct options o;
-	struct run r;
-};
-
 static int setup(void **state)
 {
-	struct analysed *a = calloc(1, sizeof(*a));
-	a->dir = th_mkdtemp();
-	free(th_write(a->dir, "members.c", source));
-	char *argv[] = {"nogvl-lint", "--jobs", "1", a->dir};
-	options_init(&a->o);
-	if (options_parse(&a->o, 4, argv, stderr) != 0)
-		return -1;
-	FILE *devnull = fopen("/dev/null", "w");
-	log_stream = devnull;
-	int rc = run_analysis(&a->o, &a->r);
-	log_stream = NULL;
-	fclose(devnull);
-	*state = a;
-	return rc == 0 && a->r.model ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct analysed *a = *state;
-	run_free(&a->r);
-	options_free(&a->o);
-	th_rm_rf(a->dir);
-	free(a->dir);
-	free(a);
-	return 0;
-}
-
-static const struct mfunc *fn_named(const struct model *m, const char *name)
-{
-	for (size_t i = 0; i < m->fns.n; i++)
-		if (strcmp(m->fns.v[i].f->name, name) == 0)
-			return &m->fns.v[i];
-	fail_msg("no function %s", name);
-	return NULL;
+	return th_analysed_setup(state, "members.c", source);
 }
 
 /* "callee@line" of each call event the index lists for key, and "=@line" of
@@ -94,8 +52,8 @@ static char *indexed(const struct model *m, const char *key)
 
 static void test_member_refs__call_arguments(void **state)
 {
-	const struct model *m = ((struct analysed *)*state)->r.model;
-	const struct mfunc *f = fn_named(m, "f");
+	const struct model *m = ((struct th_analysed *)*state)->r.model;
+	const struct mfunc *f = th_fn_named(m, "f");
 	const char *usr = NULL;
 	for (uint32_t i = 0; i < f->f->nevents && !usr; i++) {
 		const struct event *e = &f->f->events[i];
@@ -126,5 +84,5 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_member_refs__call_arguments),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, th_analysed_teardown);
 }

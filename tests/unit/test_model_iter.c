@@ -12,10 +12,7 @@
 
 #include <cmocka.h>
 
-#include "cli.h"
-#include "helpers.h"
-#include "log.h"
-#include "run.h"
+#include "analysed.h"
 
 static const char source[] = "static int leaf(int x) { return x + 1; }\n"
 			     "static int mid(int x) { return leaf(x) + leaf(2); }\n"
@@ -27,48 +24,9 @@ static const char source[] = "static int leaf(int x) { return x + 1; }\n"
 			     "\treturn a + b + abs(a);\n"
 			     "}\n";
 
-struct analysed {
-	char *dir;
-	struct options o;
-	struct run r;
-};
-
 static int setup(void **state)
 {
-	struct analysed *a = calloc(1, sizeof(*a));
-	a->dir = th_mkdtemp();
-	free(th_write(a->dir, "iter.c", source));
-	char *argv[] = {"nogvl-lint", "--jobs", "1", a->dir};
-	options_init(&a->o);
-	if (options_parse(&a->o, 4, argv, stderr) != 0)
-		return -1;
-	FILE *devnull = fopen("/dev/null", "w");
-	log_stream = devnull;
-	int rc = run_analysis(&a->o, &a->r);
-	log_stream = NULL;
-	fclose(devnull);
-	*state = a;
-	return rc == 0 && a->r.model ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	struct analysed *a = *state;
-	run_free(&a->r);
-	options_free(&a->o);
-	th_rm_rf(a->dir);
-	free(a->dir);
-	free(a);
-	return 0;
-}
-
-static const struct mfunc *fn_named(const struct model *m, const char *name)
-{
-	for (size_t i = 0; i < m->fns.n; i++)
-		if (strcmp(m->fns.v[i].f->name, name) == 0)
-			return &m->fns.v[i];
-	fail_msg("no function %s", name);
-	return NULL;
+	return th_analysed_setup(state, "iter.c", source);
 }
 
 /* "caller>callee ..." of a call walk */
@@ -89,8 +47,8 @@ static char *calls_of(const struct model *m, int32_t fn, unsigned flags)
 
 static void test_model_iter__calls(void **state)
 {
-	const struct model *m = ((struct analysed *)*state)->r.model;
-	const struct mfunc *top = fn_named(m, "top"), *mid = fn_named(m, "mid");
+	const struct model *m = ((struct th_analysed *)*state)->r.model;
+	const struct mfunc *top = th_fn_named(m, "top"), *mid = th_fn_named(m, "mid");
 	/* every call of the gem, in function id order */
 	char *all = calls_of(m, -1, CALLS_ALL);
 	char *want = top->id < mid->id ? xstrdup("top>mid top>* top>abs mid>leaf mid>leaf ")
@@ -101,7 +59,7 @@ static void test_model_iter__calls(void **state)
 	char *one = calls_of(m, (int32_t)top->id, CALLS_DIRECT);
 	assert_string_equal(one, "top>mid top>abs ");
 	free(one);
-	char *none = calls_of(m, (int32_t)fn_named(m, "leaf")->id, CALLS_ALL);
+	char *none = calls_of(m, (int32_t)th_fn_named(m, "leaf")->id, CALLS_ALL);
 	assert_string_equal(none, "");
 	free(none);
 	/* with the assignments (a = mid(1), b = fp(3)) */
@@ -112,8 +70,8 @@ static void test_model_iter__calls(void **state)
 
 static void test_model_iter__callers(void **state)
 {
-	const struct model *m = ((struct analysed *)*state)->r.model;
-	const struct mfunc *leaf = fn_named(m, "leaf"), *mid = fn_named(m, "mid"), *top = fn_named(m, "top");
+	const struct model *m = ((struct th_analysed *)*state)->r.model;
+	const struct mfunc *leaf = th_fn_named(m, "leaf"), *mid = th_fn_named(m, "mid"), *top = th_fn_named(m, "top");
 	struct caller_walk w;
 	unsigned n = 0;
 	for (caller_walk_init(&w, m, leaf); caller_walk_next(&w); n++) {
@@ -133,8 +91,8 @@ static void test_model_iter__callers(void **state)
 
 static void test_model_iter__site_fns(void **state)
 {
-	const struct model *m = ((struct analysed *)*state)->r.model;
-	const struct mfunc *leaf = fn_named(m, "leaf"), *mid = fn_named(m, "mid"), *top = fn_named(m, "top");
+	const struct model *m = ((struct th_analysed *)*state)->r.model;
+	const struct mfunc *leaf = th_fn_named(m, "leaf"), *mid = th_fn_named(m, "mid"), *top = th_fn_named(m, "top");
 	/* a reach set of two functions and a site in a third */
 	uint32_t fns[2] = {mid->id, leaf->id};
 	struct reach_set rs = {0};
@@ -160,5 +118,5 @@ int main(void)
 		cmocka_unit_test(test_model_iter__callers),
 		cmocka_unit_test(test_model_iter__site_fns),
 	};
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, th_analysed_teardown);
 }
