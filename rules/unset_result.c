@@ -17,7 +17,12 @@
 #include "rule.h"
 
 typedef VEC(struct ref) refvec;
-typedef VEC(uint32_t) offvec;
+/* A place set after the call, and where (its offset). */
+struct late_set {
+	struct ref ref;
+	uint32_t off;
+};
+typedef VEC(struct late_set) latevec;
 
 static bool encloses(const struct func *f, int32_t outer, int32_t inner)
 {
@@ -35,8 +40,7 @@ struct ctx {
 	struct ref data;       /* the data struct (a local) */
 	refvec captured;       /* locals the struct points to */
 	refvec init;           /* places set before the call */
-	refvec late;           /* places set after the call, so far */
-	offvec late_off;       /* where (offsets, one per late) */
+	latevec late;          /* places set after the call, so far */
 	int32_t result_var;    /* where the call's return value is stored, -1 */
 	uint8_t *check_region; /* regions whose condition checks that the callback ran */
 };
@@ -135,13 +139,18 @@ static void collect(struct ctx *c)
 	}
 }
 
+/* Setting place `set` sets what a read of r reads: the same variable, one
+ * path a prefix of the other (the whole struct, or the field). */
+static bool sets_read(const struct ref *set, const struct ref *r)
+{
+	return set->var == r->var && (ref_path_prefix(set->path, r->path) || ref_path_prefix(r->path, set->path));
+}
+
 static bool initialised(const struct ctx *c, const struct ref *r)
 {
-	for (size_t i = 0; i < c->init.n; i++) {
-		const struct ref *in = &c->init.v[i];
-		if (in->var == r->var && (ref_path_prefix(in->path, r->path) || ref_path_prefix(r->path, in->path)))
+	for (size_t i = 0; i < c->init.n; i++)
+		if (sets_read(&c->init.v[i], r))
 			return true;
-	}
 	return false;
 }
 
@@ -258,9 +267,7 @@ static bool jumped_over(const struct ctx *c, uint32_t at, uint32_t i)
 static bool set_after_call(const struct ctx *c, const struct ref *r, uint32_t i)
 {
 	for (size_t k = 0; k < c->late.n; k++) {
-		const struct ref *in = &c->late.v[k];
-		if (in->var == r->var && (ref_path_prefix(in->path, r->path) || ref_path_prefix(r->path, in->path)) &&
-		    !jumped_over(c, c->late_off.v[k], i))
+		if (sets_read(&c->late.v[k].ref, r) && !jumped_over(c, c->late.v[k].off, i))
 			return true;
 	}
 	return false;
@@ -312,8 +319,7 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 		if (e->kind == EV_ASSIGN && e->u.assign->lhs.var >= 0 && have_data && tracked(&c, &e->u.assign->lhs)) {
 			/* set after the call: later reads are fine, unless a goto
 			 * from where the callback did not run jumps over it */
-			vec_push(&c.late, e->u.assign->lhs);
-			vec_push(&c.late_off, e->loc.off);
+			vec_push(&c.late, ((struct late_set){e->u.assign->lhs, e->loc.off}));
 			continue;
 		}
 		if (e->kind != EV_ACCESS || !(e->u.access->mode & ACC_READ))
@@ -377,7 +383,6 @@ static void check_site(struct rule_ctx *rc, const struct msite *s)
 	vec_free(&c.captured);
 	vec_free(&c.init);
 	vec_free(&c.late);
-	vec_free(&c.late_off);
 	free(c.check_region);
 }
 
